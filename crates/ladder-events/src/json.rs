@@ -1,0 +1,301 @@
+//! The JSON Lines form of events (`../shared/CONTRACT.md` section 1): one object per line.
+//!
+//! [`parse_line`] reads one line into an [`Event`] and checks it ([`Event::check`]); [`to_line`]
+//! writes the canonical line back, so export-then-import reproduces the same events. Unknown fields
+//! are refused (a misspelt `"plyer"` would otherwise be silently lost): see docs/events.md.
+
+use crate::rules::{Rule, Violation};
+use crate::{Body, Event, Prior, Seat, Team, Timestamp};
+use serde::Deserialize;
+use std::fmt::Write as _;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireEvent {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    at: Option<String>,
+    id: Option<String>,
+    player: Option<String>,
+    rating: Option<f64>,
+    rd: Option<f64>,
+    volatility: Option<f64>,
+    seats: Option<Vec<WireSeat>>,
+    #[serde(rename = "match")]
+    match_id: Option<String>,
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireSeat {
+    player: Option<String>,
+    score: Option<f64>,
+    team: Option<serde_json::Value>,
+    seconds: Option<f64>,
+}
+
+fn missing(kind: &str, field: &str) -> Violation {
+    Violation::new(Rule::MissingField, format!("{kind} needs `{field}`"))
+}
+
+fn syntax(e: serde_json::Error) -> Violation {
+    let msg = e.to_string();
+    let rule = if msg.starts_with("unknown field") { Rule::UnknownField } else { Rule::Syntax };
+    Violation::new(rule, msg)
+}
+
+/// Parses one JSON Lines line into a checked event. The error names the rule and the field; the
+/// caller adds the line number.
+pub fn parse_line(line: &str) -> Result<Event, Violation> {
+    let w: WireEvent = serde_json::from_str(line).map_err(syntax)?;
+    let kind = w.kind.as_deref().ok_or_else(|| missing("an event", "type"))?;
+    let at_text = w.at.as_deref().ok_or_else(|| missing(kind, "at"))?;
+    let at = Timestamp::parse(at_text)
+        .map_err(|e| Violation::new(Rule::Timestamp, format!("`at`: {e}")))?;
+
+    // Which optional fields each kind may carry.
+    let present = [
+        ("player", w.player.is_some()),
+        ("rating", w.rating.is_some()),
+        ("rd", w.rd.is_some()),
+        ("volatility", w.volatility.is_some()),
+        ("seats", w.seats.is_some()),
+        ("match", w.match_id.is_some()),
+        ("reason", w.reason.is_some()),
+    ];
+    let allowed: &[&str] = match kind {
+        "PlayerJoined" => &["player", "rating", "rd", "volatility"],
+        "MatchResult" => &["seats"],
+        "MidnightTick" => &[],
+        "QueueTimeout" => &["player"],
+        "MatchVoided" => &["match", "reason"],
+        other => {
+            return Err(Violation::new(
+                Rule::UnknownType,
+                format!(
+                    "`type` is {other:?}; expected PlayerJoined, MatchResult, MidnightTick, \
+                     QueueTimeout or MatchVoided"
+                ),
+            ))
+        }
+    };
+    if let Some((field, _)) = present.iter().find(|(f, p)| *p && !allowed.contains(f)) {
+        return Err(Violation::new(
+            Rule::UnknownField,
+            format!("`{field}` is not a field of {kind}"),
+        ));
+    }
+
+    let body = match kind {
+        "PlayerJoined" => Body::PlayerJoined {
+            player: w.player.ok_or_else(|| missing(kind, "player"))?,
+            prior: Prior { rating: w.rating, rd: w.rd, volatility: w.volatility },
+        },
+        "QueueTimeout" => {
+            Body::QueueTimeout { player: w.player.ok_or_else(|| missing(kind, "player"))? }
+        }
+        "MidnightTick" => Body::MidnightTick,
+        "MatchVoided" => Body::MatchVoided {
+            match_id: w.match_id.ok_or_else(|| missing(kind, "match"))?,
+            reason: w.reason.unwrap_or_default(),
+        },
+        _ => {
+            let wire = w.seats.ok_or_else(|| missing(kind, "seats"))?;
+            let mut seats = Vec::with_capacity(wire.len());
+            for (i, s) in wire.into_iter().enumerate() {
+                let team =
+                    match s.team {
+                        None | Some(serde_json::Value::Null) => None,
+                        Some(serde_json::Value::String(t)) => Some(Team::Text(t)),
+                        Some(serde_json::Value::Number(n)) if n.as_i64().is_some() => {
+                            Some(Team::Int(n.as_i64().expect("checked")))
+                        }
+                        Some(other) => return Err(Violation::new(
+                            Rule::Syntax,
+                            format!(
+                                "`seats[{i}].team` is {other}; it must be a string or an integer"
+                            ),
+                        )),
+                    };
+                seats.push(Seat {
+                    player: s.player.ok_or_else(|| {
+                        Violation::new(Rule::MissingField, format!("`seats[{i}]` needs `player`"))
+                    })?,
+                    score: s.score.ok_or_else(|| {
+                        Violation::new(Rule::MissingField, format!("`seats[{i}]` needs `score`"))
+                    })?,
+                    team,
+                    seconds: s.seconds,
+                });
+            }
+            Body::MatchResult { seats }
+        }
+    };
+    let event = Event { at, id: w.id, body };
+    event.check()?;
+    Ok(event)
+}
+
+fn push_str(out: &mut String, s: &str) {
+    out.push_str(&serde_json::to_string(s).expect("strings always serialize"));
+}
+
+fn push_num(out: &mut String, x: f64) {
+    // Shortest round-trip form (ryu through serde_json); events hold finite numbers only.
+    out.push_str(&serde_json::to_string(&x).expect("finite floats serialize"));
+}
+
+/// Writes the canonical JSON line of an event (no trailing newline): keys in the contract's order,
+/// absent options left out, floats in shortest round-trip form.
+pub fn to_line(event: &Event) -> String {
+    let mut out = String::with_capacity(128);
+    out.push_str("{\"type\":\"");
+    out.push_str(event.body.type_name());
+    out.push_str("\",\"at\":\"");
+    out.push_str(&event.at.to_string());
+    out.push('"');
+    if let Some(id) = &event.id {
+        out.push_str(",\"id\":");
+        push_str(&mut out, id);
+    }
+    match &event.body {
+        Body::PlayerJoined { player, prior } => {
+            out.push_str(",\"player\":");
+            push_str(&mut out, player);
+            for (k, v) in
+                [("rating", prior.rating), ("rd", prior.rd), ("volatility", prior.volatility)]
+            {
+                if let Some(v) = v {
+                    let _ = write!(out, ",\"{k}\":");
+                    push_num(&mut out, v);
+                }
+            }
+        }
+        Body::QueueTimeout { player } => {
+            out.push_str(",\"player\":");
+            push_str(&mut out, player);
+        }
+        Body::MidnightTick => {}
+        Body::MatchResult { seats } => {
+            out.push_str(",\"seats\":[");
+            for (i, s) in seats.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str("{\"player\":");
+                push_str(&mut out, &s.player);
+                out.push_str(",\"score\":");
+                push_num(&mut out, s.score);
+                match &s.team {
+                    None => {}
+                    Some(Team::Int(n)) => {
+                        let _ = write!(out, ",\"team\":{n}");
+                    }
+                    Some(Team::Text(t)) => {
+                        out.push_str(",\"team\":");
+                        push_str(&mut out, t);
+                    }
+                }
+                if let Some(sec) = s.seconds {
+                    out.push_str(",\"seconds\":");
+                    push_num(&mut out, sec);
+                }
+                out.push('}');
+            }
+            out.push(']');
+        }
+        Body::MatchVoided { match_id, reason } => {
+            out.push_str(",\"match\":");
+            push_str(&mut out, match_id);
+            out.push_str(",\"reason\":");
+            push_str(&mut out, reason);
+        }
+    }
+    out.push('}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule_of(line: &str) -> Rule {
+        parse_line(line).expect_err(line).rule
+    }
+
+    #[test]
+    fn contract_examples_round_trip() {
+        let lines = [
+            r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"alice"}"#,
+            r#"{"type":"PlayerJoined","at":"2026-03-01T09:05:00Z","player":"bob","rating":1700.5,"rd":80.0,"volatility":0.06}"#,
+            r#"{"type":"MatchResult","at":"2026-03-01T12:00:00Z","id":"m-1","seats":[{"player":"alice","score":1.0},{"player":"bob","score":0.0}]}"#,
+            r#"{"type":"MatchResult","at":"2026-03-01T12:00:00.500Z","seats":[{"player":"a","score":3.5,"team":1,"seconds":600.0},{"player":"b","score":2.0,"team":"1"}]}"#,
+            r#"{"type":"QueueTimeout","at":"2026-03-01T15:00:00Z","player":"bob"}"#,
+            r#"{"type":"MidnightTick","at":"2026-03-02T00:00:00Z"}"#,
+            r#"{"type":"MatchVoided","at":"2026-03-02T10:00:00Z","match":"m-1","reason":"played on the wrong account"}"#,
+        ];
+        for line in lines {
+            let event = parse_line(line).unwrap();
+            assert_eq!(to_line(&event), line);
+        }
+    }
+
+    #[test]
+    fn offsets_are_stored_as_utc() {
+        let e = parse_line(r#"{"type":"MidnightTick","at":"2026-03-02T01:00:00+01:00"}"#).unwrap();
+        assert_eq!(to_line(&e), r#"{"type":"MidnightTick","at":"2026-03-02T00:00:00Z"}"#);
+    }
+
+    #[test]
+    fn refusals_name_their_rule() {
+        assert_eq!(rule_of("{"), Rule::Syntax);
+        assert_eq!(rule_of(r#"{"type":"Resign","at":"2026-03-01"}"#), Rule::UnknownType);
+        assert_eq!(rule_of(r#"{"type":"MidnightTick"}"#), Rule::MissingField);
+        assert_eq!(
+            rule_of(r#"{"type":"MidnightTick","at":"2026-03-01","plyer":"x"}"#),
+            Rule::UnknownField
+        );
+        assert_eq!(
+            rule_of(r#"{"type":"MidnightTick","at":"2026-03-01","player":"x"}"#),
+            Rule::UnknownField
+        );
+        assert_eq!(
+            rule_of(r#"{"type":"MidnightTick","at":"2026-03-01T00:00:01Z"}"#),
+            Rule::TickNotMidnight
+        );
+        assert_eq!(
+            rule_of(r#"{"type":"PlayerJoined","at":"2026-03-01","player":""}"#),
+            Rule::PlayerName
+        );
+        assert_eq!(
+            rule_of(r#"{"type":"PlayerJoined","at":"2026-03-01","player":"a\u0007"}"#),
+            Rule::PlayerName
+        );
+        assert_eq!(
+            rule_of(r#"{"type":"PlayerJoined","at":"2026-03-01","player":"a","rd":0}"#),
+            Rule::PriorRange
+        );
+        assert_eq!(rule_of(r#"{"type":"PlayerJoined","at":"nope","player":"a"}"#), Rule::Timestamp);
+        let one = r#"{"type":"MatchResult","at":"2026-03-01","seats":[{"player":"a","score":1}]}"#;
+        assert_eq!(rule_of(one), Rule::TooFewSeats);
+        let same = r#"{"type":"MatchResult","at":"2026-03-01","seats":[{"player":"a","score":1},{"player":"a","score":0}]}"#;
+        assert_eq!(rule_of(same), Rule::SeatRepeated);
+        let sided = r#"{"type":"MatchResult","at":"2026-03-01","seats":[{"player":"a","score":1,"team":2},{"player":"b","score":0,"team":2}]}"#;
+        assert_eq!(rule_of(sided), Rule::OneSided);
+        let secs = r#"{"type":"MatchResult","at":"2026-03-01","seats":[{"player":"a","score":1,"seconds":-1},{"player":"b","score":0}]}"#;
+        assert_eq!(rule_of(secs), Rule::Seconds);
+        let team = r#"{"type":"MatchResult","at":"2026-03-01","seats":[{"player":"a","score":1,"team":1.5},{"player":"b","score":0}]}"#;
+        assert_eq!(rule_of(team), Rule::Syntax);
+        let big = format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-01","player":"{}"}}"#,
+            "x".repeat(129)
+        );
+        assert_eq!(rule_of(&big), Rule::PlayerName);
+        let ok = format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-01","player":"{}"}}"#,
+            "é".repeat(128)
+        );
+        assert!(parse_line(&ok).is_ok());
+    }
+}

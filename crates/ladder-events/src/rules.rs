@@ -1,0 +1,252 @@
+//! The append rules of `../shared/CONTRACT.md` section 1, named so that every refusal says which.
+//!
+//! [`Event::check`] enforces the rules one event satisfies on its own. The rules that need the
+//! history (marked "log" below) are enforced by `ladder-log`, which reports them with the same names.
+
+use crate::{Body, Event, Prior, Seat};
+use std::fmt;
+
+/// Longest player name, in Unicode scalar values (contract section 1).
+pub const MAX_NAME_CHARS: usize = 128;
+/// Longest idempotency id, in bytes (our choice: ids are keys, not prose; see docs/events.md).
+pub const MAX_ID_BYTES: usize = 256;
+/// Longest MatchVoided reason, in Unicode scalar values (our choice, keeps blocks small).
+pub const MAX_REASON_CHARS: usize = 1024;
+
+/// A named append rule. `Display` prints the stable kebab-case name scripts can match on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The line is not JSON, or not an object of the event format.
+    Syntax,
+    /// `type` is not one of the five kinds.
+    UnknownType,
+    /// A field the kind needs is missing.
+    MissingField,
+    /// A field that this kind does not have.
+    UnknownField,
+    /// `at` is not an instant in range.
+    Timestamp,
+    /// A player name is empty, too long, or has control characters.
+    PlayerName,
+    /// An id is empty, too long, or has control characters.
+    IdFormat,
+    /// A number is NaN or infinite.
+    Finite,
+    /// `rd` or `volatility` of a prior is not > 0.
+    PriorRange,
+    /// `seconds` is not > 0.
+    Seconds,
+    /// Fewer than two seats.
+    TooFewSeats,
+    /// A player sits twice in one match.
+    SeatRepeated,
+    /// All seats are on one side.
+    OneSided,
+    /// A MidnightTick not at 00:00:00 UTC.
+    TickNotMidnight,
+    /// A MatchVoided reason that is too long.
+    ReasonLength,
+    /// (log) `at` earlier than the last stored event.
+    TimeOrder,
+    /// (log) A MidnightTick after another event at the same instant.
+    TickOrder,
+    /// (log) A second MidnightTick for one date, different from the first.
+    TickRepeated,
+    /// (log) A player named before joining.
+    UnknownPlayer,
+    /// (log) A player joining a second time, differently.
+    JoinedTwice,
+    /// (log) A stored id sent again with different content.
+    IdConflict,
+    /// (log) A MatchVoided naming no stored MatchResult.
+    VoidTarget,
+    /// (log) A MatchVoided for a match already voided.
+    VoidRepeated,
+}
+
+impl Rule {
+    /// The stable name of the rule.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Syntax => "syntax",
+            Rule::UnknownType => "unknown-type",
+            Rule::MissingField => "missing-field",
+            Rule::UnknownField => "unknown-field",
+            Rule::Timestamp => "timestamp",
+            Rule::PlayerName => "player-name",
+            Rule::IdFormat => "id-format",
+            Rule::Finite => "finite-number",
+            Rule::PriorRange => "prior-range",
+            Rule::Seconds => "seconds-positive",
+            Rule::TooFewSeats => "two-seats",
+            Rule::SeatRepeated => "seat-repeated",
+            Rule::OneSided => "two-sides",
+            Rule::TickNotMidnight => "tick-at-midnight",
+            Rule::ReasonLength => "reason-length",
+            Rule::TimeOrder => "time-order",
+            Rule::TickOrder => "tick-first",
+            Rule::TickRepeated => "tick-once-per-date",
+            Rule::UnknownPlayer => "joined-first",
+            Rule::JoinedTwice => "join-once",
+            Rule::IdConflict => "id-conflict",
+            Rule::VoidTarget => "void-names-match",
+            Rule::VoidRepeated => "void-once",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A broken rule and what broke it, e.g. `rule two-sides: every seat is on team 1`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("rule {rule}: {detail}")]
+pub struct Violation {
+    /// Which rule.
+    pub rule: Rule,
+    /// What, and where within the event (field names as in JSON).
+    pub detail: String,
+}
+
+impl Violation {
+    /// A violation of `rule` with a detail message.
+    pub fn new(rule: Rule, detail: impl Into<String>) -> Violation {
+        Violation { rule, detail: detail.into() }
+    }
+}
+
+/// Checks a player name: 1 to 128 scalar values, no control characters.
+pub(crate) fn check_name(field: &str, name: &str) -> Result<(), Violation> {
+    let n = name.chars().count();
+    if n == 0 {
+        return Err(Violation::new(Rule::PlayerName, format!("`{field}` is empty")));
+    }
+    if n > MAX_NAME_CHARS {
+        return Err(Violation::new(
+            Rule::PlayerName,
+            format!("`{field}` has {n} characters; at most {MAX_NAME_CHARS} are allowed"),
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(Violation::new(
+            Rule::PlayerName,
+            format!("`{field}` contains the control character U+{:04X}", c as u32),
+        ));
+    }
+    Ok(())
+}
+
+fn check_finite(field: &str, x: f64) -> Result<(), Violation> {
+    if x.is_finite() {
+        Ok(())
+    } else {
+        Err(Violation::new(Rule::Finite, format!("`{field}` is {x}; it must be a finite number")))
+    }
+}
+
+fn check_prior(prior: &Prior) -> Result<(), Violation> {
+    if let Some(r) = prior.rating {
+        check_finite("rating", r)?;
+    }
+    for (field, v) in [("rd", prior.rd), ("volatility", prior.volatility)] {
+        if let Some(v) = v {
+            check_finite(field, v)?;
+            if v <= 0.0 {
+                return Err(Violation::new(
+                    Rule::PriorRange,
+                    format!("`{field}` is {v}; it must be > 0"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_seats(seats: &[Seat]) -> Result<(), Violation> {
+    if seats.len() < 2 {
+        return Err(Violation::new(
+            Rule::TooFewSeats,
+            format!("a match needs at least two seats, this one has {}", seats.len()),
+        ));
+    }
+    for (i, seat) in seats.iter().enumerate() {
+        check_name(&format!("seats[{i}].player"), &seat.player)?;
+        check_finite(&format!("seats[{i}].score"), seat.score)?;
+        if let Some(s) = seat.seconds {
+            check_finite(&format!("seats[{i}].seconds"), s)?;
+            if s <= 0.0 {
+                return Err(Violation::new(
+                    Rule::Seconds,
+                    format!("`seats[{i}].seconds` is {s}; it must be > 0"),
+                ));
+            }
+        }
+        if let Some(j) = seats[..i].iter().position(|s| s.player == seat.player) {
+            return Err(Violation::new(
+                Rule::SeatRepeated,
+                format!("player {:?} sits at seats[{j}] and seats[{i}]", seat.player),
+            ));
+        }
+    }
+    if Event::sides(seats).iter().all(|&s| s == 0) {
+        return Err(Violation::new(
+            Rule::OneSided,
+            "every seat is on the same team; a match needs at least two sides",
+        ));
+    }
+    Ok(())
+}
+
+impl Event {
+    /// Checks the rules an event satisfies on its own (everything but the "(log)" rules of [`Rule`]).
+    pub fn check(&self) -> Result<(), Violation> {
+        if let Some(id) = &self.id {
+            if id.is_empty() || id.len() > MAX_ID_BYTES || id.chars().any(|c| c.is_control()) {
+                return Err(Violation::new(
+                    Rule::IdFormat,
+                    format!("`id` must be 1 to {MAX_ID_BYTES} bytes without control characters"),
+                ));
+            }
+        }
+        match &self.body {
+            Body::PlayerJoined { player, prior } => {
+                check_name("player", player)?;
+                check_prior(prior)
+            }
+            Body::QueueTimeout { player } => check_name("player", player),
+            Body::MatchResult { seats } => check_seats(seats),
+            Body::MidnightTick => {
+                if self.at.is_midnight() {
+                    Ok(())
+                } else {
+                    Err(Violation::new(
+                        Rule::TickNotMidnight,
+                        format!("a MidnightTick must be at 00:00:00 UTC, not {}", self.at),
+                    ))
+                }
+            }
+            Body::MatchVoided { match_id, reason } => {
+                if match_id.is_empty() || match_id.len() > MAX_ID_BYTES {
+                    return Err(Violation::new(
+                        Rule::IdFormat,
+                        format!("`match` must be 1 to {MAX_ID_BYTES} bytes"),
+                    ));
+                }
+                let n = reason.chars().count();
+                if n > MAX_REASON_CHARS {
+                    return Err(Violation::new(
+                        Rule::ReasonLength,
+                        format!(
+                            "`reason` has {n} characters; at most {MAX_REASON_CHARS} are allowed"
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}

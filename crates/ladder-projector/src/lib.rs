@@ -1,0 +1,166 @@
+//! The interface between the history and the ratings: every algorithm is a [`Projector`].
+//!
+//! A projector is a pure fold. It receives [`Step`]s (events whose player names are already interned
+//! into dense [`PlayerId`]s by a [`Roster`], and from which voided matches were already removed by
+//! the replay driver), and keeps per-player state in arrays indexed by those ids. It reads no clock,
+//! file or database: every instant comes from a step. Rules about what may be appended were checked
+//! by the log before any projector sees an event, so `apply` holds no validation beyond arithmetic.
+//!
+//! Constants come in as a validated [`Config`] built from the algorithm's [`ParamSpec`] table
+//! (`../shared/CONTRACT.md` section 3). Results go out as [`Standing`]s. For the audit, `apply` can
+//! write every intermediate quantity into a [`Trace`].
+#![deny(missing_docs)]
+
+mod config;
+mod roster;
+mod trace;
+
+pub use config::{
+    describe_specs, parse_duration, Config, ConfigError, ParamKind, ParamSpec, ParamValue, Period,
+};
+pub use roster::{PlayerId, Roster};
+pub use trace::{Trace, TraceEntry};
+
+use ladder_events::{Prior, Timestamp};
+
+/// One seat of a match as projectors see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeatIn {
+    /// Who sat here.
+    pub player: PlayerId,
+    /// The seat's score; outcomes between seats come from comparing scores.
+    pub score: f64,
+    /// The seat's side: seats with equal sides are team-mates and never compared
+    /// ([`ladder_events::Event::sides`]).
+    pub side: u32,
+    /// Time in the game in seconds, if the event gave one.
+    pub seconds: Option<f64>,
+}
+
+/// What happened, with players interned.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// A player enters, optionally with a prior.
+    Joined {
+        /// Who.
+        player: PlayerId,
+        /// Their prior (all fields optional).
+        prior: Prior,
+    },
+    /// A match that is not voided (as far as the replay knows).
+    Match {
+        /// The seats in the order written.
+        seats: &'a [SeatIn],
+    },
+    /// A midnight, explicit in the log or implied by a day boundary (TGR applies both alike).
+    Tick,
+    /// A QueueTimeout.
+    Timeout {
+        /// Who waited.
+        player: PlayerId,
+    },
+}
+
+/// One event as a projector receives it.
+#[derive(Clone, Copy, Debug)]
+pub struct Step<'a> {
+    /// The event's sequence number in the log (for error messages and traces).
+    pub seq: u64,
+    /// The event's instant.
+    pub at: Timestamp,
+    /// What happened.
+    pub input: Input<'a>,
+}
+
+/// TGR's display of a rating (seed 000, the display code).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Display {
+    /// RD above `provisional_rd`.
+    pub provisional: bool,
+    /// The GLIXARE percentage, `None` when provisional.
+    pub glixare: Option<f64>,
+}
+
+/// One player's result as the replay reports it (`../shared/CONTRACT.md` section 4).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    /// Who.
+    pub player: PlayerId,
+    /// The rating on the algorithm's own scale.
+    pub rating: f64,
+    /// Rating deviation, for algorithms that keep one (tgr, glicko, glicko2).
+    pub rd: Option<f64>,
+    /// Volatility, for glicko2.
+    pub volatility: Option<f64>,
+    /// Matches (MatchResult events, not pairs) the player sat in and that were rated.
+    pub games: u64,
+    /// TGR's provisional flag and GLIXARE; `None` for other algorithms.
+    pub display: Option<Display>,
+}
+
+/// Why a projector could not apply a step. Always names the event.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("event {seq}: {kind}")]
+pub struct ProjectError {
+    /// Sequence number of the event being applied.
+    pub seq: u64,
+    /// What went wrong.
+    pub kind: ProjectErrorKind,
+}
+
+/// What went wrong in a projector's arithmetic.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProjectErrorKind {
+    /// A quantity became NaN or infinite, or a division by zero was about to happen.
+    #[error("{quantity} is not finite ({detail})")]
+    NonFinite {
+        /// The seed's name of the quantity, e.g. `V` or `phi'`.
+        quantity: &'static str,
+        /// What led there, e.g. `PE rounded to exactly 1`.
+        detail: String,
+    },
+    /// An iteration did not converge within its bound.
+    #[error("{what} did not converge in {iterations} iterations")]
+    NoConvergence {
+        /// Which iteration.
+        what: &'static str,
+        /// The bound that was reached.
+        iterations: u32,
+    },
+    /// A step named a player the projector never saw join.
+    #[error("player #{0} never joined")]
+    UnknownPlayer(u32),
+}
+
+impl ProjectError {
+    /// An error at event `seq`.
+    pub fn new(seq: u64, kind: ProjectErrorKind) -> ProjectError {
+        ProjectError { seq, kind }
+    }
+}
+
+/// A rating algorithm folded over the history.
+///
+/// Invariants every implementation keeps: no clock, IO or randomness; the same steps in the same
+/// order give bit-identical state; state is per-player arrays indexed by [`PlayerId`].
+pub trait Projector {
+    /// The contract's name of the algorithm (`tgr`, `glicko`, ...).
+    fn algorithm(&self) -> &'static str;
+
+    /// The configuration in force, every constant included.
+    fn config(&self) -> &Config;
+
+    /// Folds one step into the state. With a trace, records every intermediate quantity computed
+    /// for this step (and, for algorithms with rating periods, for any period this step closes).
+    fn apply(&mut self, step: &Step<'_>, trace: Option<&mut Trace>) -> Result<(), ProjectError>;
+
+    /// The standings as the replay reports them if it ended now, sorted by [`PlayerId`], one per
+    /// player who joined. Does not change the state: algorithms with rating periods compute the
+    /// closing of the open period (and idle growth up to it) on the side.
+    fn standings(&self) -> Vec<Standing>;
+
+    /// The algorithm's own expectation that `a` beats `b` in a game starting at `at`, from the
+    /// state just before it (used by `--score`, contract section 4). A draw counts as half a win.
+    fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64;
+}
