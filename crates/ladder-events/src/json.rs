@@ -104,20 +104,21 @@ pub fn parse_line(line: &str) -> Result<Event, Violation> {
             let wire = w.seats.ok_or_else(|| missing(kind, "seats"))?;
             let mut seats = Vec::with_capacity(wire.len());
             for (i, s) in wire.into_iter().enumerate() {
-                let team =
-                    match s.team {
-                        None | Some(serde_json::Value::Null) => None,
-                        Some(serde_json::Value::String(t)) => Some(Team::Text(t)),
-                        Some(serde_json::Value::Number(n)) if n.as_i64().is_some() => {
-                            Some(Team::Int(n.as_i64().expect("checked")))
-                        }
-                        Some(other) => return Err(Violation::new(
+                let team = match s.team {
+                    None | Some(serde_json::Value::Null) => None,
+                    Some(serde_json::Value::String(t)) => Some(Team::Text(t)),
+                    Some(serde_json::Value::Number(n)) if n.as_i64().is_some() => {
+                        Some(Team::Int(n.as_i64().expect("checked")))
+                    }
+                    Some(other) => {
+                        return Err(Violation::new(
                             Rule::Syntax,
                             format!(
                                 "`seats[{i}].team` is {other}; it must be a string or an integer"
                             ),
-                        )),
-                    };
+                        ))
+                    }
+                };
                 seats.push(Seat {
                     player: s.player.ok_or_else(|| {
                         Violation::new(Rule::MissingField, format!("`seats[{i}]` needs `player`"))

@@ -12,12 +12,14 @@
 #![deny(missing_docs)]
 
 mod config;
+mod fold;
 mod roster;
 mod trace;
 
 pub use config::{
     describe_specs, parse_duration, Config, ConfigError, ParamKind, ParamSpec, ParamValue, Period,
 };
+pub use fold::{fold_all, standings_table, voided_ids, Feeder};
 pub use roster::{PlayerId, Roster};
 pub use trace::{Trace, TraceEntry};
 
