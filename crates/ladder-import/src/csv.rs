@@ -1,0 +1,517 @@
+//! CSV histories (`../shared/CONTRACT.md` section 6): a header row mapped to events.
+//!
+//! Two ways to say what the columns mean: a [`Mapping`] (`--columns at=date,winner=w,loser=l`) or
+//! the [`Preset::Tennis`] mapping for Jeff Sackmann's ATP files. Rows from every file are read,
+//! turned into events, and stably sorted by `at` (the tennis preset also orders a tournament's
+//! rounds), because a log never goes back in time. A row that cannot become an event is kept as
+//! `Err(violation)` at the front of the batch (its instant is unknown), so the log refuses it or,
+//! with `--skip-invalid`, skips and reports it. Rows that are not results at all (a tennis
+//! walkover, a blank score, a player against themself) are dropped and counted, not refused.
+
+use crate::Origin;
+use ladder_events::{Body, Event, Rule, Seat, Timestamp, Violation};
+use regex::Regex;
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::sync::Arc;
+
+/// Problems with the files or options themselves (not with one row): these refuse the import.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CsvError {
+    /// `--columns` is malformed or incomplete.
+    #[error("--columns: {0}")]
+    Columns(String),
+    /// `--skip` is not COLUMN=REGEX or the regex does not compile.
+    #[error("--skip {spec:?}: {reason}")]
+    Skip {
+        /// The option as given.
+        spec: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A mapped column is not in a file's header.
+    #[error("{file}: the header has no column {column:?} (mapped to `{key}`); it has: {header}")]
+    MissingColumn {
+        /// The file.
+        file: String,
+        /// The mapping key.
+        key: String,
+        /// The column asked for.
+        column: String,
+        /// The header as read.
+        header: String,
+    },
+    /// The CSV reader failed (I/O, or a malformed record).
+    #[error("{file}: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The reader's error, with its line.
+        source: ::csv::Error,
+    },
+}
+
+/// How outcomes are written in the rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// `winner` and `loser` columns: a win and a loss.
+    WinnerLoser {
+        /// Column of the winner's name.
+        winner: String,
+        /// Column of the loser's name.
+        loser: String,
+    },
+    /// `a` and `b` with `score_a` and optionally `score_b`.
+    Scores {
+        /// Column of the first player's name.
+        a: String,
+        /// Column of the second player's name.
+        b: String,
+        /// Column of a's score: points if `score_b` is given, else 1, 0.5 or 0.
+        score_a: String,
+        /// Column of b's points (equal points are a draw).
+        score_b: Option<String>,
+    },
+}
+
+/// A user's `--columns KEY=COLUMN[,KEY=COLUMN...]` mapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    /// Column of the date or instant.
+    pub at: String,
+    /// How the outcome is written.
+    pub outcome: Outcome,
+    /// Column of the idempotency id; default: a hash of the file name and the row.
+    pub id: Option<String>,
+}
+
+impl Mapping {
+    /// Parses `KEY=COLUMN[,KEY=COLUMN...]`; keys are `at`, `winner`, `loser`, `a`, `b`, `score_a`,
+    /// `score_b`, `id`.
+    pub fn parse(spec: &str) -> Result<Mapping, CsvError> {
+        let mut map: HashMap<&str, String> = HashMap::new();
+        for part in spec.split(',').filter(|p| !p.trim().is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| CsvError::Columns(format!("`{part}` is not KEY=COLUMN")))?;
+            let k = k.trim();
+            const KEYS: [&str; 8] = ["at", "winner", "loser", "a", "b", "score_a", "score_b", "id"];
+            let Some(key) = KEYS.iter().find(|x| **x == k) else {
+                return Err(CsvError::Columns(format!(
+                    "unknown key `{k}`; keys are {}",
+                    KEYS.join(", ")
+                )));
+            };
+            map.insert(key, v.trim().to_string());
+        }
+        let at = map.remove("at").ok_or_else(|| CsvError::Columns("`at` is required".into()))?;
+        let id = map.remove("id");
+        let outcome = match (map.remove("winner"), map.remove("loser"), map.remove("a"), map.remove("b")) {
+            (Some(winner), Some(loser), None, None) => {
+                if map.contains_key("score_a") || map.contains_key("score_b") {
+                    return Err(CsvError::Columns("scores go with `a` and `b`, not with `winner`/`loser`".into()));
+                }
+                Outcome::WinnerLoser { winner, loser }
+            }
+            (None, None, Some(a), Some(b)) => {
+                let score_a = map
+                    .remove("score_a")
+                    .ok_or_else(|| CsvError::Columns("`a` and `b` need `score_a` (and optionally `score_b`)".into()))?;
+                Outcome::Scores { a, b, score_a, score_b: map.remove("score_b") }
+            }
+            _ => {
+                return Err(CsvError::Columns(
+                    "give either `winner` and `loser`, or `a`, `b` and `score_a` (with optional `score_b`)".into(),
+                ))
+            }
+        };
+        Ok(Mapping { at, outcome, id })
+    }
+}
+
+/// Where the meaning of the columns comes from.
+#[derive(Clone, Debug)]
+pub enum Preset {
+    /// The user's mapping.
+    Columns(Mapping),
+    /// `--preset tennis`: Jeff Sackmann's ATP layout.
+    Tennis,
+}
+
+/// Options of a CSV import.
+#[derive(Clone, Debug)]
+pub struct CsvOptions {
+    /// How to read the columns.
+    pub preset: Preset,
+    /// Field separator (`--delimiter`, default `,`).
+    pub delimiter: u8,
+    /// `--skip COLUMN=REGEX`: rows whose column matches are dropped.
+    pub skips: Vec<(String, Regex)>,
+}
+
+/// Parses one `--skip COLUMN=REGEX`.
+pub fn parse_skip(spec: &str) -> Result<(String, Regex), CsvError> {
+    let (col, re) = spec.split_once('=').ok_or_else(|| CsvError::Skip {
+        spec: spec.into(),
+        reason: "expected COLUMN=REGEX".into(),
+    })?;
+    let re =
+        Regex::new(re).map_err(|e| CsvError::Skip { spec: spec.into(), reason: e.to_string() })?;
+    Ok((col.to_string(), re))
+}
+
+/// The events of a CSV import, sorted, plus what was dropped on the way.
+#[derive(Debug, Default)]
+pub struct CsvBatch {
+    /// Events in append order; rows that could not become events come first as `Err`.
+    pub events: Vec<(Origin, Result<Event, Violation>)>,
+    /// Rows that are not results (walkover, blank score, self-match), with the reason.
+    pub not_results: Vec<(Origin, &'static str)>,
+    /// Rows dropped by `--skip`.
+    pub skipped_by_filter: u64,
+}
+
+/// Parses the `at` column: `YYYYMMDD`, `YYYY-MM-DD` or an RFC 3339 instant.
+pub fn parse_at(text: &str) -> Result<Timestamp, Violation> {
+    let t = text.trim();
+    let normalized;
+    let t = if t.len() == 8 && t.bytes().all(|b| b.is_ascii_digit()) {
+        normalized = format!("{}-{}-{}", &t[..4], &t[4..6], &t[6..]);
+        normalized.as_str()
+    } else {
+        t
+    };
+    Timestamp::parse(t).map_err(|e| Violation::new(Rule::Timestamp, format!("`at`: {e}")))
+}
+
+fn parse_score(column: &str, text: &str) -> Result<f64, Violation> {
+    text.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
+        Violation::new(Rule::Finite, format!("column {column:?} is {text:?}, not a finite number"))
+    })
+}
+
+fn default_id(file: &str, line: u64, record: &::csv::StringRecord) -> String {
+    // The file's base name, so the same file imported from another directory gets the same ids.
+    let base = std::path::Path::new(file).file_name().map_or(file.into(), |b| b.to_string_lossy());
+    let mut h = blake3::Hasher::new();
+    h.update(base.as_bytes());
+    h.update(&[0]);
+    h.update(&line.to_le_bytes());
+    for field in record.iter() {
+        h.update(&[0x1f]);
+        h.update(field.as_bytes());
+    }
+    format!("csv-{}", &h.finalize().to_hex()[..32])
+}
+
+fn two_player(at: Timestamp, id: String, a: (String, f64), b: (String, f64)) -> Event {
+    let seat = |(player, score): (String, f64)| Seat { player, score, team: None, seconds: None };
+    Event { at, id: Some(id), body: Body::MatchResult { seats: vec![seat(a), seat(b)] } }
+}
+
+struct Columns {
+    index: HashMap<String, usize>,
+    header: String,
+    file: String,
+}
+
+impl Columns {
+    fn get(&self, key: &str, column: &str) -> Result<usize, CsvError> {
+        self.index.get(column).copied().ok_or_else(|| CsvError::MissingColumn {
+            file: self.file.clone(),
+            key: key.into(),
+            column: column.into(),
+            header: self.header.clone(),
+        })
+    }
+}
+
+/// A row read from a file, before sorting.
+struct Row {
+    origin: Origin,
+    at: Option<Timestamp>,
+    /// Tennis: (tournament order, round rank, match_num) within the date.
+    within: (u32, u8, i64),
+    event: Result<Event, Violation>,
+}
+
+/// Tennis rounds in playing order (contract section 6); anything else sorts after them.
+fn round_rank(round: &str) -> u8 {
+    const ORDER: [&str; 13] =
+        ["Q1", "Q2", "Q3", "Q4", "RR", "R128", "R64", "R32", "R16", "QF", "SF", "BR", "F"];
+    ORDER.iter().position(|r| *r == round).map_or(ORDER.len() as u8, |p| p as u8)
+}
+
+/// Reads every file (name, reader) and returns the batch to append.
+pub fn read_files(
+    files: Vec<(String, Box<dyn Read>)>,
+    opts: &CsvOptions,
+) -> Result<CsvBatch, CsvError> {
+    let mut batch = CsvBatch::default();
+    let mut rows: Vec<Row> = Vec::new();
+    // Tennis: which ids each name has, over every file imported.
+    let mut tennis_raw: Vec<(Origin, Timestamp, (u32, u8, i64), [String; 4], String)> = Vec::new();
+    let mut tournaments: HashMap<String, u32> = HashMap::new();
+    // Every id each name has in the files imported, walkovers included, so whether a name is
+    // suffixed does not depend on which rows happen to be results.
+    let mut ids_of: HashMap<String, HashSet<String>> = HashMap::new();
+
+    for (file, reader) in files {
+        let mut rdr = ::csv::ReaderBuilder::new()
+            .delimiter(opts.delimiter)
+            .flexible(false)
+            .from_reader(reader);
+        let header =
+            rdr.headers().map_err(|source| CsvError::Read { file: file.clone(), source })?.clone();
+        let cols = Columns {
+            index: header.iter().enumerate().map(|(i, h)| (h.trim().to_string(), i)).collect(),
+            header: header.iter().collect::<Vec<_>>().join(","),
+            file: file.clone(),
+        };
+        let skips: Vec<(usize, &Regex)> = opts
+            .skips
+            .iter()
+            .map(|(c, re)| Ok((cols.get("skip", c)?, re)))
+            .collect::<Result<_, CsvError>>()?;
+        let file_arc: Arc<str> = file.as_str().into();
+        let mut record = ::csv::StringRecord::new();
+        loop {
+            match rdr.read_record(&mut record) {
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(source) => return Err(CsvError::Read { file: file.clone(), source }),
+            }
+            let line = record.position().map_or(0, |p| p.line());
+            let origin = Origin { file: file_arc.clone(), line };
+            if skips.iter().any(|(i, re)| re.is_match(record.get(*i).unwrap_or(""))) {
+                batch.skipped_by_filter += 1;
+                continue;
+            }
+            let field = |i: usize| record.get(i).unwrap_or("").trim();
+            match &opts.preset {
+                Preset::Columns(m) => {
+                    let at = parse_at(field(cols.get("at", &m.at)?));
+                    let id = match &m.id {
+                        Some(c) => field(cols.get("id", c)?).to_string(),
+                        None => default_id(&file, line, &record),
+                    };
+                    let event = match (&at, &m.outcome) {
+                        (Err(v), _) => Err(v.clone()),
+                        (Ok(at), Outcome::WinnerLoser { winner, loser }) => Ok(two_player(
+                            *at,
+                            id,
+                            (field(cols.get("winner", winner)?).to_string(), 1.0),
+                            (field(cols.get("loser", loser)?).to_string(), 0.0),
+                        )),
+                        (Ok(at), Outcome::Scores { a, b, score_a, score_b }) => {
+                            let pa = field(cols.get("a", a)?).to_string();
+                            let pb = field(cols.get("b", b)?).to_string();
+                            let sa = parse_score(score_a, field(cols.get("score_a", score_a)?));
+                            let sb = match score_b {
+                                Some(c) => parse_score(c, field(cols.get("score_b", c)?)),
+                                None => sa.clone().and_then(|s| {
+                                    if s == 1.0 || s == 0.5 || s == 0.0 {
+                                        Ok(1.0 - s)
+                                    } else {
+                                        Err(Violation::new(
+                                            Rule::Finite,
+                                            format!("column {score_a:?} is {s}; without score_b it must be 1, 0.5 or 0"),
+                                        ))
+                                    }
+                                }),
+                            };
+                            sa.and_then(|sa| sb.map(|sb| two_player(*at, id, (pa, sa), (pb, sb))))
+                        }
+                    };
+                    let event = event.and_then(|e| e.check().map(|()| e));
+                    rows.push(Row { origin, at: at.ok(), within: (0, 0, 0), event });
+                }
+                Preset::Tennis => {
+                    let get = |key: &str| cols.get(key, key).map(field);
+                    let score = get("score")?;
+                    let (wname, lname) =
+                        (get("winner_name")?.to_string(), get("loser_name")?.to_string());
+                    let (wid, lid) = (get("winner_id")?.to_string(), get("loser_id")?.to_string());
+                    ids_of.entry(wname.clone()).or_default().insert(wid.clone());
+                    ids_of.entry(lname.clone()).or_default().insert(lid.clone());
+                    if score.is_empty() {
+                        batch.not_results.push((origin, "blank score"));
+                        continue;
+                    }
+                    if score.contains("W/O") {
+                        batch.not_results.push((origin, "walkover (W/O)"));
+                        continue;
+                    }
+                    if wid == lid || (wid.is_empty() && wname == lname) {
+                        batch.not_results.push((origin, "a player against themself"));
+                        continue;
+                    }
+                    let next = tournaments.len() as u32;
+                    let t = *tournaments
+                        .entry(format!("{file}\u{1f}{}", get("tourney_id")?))
+                        .or_insert(next);
+                    let within = (
+                        t,
+                        round_rank(get("round")?),
+                        get("match_num")?.parse::<i64>().unwrap_or(i64::MAX),
+                    );
+                    match parse_at(get("tourney_date")?) {
+                        Ok(at) => {
+                            let id = default_id(&file, line, &record);
+                            tennis_raw.push((origin, at, within, [wname, wid, lname, lid], id));
+                        }
+                        Err(v) => rows.push(Row { origin, at: None, within, event: Err(v) }),
+                    }
+                }
+            }
+        }
+    }
+
+    if !tennis_raw.is_empty() {
+        let ambiguous: HashSet<String> =
+            ids_of.into_iter().filter(|(_, ids)| ids.len() > 1).map(|(n, _)| n).collect();
+        let label = |name: String, id: &str| {
+            if ambiguous.contains(&name) {
+                format!("{name} #{id}")
+            } else {
+                name
+            }
+        };
+        for (origin, at, within, [wn, wi, ln, li], id) in tennis_raw {
+            let event = two_player(at, id, (label(wn, &wi), 1.0), (label(ln, &li), 0.0));
+            let event = event.check().map(|()| event);
+            rows.push(Row { origin, at: Some(at), within, event });
+        }
+    }
+
+    // Stable: equal keys keep file and row order. Rows without an instant sort first.
+    rows.sort_by_key(|r| (r.at.map_or(i64::MIN, |t| t.0), r.within));
+    batch.events = rows.into_iter().map(|r| (r.origin, r.event)).collect();
+    Ok(batch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str, preset: Preset) -> CsvBatch {
+        let opts = CsvOptions { preset, delimiter: b',', skips: vec![] };
+        read_files(
+            vec![("t.csv".into(), Box::new(std::io::Cursor::new(text.as_bytes().to_vec())))],
+            &opts,
+        )
+        .unwrap()
+    }
+
+    fn seats(e: &Event) -> Vec<(String, f64)> {
+        match &e.body {
+            Body::MatchResult { seats } => {
+                seats.iter().map(|s| (s.player.clone(), s.score)).collect()
+            }
+            _ => panic!("not a match"),
+        }
+    }
+
+    #[test]
+    fn mapping_keys_are_checked() {
+        assert!(Mapping::parse("at=d,winner=w,loser=l").is_ok());
+        assert!(Mapping::parse("at=d,a=x,b=y,score_a=s").is_ok());
+        assert!(matches!(Mapping::parse("winner=w,loser=l"), Err(CsvError::Columns(_))));
+        assert!(matches!(Mapping::parse("at=d,winner=w"), Err(CsvError::Columns(_))));
+        assert!(matches!(Mapping::parse("at=d,a=x,b=y"), Err(CsvError::Columns(_))));
+        assert!(matches!(Mapping::parse("at=d,colour=c"), Err(CsvError::Columns(_))));
+    }
+
+    #[test]
+    fn scores_dates_sorting_and_ids() {
+        let m = Mapping::parse("at=date,a=home,b=away,score_a=hs,score_b=as").unwrap();
+        let b = read(
+            "date,home,away,hs,as\n2020-01-02,A,B,2,2\n20200101,C,D,3,1\n2020-01-02,E,F,0,1\n",
+            Preset::Columns(m),
+        );
+        let evs: Vec<&Event> = b.events.iter().map(|(_, e)| e.as_ref().unwrap()).collect();
+        assert_eq!(seats(evs[0]), vec![("C".into(), 3.0), ("D".into(), 1.0)]);
+        assert_eq!(b.events[0].0.line, 3);
+        assert_eq!(seats(evs[1]), vec![("A".into(), 2.0), ("B".into(), 2.0)]);
+        assert_eq!(seats(evs[2]), vec![("E".into(), 0.0), ("F".into(), 1.0)]);
+        let ids: HashSet<_> = evs.iter().map(|e| e.id.clone().unwrap()).collect();
+        assert_eq!(ids.len(), 3, "row ids differ");
+        // Re-reading gives the same ids (idempotent re-import).
+        let again = read(
+            "date,home,away,hs,as\n2020-01-02,A,B,2,2\n",
+            Preset::Columns(Mapping::parse("at=date,a=home,b=away,score_a=hs,score_b=as").unwrap()),
+        );
+        assert_eq!(again.events[0].1.as_ref().unwrap().id, evs[1].id);
+    }
+
+    #[test]
+    fn score_a_alone_and_bad_rows() {
+        let m = Mapping::parse("at=d,a=x,b=y,score_a=s").unwrap();
+        let b = read(
+            "d,x,y,s\n2020-01-01,A,B,0.5\n2020-01-01,A,B,2\nbad-date,A,B,1\n2020-01-01,A,A,1\n",
+            Preset::Columns(m),
+        );
+        assert_eq!(b.events.len(), 4);
+        // The row without an instant sorts first.
+        assert_eq!(b.events[0].1.as_ref().unwrap_err().rule, Rule::Timestamp);
+        assert_eq!(
+            seats(b.events[1].1.as_ref().unwrap()),
+            vec![("A".into(), 0.5), ("B".into(), 0.5)]
+        );
+        assert_eq!(b.events[2].1.as_ref().unwrap_err().rule, Rule::Finite);
+        assert_eq!(b.events[3].1.as_ref().unwrap_err().rule, Rule::SeatRepeated);
+    }
+
+    #[test]
+    fn missing_column_names_the_header() {
+        let opts = CsvOptions {
+            preset: Preset::Columns(Mapping::parse("at=when,winner=w,loser=l").unwrap()),
+            delimiter: b';',
+            skips: vec![],
+        };
+        let err =
+            read_files(vec![("t.csv".into(), Box::new(&b"date;w;l\n2020-01-01;a;b\n"[..]))], &opts)
+                .unwrap_err();
+        assert!(err.to_string().contains("no column \"when\""), "{err}");
+    }
+
+    #[test]
+    fn tennis_preset_orders_rounds_and_disambiguates() {
+        let header = "tourney_id,tourney_date,match_num,winner_id,winner_name,loser_id,loser_name,score,round";
+        let text = format!(
+            "{header}\n\
+             T1,20190107,300,1,Ann,2,Bea,6-4 6-4,F\n\
+             T1,20190107,200,1,Ann,3,Cy,6-1 6-1,SF\n\
+             T1,20190107,201,2,Bea,4,Cy,W/O,SF\n\
+             T1,20190107,100,4,Cy,5,Dee,,QF\n\
+             T0,20190101,1,3,Cy,1,Ann,6-0 RET,R32\n\
+             T0,20190101,2,6,Eve,6,Eve,6-0,R32\n"
+        );
+        let b = read(&text, Preset::Tennis);
+        assert_eq!(b.not_results.len(), 3);
+        let evs: Vec<Vec<(String, f64)>> =
+            b.events.iter().map(|(_, e)| seats(e.as_ref().unwrap())).collect();
+        assert_eq!(
+            evs,
+            vec![
+                vec![("Cy #3".into(), 1.0), ("Ann".into(), 0.0)],
+                vec![("Ann".into(), 1.0), ("Cy #3".into(), 0.0)],
+                vec![("Ann".into(), 1.0), ("Bea".into(), 0.0)],
+            ]
+        );
+    }
+
+    #[test]
+    fn skip_filter_drops_rows() {
+        let opts = CsvOptions {
+            preset: Preset::Columns(Mapping::parse("at=d,winner=w,loser=l").unwrap()),
+            delimiter: b',',
+            skips: vec![parse_skip("t=^Friendly$").unwrap()],
+        };
+        let text = "d,w,l,t\n2020-01-01,a,b,Friendly\n2020-01-02,a,b,Cup\n";
+        let b = read_files(vec![("t.csv".into(), Box::new(text.as_bytes()))], &opts).unwrap();
+        assert_eq!(b.skipped_by_filter, 1);
+        assert_eq!(b.events.len(), 1);
+    }
+}
