@@ -236,6 +236,10 @@ struct Row {
     event: Result<Event, Violation>,
 }
 
+/// A tennis result before names are disambiguated: origin, date, order within the date,
+/// `[winner_name, winner_id, loser_name, loser_id]`, and the row's id.
+type TennisRow = (Origin, Timestamp, (u32, u8, i64), [String; 4], String);
+
 /// Tennis rounds in playing order (contract section 6); anything else sorts after them.
 fn round_rank(round: &str) -> u8 {
     const ORDER: [&str; 13] =
@@ -251,7 +255,7 @@ pub fn read_files(
     let mut batch = CsvBatch::default();
     let mut rows: Vec<Row> = Vec::new();
     // Tennis: which ids each name has, over every file imported.
-    let mut tennis_raw: Vec<(Origin, Timestamp, (u32, u8, i64), [String; 4], String)> = Vec::new();
+    let mut tennis_raw: Vec<TennisRow> = Vec::new();
     let mut tournaments: HashMap<String, u32> = HashMap::new();
     // Every id each name has in the files imported, walkovers included, so whether a name is
     // suffixed does not depend on which rows happen to be results.
