@@ -23,12 +23,12 @@ impl Feeder {
     }
 
     /// Applies `event` (sequence number `seq`) to every projector in `projectors`, unless it is a
-    /// MatchVoided (which projectors never see) or its `id` is in `voided`.
+    /// MatchVoided (which projectors never see) or a MatchResult whose `id` satisfies `is_voided`.
     pub fn feed(
         &mut self,
         seq: u64,
         event: &Event,
-        voided: &HashSet<String>,
+        is_voided: &dyn Fn(&str) -> bool,
         projectors: &mut [&mut dyn Projector],
         mut trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
@@ -40,7 +40,7 @@ impl Feeder {
             Body::MidnightTick => Input::Tick,
             Body::MatchVoided { .. } => return Ok(()),
             Body::MatchResult { seats } => {
-                if event.id.as_ref().is_some_and(|id| voided.contains(id)) {
+                if event.id.as_deref().is_some_and(is_voided) {
                     return Ok(());
                 }
                 let sides = Event::sides(seats);
@@ -80,7 +80,7 @@ pub fn fold_all(events: &[Event], projector: &mut dyn Projector) -> Result<Roste
     let voided = voided_ids(events);
     let mut feeder = Feeder::new();
     for (i, event) in events.iter().enumerate() {
-        feeder.feed(i as u64 + 1, event, &voided, &mut [&mut *projector], None)?;
+        feeder.feed(i as u64 + 1, event, &|id| voided.contains(id), &mut [&mut *projector], None)?;
     }
     Ok(feeder.roster)
 }
