@@ -1,0 +1,293 @@
+//! The seed's arithmetic as pure functions of plain numbers: WinProb, UpdatePlayer, the midnight
+//! tick (for any number of midnights at once) and the GLIXARE display.
+//!
+//! Every line cites the seed line it implements (`../shared/seeds/000_*`, "Seed 000" below). The
+//! projector in `lib.rs` only decides *which* values go in; all rating arithmetic lives here, so an
+//! auditor can check this file against the seed line by line.
+
+use serde::{Deserialize, Serialize};
+use std::f64::consts::LN_10;
+
+/// Seed 000, constants: `PI = 3.14159265359`.
+///
+/// The seed's own rounding of π, used literally because the point of this crate is to replay the
+/// seed. It differs from [`std::f64::consts::PI`] by about 2.1e-12, which moves ratings by about
+/// 1e-13 relative: invisible at the 6 decimals of a standings table.
+#[allow(clippy::approx_constant)] // deliberately the seed's rounded constant, not std's π
+pub const SEED_PI: f64 = 3.14159265359;
+
+/// Seed 000, constants: `Q = ln(10) / 400`, the factor from rating points to the natural scale of
+/// the logistic distribution.
+pub const Q: f64 = LN_10 / 400.0;
+
+/// `10^x`, the seed's power of ten (written out once so every use is the same expression).
+#[inline]
+fn pow10(x: f64) -> f64 {
+    10f64.powf(x)
+}
+
+/// The seed's `Player` record: `Player.Rating`, `Player.RD` and `Player.Time`.
+///
+/// Invariants kept by the projector: `rating` and `rd` are finite, `rd > 0`, and after any midnight
+/// or game `rd <= rd_max`; `time` is a fraction of a UTC day in `[0, 1)`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Player {
+    /// `Player.Rating`.
+    pub rating: f64,
+    /// `Player.RD`, the rating deviation.
+    pub rd: f64,
+    /// `Player.Time`: the fraction of the UTC day at the player's last game, queue timeout or
+    /// join, or 0 after a midnight passed since then.
+    pub time: f64,
+}
+
+/// The constants UpdatePlayer and the midnight code use (the numeric part of the configuration).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Constants {
+    /// `SC`: RD grows by `SC^2` per day of inactivity (in RD^2).
+    pub sc: f64,
+    /// `P`: the probability that an even battle's result was deserved (see [`crate::PARAMS`]).
+    pub p: f64,
+    /// The cap on RD (the seed's literal `350`).
+    pub rd_max: f64,
+}
+
+/// Every quantity UpdatePlayer computes, named as the seed names them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Update {
+    /// `PTime = Time - Player1.Time`.
+    pub ptime: f64,
+    /// `PRD = min(sqrt(Player1.RD^2 + PTime * SC^2), 350)`, with `rd_max` for 350.
+    pub prd: f64,
+    /// True when the `min` chose `rd_max` (the `rd-at-cap` flag).
+    pub prd_capped: bool,
+    /// `PG = 1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)`.
+    pub pg: f64,
+    /// `PE = 1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400))`.
+    pub pe: f64,
+    /// `WinProb(Player1, Player2)`, the input of `XD`.
+    pub win_prob: f64,
+    /// `XD = abs(Win - WinProb(Player1, Player2))`.
+    pub xd: f64,
+    /// `PMERIT = 1 - (1 - P) * XD * (1 + 2 * XD)`.
+    pub pmerit: f64,
+    /// `V = 1 / (PG^2 * PE * (1 - PE) * Q^2)`.
+    pub v: f64,
+    /// `Q * PG * (Win - PE) * (2 * PMERIT - 1) / (1 / PRD^2 + 1 / V)`, the rating change.
+    pub delta: f64,
+    /// Player1 after the update: new `Rating`, `RD = 1 / sqrt(1 / PRD^2 + 1 / V)`, `Time`.
+    pub after: Player,
+}
+
+impl Update {
+    /// `2 * PMERIT - 1`, the weight UpdatePlayer puts on Glicko's change (negative reverses it).
+    pub fn merit_weight(&self) -> f64 {
+        2.0 * self.pmerit - 1.0
+    }
+}
+
+/// Where UpdatePlayer's arithmetic breaks down. The projector turns it into a
+/// [`ladder_projector::ProjectError`] naming the event.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Breakdown {
+    /// `PE` rounded to exactly 1 or 0, so `PE * (1 - PE) = 0` and `V` divides by zero.
+    #[error("PE rounded to exactly {pe} (ratings {rating} vs {opponent}), so V divides by zero")]
+    PeSaturated {
+        /// The value PE rounded to (1 or 0).
+        pe: f64,
+        /// Player1's rating.
+        rating: f64,
+        /// Player2's rating.
+        opponent: f64,
+    },
+    /// A quantity came out NaN or infinite.
+    #[error("{quantity} = {value} from rating {rating}, RD {rd}, Time {time}, at Time {at}")]
+    NonFinite {
+        /// The seed's name of the quantity.
+        quantity: &'static str,
+        /// What it came out as.
+        value: f64,
+        /// Player1's rating going in.
+        rating: f64,
+        /// Player1's RD going in.
+        rd: f64,
+        /// Player1's Time going in.
+        time: f64,
+        /// The battle's Time.
+        at: f64,
+    },
+}
+
+impl Breakdown {
+    /// The seed's name of the quantity that could not be computed.
+    pub fn quantity(&self) -> &'static str {
+        match self {
+            Breakdown::PeSaturated { .. } => "V",
+            Breakdown::NonFinite { quantity, .. } => quantity,
+        }
+    }
+}
+
+/// Seed 000, `Subroutine WinProb(Player1, Player2)`: the expected probability that a player rated
+/// `(r1, rd1)` beats one rated `(r2, rd2)`. Both deviations widen the distribution.
+#[inline]
+pub fn win_prob(r1: f64, rd1: f64, r2: f64, rd2: f64) -> f64 {
+    // Seed 000, WinProb: G = 1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)
+    let g = 1.0 / (1.0 + 3.0 * (Q * Q) * (rd1 * rd1 + rd2 * rd2) / (SEED_PI * SEED_PI)).sqrt();
+    // Seed 000, WinProb: return (1 / (1 + 10^(-G * (Player1.Rating - Player2.Rating) / 400)))
+    1.0 / (1.0 + pow10(-g * (r1 - r2) / 400.0))
+}
+
+/// Seed 000, `Subroutine UpdatePlayer(Player1, Player2, Time, Win)`: Player1's values after a
+/// battle against Player2 at day fraction `time` with outcome `win` (1, 0, or 0.5 for a draw).
+///
+/// `p1` and `p2` are the values the seed's code sees at the call: midnights that passed since
+/// Player1's last update must already be applied (the projector does that lazily), and in
+/// `order=as-written` the second call's `p2` is the first call's result.
+#[inline]
+pub fn update_player(
+    p1: Player,
+    p2: Player,
+    time: f64,
+    win: f64,
+    k: &Constants,
+) -> Result<Update, Breakdown> {
+    let nonfinite = |quantity, value| Breakdown::NonFinite {
+        quantity,
+        value,
+        rating: p1.rating,
+        rd: p1.rd,
+        time: p1.time,
+        at: time,
+    };
+    // Seed 000, UpdatePlayer: PTime = Time - Player1.Time
+    let ptime = time - p1.time;
+    // Seed 000, UpdatePlayer: PRD = min(sqrt(Player1.RD^2 + PTime * SC^2), 350)  [350 = rd_max]
+    let grown = (p1.rd * p1.rd + ptime * (k.sc * k.sc)).sqrt();
+    if !grown.is_finite() {
+        return Err(nonfinite("PRD", grown));
+    }
+    let prd_capped = grown >= k.rd_max;
+    let prd = grown.min(k.rd_max);
+    // Seed 000, UpdatePlayer: PG = 1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)
+    let pg = 1.0 / (1.0 + 3.0 * (Q * Q) * (p2.rd * p2.rd) / (SEED_PI * SEED_PI)).sqrt();
+    // Seed 000, UpdatePlayer: PE = (1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400)))
+    let pe = 1.0 / (1.0 + pow10(-pg * (p1.rating - p2.rating) / 400.0));
+    // Seed 000, UpdatePlayer: XD = abs(Win - WinProb(Player1, Player2))
+    let wp = win_prob(p1.rating, p1.rd, p2.rating, p2.rd);
+    let xd = (win - wp).abs();
+    // Seed 000, UpdatePlayer: PMERIT = 1 - (1 - P) * XD * (1 + 2 * XD)
+    let pmerit = 1.0 - (1.0 - k.p) * xd * (1.0 + 2.0 * xd);
+    // Seed 000, UpdatePlayer: V = 1 / (PG^2 * PE * (1 - PE) * Q^2)
+    let info = pg * pg * pe * (1.0 - pe) * (Q * Q);
+    if info == 0.0 || !info.is_finite() {
+        if pe == 0.0 || pe == 1.0 {
+            return Err(Breakdown::PeSaturated { pe, rating: p1.rating, opponent: p2.rating });
+        }
+        return Err(nonfinite("V", 1.0 / info));
+    }
+    let v = 1.0 / info;
+    // Seed 000, UpdatePlayer: Player1.Rating = Player1.Rating
+    //     + Q * PG * (Win - PE) * (2 * PMERIT - 1) / (1 / PRD^2 + 1 / V)
+    let precision = 1.0 / (prd * prd) + 1.0 / v;
+    let delta = Q * pg * (win - pe) * (2.0 * pmerit - 1.0) / precision;
+    let rating = p1.rating + delta;
+    if !rating.is_finite() {
+        return Err(nonfinite("Rating", rating));
+    }
+    // Seed 000, UpdatePlayer: Player1.RD = 1 / sqrt(1 / PRD^2 + 1 / V)
+    let rd = 1.0 / precision.sqrt();
+    if !(rd.is_finite() && rd > 0.0) {
+        return Err(nonfinite("RD", rd));
+    }
+    // Seed 000, UpdatePlayer: Player1.Time = Time
+    let after = Player { rating, rd, time };
+    Ok(Update { ptime, prd, prd_capped, pg, pe, win_prob: wp, xd, pmerit, v, delta, after })
+}
+
+/// Seed 000, the midnight code, for `days` consecutive midnights at once: the RD of a player whose
+/// `Player.Time` was `time` when the first of them struck.
+///
+/// The seed runs, at every midnight, `PTime = 1 - Player.Time; Player.RD = min(sqrt(Player.RD^2 +
+/// PTime * SC^2), 350); Player.Time = 0`. The first of `k` midnights therefore adds
+/// `(1 - Time) * SC^2` to RD^2 and each further one `1 * SC^2`. This returns
+/// `min(sqrt(RD^2 + ((1 - Time) + (k - 1)) * SC^2), rd_max)`, capping once instead of at each
+/// midnight. That is the same number: capping is monotone and every step only adds, so once the cap
+/// is reached every later step stays at it, and if it is never reached no `min` acts
+/// (`docs/algorithms/tgr.md`, "Lazy midnights"). For `k = 1` it is the seed's expression exactly;
+/// for `k > 1` it differs from k separate square roots only by rounding (a few ulps).
+///
+/// After the midnights `Player.Time` is 0 (the caller stores that). `days <= 0` returns `rd`.
+#[inline]
+pub fn midnights(rd: f64, time: f64, days: i64, k: &Constants) -> f64 {
+    if days <= 0 {
+        return rd;
+    }
+    // Seed 000, midnight: PTime = 1 - Player.Time (first midnight), then 1 for each further one
+    let ptime = (1.0 - time) + (days - 1) as f64;
+    // Seed 000, midnight: Player.RD = min(sqrt(Player.RD^2 + PTime * SC^2), 350)  [350 = rd_max]
+    (rd * rd + ptime * (k.sc * k.sc)).sqrt().min(k.rd_max)
+}
+
+/// Seed 000, the display code: the GLIXARE percentage of a rating, rounded to 2 decimals as the
+/// seed displays it (`round(10000 / ...) / 100`, so 50% is exactly `50.0`).
+///
+/// `round` is half away from zero ([`f64::round`]), the convention of the seed's Excel.
+/// Callers decide whether the rating is provisional (then the seed shows no percentage).
+pub fn glixare(rating: f64, rd: f64) -> f64 {
+    let ln10_sq = LN_10 * LN_10;
+    // Seed 000, display: sqrt(3 * ln(10)^2 * Player.RD^2 + 2500 * (64 * PI^2 + 147 * ln(10)^2))
+    let spread = (3.0 * ln10_sq * (rd * rd)
+        + 2500.0 * (64.0 * (SEED_PI * SEED_PI) + 147.0 * ln10_sq))
+        .sqrt();
+    // Seed 000, display: round(10000 / (1 + 10^(((1500 - Player.Rating) * PI / spread)))) / 100
+    (10000.0 / (1.0 + pow10((1500.0 - rating) * SEED_PI / spread))).round() / 100.0
+}
+
+/// Seed 000, `DayFrac()`: the fraction of the UTC day at `nanos_into_day` nanoseconds after
+/// midnight, in `[0, 1)`.
+///
+/// The seed reads hours, minutes and seconds of the current time; ladder takes the event's `at`
+/// (nanoseconds kept, so `12:00:00.5` is half a second later than `12:00:00`).
+#[inline]
+pub fn day_frac(nanos_into_day: i64) -> f64 {
+    nanos_into_day as f64 / ladder_events::NANOS_PER_DAY as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const K: Constants = Constants { sc: 20.0, p: 5.0 / 6.0, rd_max: 350.0 };
+
+    #[test]
+    fn one_lazy_midnight_is_the_seed_expression() {
+        let seed = (80.0f64 * 80.0 + (1.0 - 0.25) * (20.0 * 20.0)).sqrt().min(350.0);
+        assert_eq!(midnights(80.0, 0.25, 1, &K), seed);
+        assert_eq!(midnights(80.0, 0.25, 0, &K), 80.0);
+    }
+
+    #[test]
+    fn capping_once_equals_capping_each_midnight() {
+        for &(rd, time) in &[(80.0, 0.25), (340.0, 0.9), (349.9, 0.0), (350.0, 0.5), (30.0, 0.99)] {
+            let mut each = rd;
+            let mut t: f64 = time;
+            for days in 1..400 {
+                each = (each * each + (1.0 - t) * (K.sc * K.sc)).sqrt().min(K.rd_max);
+                t = 0.0;
+                let once = midnights(rd, time, days, &K);
+                assert!((each - once).abs() < 1e-9, "rd {rd} time {time} days {days}");
+                assert!(once <= K.rd_max);
+            }
+        }
+    }
+
+    #[test]
+    fn day_frac_of_known_times() {
+        let hour = 3_600 * ladder_events::NANOS_PER_SECOND;
+        assert_eq!(day_frac(0), 0.0);
+        assert_eq!(day_frac(6 * hour), 0.25);
+        assert_eq!(day_frac(18 * hour), 0.75);
+    }
+}
