@@ -1,0 +1,38 @@
+//! Algorithm names to constant tables and constructors.
+
+use crate::ReplayError;
+use ladder_projector::{Config, ParamSpec, Projector};
+
+/// Every algorithm `--algo` accepts, in the contract's order.
+pub const ALGORITHMS: &[&str] = &["tgr", "zonestats"];
+
+/// The constant table of `algorithm`.
+pub fn params(algorithm: &str) -> Result<&'static [ParamSpec], ReplayError> {
+    Ok(match algorithm {
+        "tgr" => ladder_tgr::PARAMS,
+        "zonestats" => ladder_zonestats::PARAMS,
+        other => return Err(ReplayError::UnknownAlgorithm(other.to_string())),
+    })
+}
+
+fn name(algorithm: &str) -> Result<&'static str, ReplayError> {
+    ALGORITHMS
+        .iter()
+        .copied()
+        .find(|a| *a == algorithm)
+        .ok_or_else(|| ReplayError::UnknownAlgorithm(algorithm.into()))
+}
+
+/// Validates `sets` (`KEY=VALUE` pairs, later ones win) against `algorithm`'s table.
+pub fn config(algorithm: &str, sets: &[(String, String)]) -> Result<Config, ReplayError> {
+    Ok(Config::new(name(algorithm)?, params(algorithm)?, sets)?)
+}
+
+/// A fresh projector for a validated configuration.
+pub fn build(config: Config) -> Result<Box<dyn Projector + Send>, ReplayError> {
+    Ok(match config.algorithm {
+        "tgr" => Box::new(ladder_tgr::Tgr::new(config)?),
+        "zonestats" => Box::new(ladder_zonestats::ZoneStats::new(config)?),
+        other => return Err(ReplayError::UnknownAlgorithm(other.to_string())),
+    })
+}
