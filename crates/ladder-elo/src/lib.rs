@@ -1,0 +1,300 @@
+//! Elo as a ladder projector (`--algo elo`): one rating per player, the 400-point logistic
+//! expectation, and a constant K.
+//!
+//! Design decisions:
+//! - **A match is rated at once from its pre-match ratings.** Every pair of seats on different
+//!   sides is one game (contract section 1); each seat's change is `K Σ (s_j - E_j)` over its
+//!   pairs, all computed from the ratings before the match, so the result does not depend on the
+//!   order of pairs, and every pair is zero-sum, so a match never creates or destroys points.
+//!   This is the contract's "all pairs in the same period" with a period of one match.
+//! - **No time.** Elo has no deviation and no idle growth; ticks, timeouts and the passing of time
+//!   change nothing.
+//! - **The default K is 20** ([`DEFAULT_K`]): FIDE's K for established players, and the K at which
+//!   an Elo rating moves like a Glicko rating whose RD is about 59 (`q RD^2 = 20`), just above the
+//!   "typical" RD of 50 in seed 001. See `docs/algorithms/elo.md`.
+//! - State is a dense vector indexed by [`PlayerId`] ([`EloState`], serde for checkpoints), and
+//!   the per-match buffer is reused, so the hot path allocates nothing once warmed up.
+#![deny(missing_docs)]
+
+use ladder_events::{Prior, Timestamp};
+use ladder_projector::{
+    Config, ConfigError, Input, ParamKind, ParamSpec, ParamValue, PlayerId, ProjectError,
+    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+};
+use serde::{Deserialize, Serialize};
+
+/// The contract's name of the algorithm.
+pub const ALGORITHM: &str = "elo";
+
+/// The documented default of `k`: FIDE's development coefficient for established players rated
+/// under 2400, and the K of a Glicko player with RD ≈ 59 (`K = q RD^2`, `q = ln(10) / 400`).
+pub const DEFAULT_K: f64 = 20.0;
+
+/// The logistic scale: a rating difference of 400 points means odds of 10 to 1 (seed 001, step 2:
+/// "the factor q also occurs in the formulas of ... the Elo system"; seed 003: W(RD) =
+/// 1 / (1 + 10^(RD/400))).
+pub const SCALE: f64 = 400.0;
+
+/// The constants of `elo` (`../shared/CONTRACT.md` section 3), with defaults and ranges.
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "k",
+        kind: ParamKind::above(0.0),
+        default: "20",
+        doc: "rating points per unit of (result - expectation) in each game: r' = r + K Σ (s - E)",
+        warn_below: None,
+    },
+    ParamSpec {
+        key: "initial_rating",
+        kind: ParamKind::any(),
+        default: "1500",
+        doc: "rating of a player who joins without a prior",
+        warn_below: None,
+    },
+];
+
+/// One player's values. Invariant for joined players: `rating` finite.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct PlayerState {
+    joined: bool,
+    rating: f64,
+    games: u64,
+}
+
+const UNJOINED: PlayerState = PlayerState { joined: false, rating: 0.0, games: 0 };
+
+/// Everything a checkpoint must keep.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EloState {
+    players: Vec<PlayerState>,
+}
+
+/// The Elo projector.
+///
+/// Invariant: every joined player's rating is finite; the state changes only when a step succeeds.
+#[derive(Clone, Debug)]
+pub struct Elo {
+    config: Config,
+    k: f64,
+    initial_rating: f64,
+    state: EloState,
+    /// Per seat of the current match: the rating change.
+    deltas: Vec<f64>,
+}
+
+/// The 400-point logistic expectation that a player rated `r` beats one rated `r_j`:
+/// `E = 1 / (1 + 10^((r_j - r) / 400))`.
+#[inline]
+pub fn expected(r: f64, r_j: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf((r_j - r) / SCALE))
+}
+
+/// The outcome for the first of two seats: 1, 0.5 or 0 by comparing scores (contract section 1).
+#[inline]
+fn outcome(a: f64, b: f64) -> f64 {
+    if a > b {
+        1.0
+    } else if a < b {
+        0.0
+    } else {
+        0.5
+    }
+}
+
+impl Elo {
+    /// A projector with a configuration built from [`PARAMS`]; refuses a configuration of
+    /// another algorithm.
+    pub fn new(config: Config) -> Result<Elo, ConfigError> {
+        Elo::from_state(config, EloState::default())
+    }
+
+    /// Builds the configuration from `KEY=VALUE` pairs and the projector from it.
+    pub fn configure(sets: &[(String, String)]) -> Result<Elo, ConfigError> {
+        Elo::new(Config::new(ALGORITHM, PARAMS, sets)?)
+    }
+
+    /// Resumes from a checkpointed state (see [`Elo::state`]).
+    pub fn from_state(config: Config, state: EloState) -> Result<Elo, ConfigError> {
+        let wrong =
+            |message: String| Err(ConfigError::Inconsistent { algorithm: ALGORITHM, message });
+        if config.algorithm != ALGORITHM {
+            return wrong(format!("the configuration is for `{}`", config.algorithm));
+        }
+        for spec in PARAMS {
+            let ok = config.values.iter().any(|(k, v)| {
+                *k == spec.key && matches!(v, ParamValue::Number(x) if x.is_finite())
+            });
+            if !ok {
+                return wrong(format!("the configuration lacks a valid `{}`", spec.key));
+            }
+        }
+        let (k, initial_rating) = (config.number("k"), config.number("initial_rating"));
+        Ok(Elo { config, k, initial_rating, state, deltas: Vec::new() })
+    }
+
+    /// The state, for checkpoints.
+    pub fn state(&self) -> &EloState {
+        &self.state
+    }
+
+    fn joined(
+        &mut self,
+        step: &Step<'_>,
+        id: PlayerId,
+        prior: Prior,
+        trace: Option<&mut Trace>,
+    ) -> Result<(), ProjectError> {
+        let i = id.index();
+        if i >= self.state.players.len() {
+            self.state.players.resize(i + 1, UNJOINED);
+        }
+        if self.state.players[i].joined {
+            return Ok(());
+        }
+        // Elo keeps a rating only: prior.rd and prior.volatility are not its quantities.
+        let rating = prior.rating.unwrap_or(self.initial_rating);
+        if !rating.is_finite() {
+            return Err(ProjectError::new(
+                step.seq,
+                ProjectErrorKind::NonFinite {
+                    quantity: "r",
+                    detail: "the prior rating is not a finite number".into(),
+                },
+            ));
+        }
+        self.state.players[i] = PlayerState { joined: true, rating, games: 0 };
+        if let Some(t) = trace {
+            t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));
+            t.quantity(Some(id), "r", "prior.rating, else initial_rating", rating);
+        }
+        Ok(())
+    }
+
+    fn matched(
+        &mut self,
+        step: &Step<'_>,
+        seats: &[SeatIn],
+        mut trace: Option<&mut Trace>,
+    ) -> Result<(), ProjectError> {
+        let players = &self.state.players;
+        for seat in seats {
+            if !players.get(seat.player.index()).is_some_and(|p| p.joined) {
+                return Err(ProjectError::new(
+                    step.seq,
+                    ProjectErrorKind::UnknownPlayer(seat.player.0),
+                ));
+            }
+        }
+        if let Some(t) = trace.as_deref_mut() {
+            t.section(format!("{ALGORITHM} match at {}", step.at));
+        }
+        self.deltas.clear();
+        self.deltas.resize(seats.len(), 0.0);
+        for (i, x) in seats.iter().enumerate() {
+            let r = players[x.player.index()].rating;
+            for (j, y) in seats.iter().enumerate().skip(i + 1) {
+                if x.side == y.side {
+                    continue;
+                }
+                let r_j = players[y.player.index()].rating;
+                // E = 1 / (1 + 10^((r_j - r) / 400)); the pair is zero-sum: E_j = 1 - E.
+                let e = expected(r, r_j);
+                let s = outcome(x.score, y.score);
+                self.deltas[i] += self.k * (s - e);
+                self.deltas[j] -= self.k * (s - e);
+                if let Some(t) = trace.as_deref_mut() {
+                    let who = Some(x.player);
+                    t.quantity(who, "j", "opponent's player id", f64::from(y.player.0));
+                    t.quantity(who, "r", "rating before the match", r);
+                    t.quantity(who, "r_j", "opponent's rating before the match", r_j);
+                    t.quantity(who, "E", "1 / (1 + 10^((r_j - r) / 400))", e);
+                    t.quantity(who, "s", "1 win, 0.5 draw, 0 loss (scores compared)", s);
+                    t.quantity(
+                        who,
+                        "K (s - E)",
+                        "this pair's change; the opponent gets minus it",
+                        self.k * (s - e),
+                    );
+                }
+            }
+        }
+        for (seat, &d) in seats.iter().zip(&self.deltas) {
+            let r = players[seat.player.index()].rating + d;
+            if !r.is_finite() {
+                return Err(ProjectError::new(
+                    step.seq,
+                    ProjectErrorKind::NonFinite {
+                        quantity: "r'",
+                        detail: format!("player #{}: r + K Σ (s - E) overflowed", seat.player.0),
+                    },
+                ));
+            }
+        }
+        for (i, (seat, &d)) in seats.iter().zip(&self.deltas).enumerate() {
+            let p = &mut self.state.players[seat.player.index()];
+            let before = p.rating;
+            p.rating += d;
+            p.games += 1;
+            if let Some(t) = trace.as_deref_mut() {
+                let who = Some(seat.player);
+                t.quantity(who, "r'", "r + K Σ (s_j - E_j) over the seat's pairs", p.rating);
+                let best = seats.iter().all(|o| o.side == seat.side || o.score < seat.score);
+                if best && p.rating < before {
+                    t.flag(
+                        who,
+                        "winner-lost-rating",
+                        format!("seat {i} won the match but lost rating"),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Projector for Elo {
+    fn algorithm(&self) -> &'static str {
+        ALGORITHM
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn apply(&mut self, step: &Step<'_>, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
+        match step.input {
+            Input::Joined { player, prior } => self.joined(step, player, prior, trace),
+            Input::Match { seats } => self.matched(step, seats, trace),
+            Input::Tick | Input::Timeout { .. } => Ok(()),
+        }
+    }
+
+    fn standings(&self) -> Vec<Standing> {
+        self.state
+            .players
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.joined)
+            .map(|(i, p)| Standing {
+                player: PlayerId(i as u32),
+                rating: p.rating,
+                rd: None,
+                volatility: None,
+                games: p.games,
+                display: None,
+            })
+            .collect()
+    }
+
+    /// `E = 1 / (1 + 10^((r_b - r_a) / 400))` from the current ratings (Elo has no time).
+    fn expectation(&self, a: PlayerId, b: PlayerId, _at: Timestamp) -> f64 {
+        let rating = |p: PlayerId| {
+            self.state
+                .players
+                .get(p.index())
+                .filter(|s| s.joined)
+                .map_or(self.initial_rating, |s| s.rating)
+        };
+        expected(rating(a), rating(b))
+    }
+}
