@@ -1,6 +1,7 @@
 //! The streaming replay driver.
 
-use ladder_events::{Event, Timestamp};
+use crate::score::{outcome, Score};
+use ladder_events::{Body, Event, Timestamp};
 use ladder_projector::{ConfigError, Feeder, ProjectError, Projector, Roster, Trace};
 
 /// One stored event as a replay reads it.
@@ -27,9 +28,10 @@ pub trait History {
 }
 
 /// How far a replay goes (`--until`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Until {
     /// Through the last stored event.
+    #[default]
     Head,
     /// Through this sequence number.
     Seq(u64),
@@ -76,9 +78,22 @@ pub enum ReplayError {
     History(Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// How a replay runs.
+#[derive(Debug, Default)]
+pub struct Options<'t> {
+    /// How far.
+    pub until: Until,
+    /// The sequence number whose audit trace is wanted, and where to write it.
+    pub trace: Option<(u64, &'t mut Trace)>,
+    /// Score predictions (`--score`), skipping this many two-seat matches first (`--warmup`).
+    pub warmup: Option<u64>,
+}
+
 /// What a replay reached.
 #[derive(Debug)]
 pub struct Replayed {
+    /// Prediction scores, one per projector, when [`Options::warmup`] asked for them.
+    pub scores: Vec<Score>,
     /// Names of every player seen.
     pub roster: Roster,
     /// The last sequence number applied (0 for none).
@@ -87,25 +102,31 @@ pub struct Replayed {
     pub head: [u8; 32],
 }
 
-/// Folds the history through `until` into every projector, decoding each event once.
-/// `on_step` is called after each applied event with its sequence number (for progress and for
-/// `ladder history`); `trace_at` asks for the audit trace of one sequence number.
+/// Folds the history into every projector, decoding each event once. `on_step` is called after
+/// each applied event (for progress and for `ladder history`).
 pub fn replay(
     history: &dyn History,
     projectors: &mut [&mut dyn Projector],
-    until: Until,
-    mut trace_at: Option<(u64, &mut Trace)>,
+    options: Options<'_>,
     on_step: &mut dyn FnMut(u64, &Event, &Roster),
 ) -> Result<Replayed, ReplayError> {
+    let Options { until, trace: mut trace_at, warmup } = options;
     let mut feeder = Feeder::new();
     let mut through = 0;
     let mut head = [0u8; 32];
+    let mut scores: Vec<Score> = match warmup {
+        Some(n) => projectors.iter().map(|_| Score::new(n)).collect(),
+        None => Vec::new(),
+    };
     let is_voided =
         |id: &str| history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at));
     for item in history.events_from(1) {
         let h = item?;
         if !until.includes(h.seq, h.event.at) {
             break;
+        }
+        if !scores.is_empty() {
+            score_before(&h.event, &feeder.roster, &is_voided, projectors, &mut scores);
         }
         let trace = match &mut trace_at {
             Some((seq, t)) if *seq == h.seq => Some(&mut **t),
@@ -116,5 +137,25 @@ pub fn replay(
         head = h.hash;
         on_step(h.seq, &h.event, &feeder.roster);
     }
-    Ok(Replayed { roster: feeder.roster, through, head })
+    Ok(Replayed { scores, roster: feeder.roster, through, head })
+}
+
+/// Predicts a two-seat, not voided MatchResult from the ratings just before it.
+fn score_before(
+    event: &Event,
+    roster: &Roster,
+    is_voided: &dyn Fn(&str) -> bool,
+    projectors: &[&mut dyn Projector],
+    scores: &mut [Score],
+) {
+    let Body::MatchResult { seats } = &event.body else { return };
+    let [a, b] = seats.as_slice() else { return };
+    if event.id.as_deref().is_some_and(is_voided) {
+        return;
+    }
+    let (Some(ia), Some(ib)) = (roster.get(&a.player), roster.get(&b.player)) else { return };
+    let y = outcome(a.score, b.score);
+    for (p, s) in projectors.iter().zip(scores.iter_mut()) {
+        s.record(p.expectation(ia, ib, event.at), y);
+    }
 }

@@ -14,6 +14,7 @@
 mod driver;
 mod output;
 pub mod registry;
+pub mod score;
 
-pub use driver::{replay, History, HistoryEvent, ReplayError, Replayed, Until};
+pub use driver::{replay, History, HistoryEvent, Options, ReplayError, Replayed, Until};
 pub use output::{leaderboard, Leaderboard, Row, Snapshot};

@@ -2,7 +2,9 @@
 
 use ladder_events::{json::parse_line, Body, Event, Timestamp};
 use ladder_projector::{Display, ParamValue, PlayerId, Standing};
-use ladder_replay::{registry, replay, History, HistoryEvent, ReplayError, Row, Snapshot, Until};
+use ladder_replay::{
+    registry, replay, History, HistoryEvent, Options, ReplayError, Row, Snapshot, Until,
+};
 use std::collections::HashMap;
 
 struct Memory {
@@ -55,7 +57,13 @@ fn snapshot(history: &Memory, algo: &str, sets: &[(&str, &str)], until: Until) -
     let sets: Vec<(String, String)> =
         sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let mut p = registry::build(registry::config(algo, &sets).unwrap()).unwrap();
-    let r = replay(history, &mut [p.as_mut()], until, None, &mut |_, _, _| {}).unwrap();
+    let r = replay(
+        history,
+        &mut [p.as_mut()],
+        Options { until, ..Options::default() },
+        &mut |_, _, _| {},
+    )
+    .unwrap();
     Snapshot::capture(p.as_ref(), &r.roster, r.through, &r.head)
 }
 

@@ -1,0 +1,152 @@
+//! Predictive scoring (`--score`, `../shared/CONTRACT.md` section 4).
+//!
+//! Every two-seat MatchResult after the first `warmup` is predicted from the ratings just before
+//! it, with the algorithm's own expectation (`Projector::expectation`). A draw counts as half a
+//! win. Log loss uses the natural logarithm with p clipped to [1e-15, 1 - 1e-15]; accuracy counts
+//! a draw, or a prediction of exactly 0.5, as half right; calibration has ten equal bins of p.
+
+/// Where p is clipped for the log loss.
+pub const CLIP: f64 = 1e-15;
+/// Number of calibration bins.
+pub const BINS: usize = 10;
+
+/// One calibration bin: predictions with `lo <= p < hi` (the last bin includes 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bin {
+    /// Predictions in the bin.
+    pub n: u64,
+    /// Sum of their p.
+    pub sum_p: f64,
+    /// Sum of their outcomes (1, 0.5 or 0).
+    pub sum_y: f64,
+}
+
+/// Running prediction scores of one configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Score {
+    /// Two-seat matches not scored yet before scoring starts.
+    pub warmup: u64,
+    /// Two-seat matches seen (scored or in the warm-up).
+    pub seen: u64,
+    /// Matches scored.
+    pub matches: u64,
+    /// Sum of log losses.
+    pub sum_log_loss: f64,
+    /// Sum of squared errors.
+    pub sum_brier: f64,
+    /// Sum of accuracy credits (1, 0.5, 0).
+    pub sum_accuracy: f64,
+    /// The ten calibration bins.
+    pub bins: [Bin; BINS],
+}
+
+impl Score {
+    /// A score that skips the first `warmup` two-seat matches.
+    pub fn new(warmup: u64) -> Score {
+        Score {
+            warmup,
+            seen: 0,
+            matches: 0,
+            sum_log_loss: 0.0,
+            sum_brier: 0.0,
+            sum_accuracy: 0.0,
+            bins: [Bin::default(); BINS],
+        }
+    }
+
+    /// Records one two-seat match: `p` the predicted chance that the first seat wins, `y` its
+    /// outcome (1 win, 0.5 draw, 0 loss).
+    pub fn record(&mut self, p: f64, y: f64) {
+        self.seen += 1;
+        if self.seen <= self.warmup {
+            return;
+        }
+        self.matches += 1;
+        let pc = p.clamp(CLIP, 1.0 - CLIP);
+        self.sum_log_loss -= y * pc.ln() + (1.0 - y) * (1.0 - pc).ln();
+        self.sum_brier += (p - y) * (p - y);
+        self.sum_accuracy += if y == 0.5 || p == 0.5 {
+            0.5
+        } else if (p > 0.5) == (y == 1.0) {
+            1.0
+        } else {
+            0.0
+        };
+        let bin = ((p * BINS as f64).floor() as usize).min(BINS - 1);
+        let b = &mut self.bins[bin];
+        b.n += 1;
+        b.sum_p += p;
+        b.sum_y += y;
+    }
+
+    /// Mean log loss (natural log), `None` before any match is scored.
+    pub fn log_loss(&self) -> Option<f64> {
+        (self.matches > 0).then(|| self.sum_log_loss / self.matches as f64)
+    }
+
+    /// Mean Brier score.
+    pub fn brier(&self) -> Option<f64> {
+        (self.matches > 0).then(|| self.sum_brier / self.matches as f64)
+    }
+
+    /// Share of matches predicted right (draws and p = 0.5 count half).
+    pub fn accuracy(&self) -> Option<f64> {
+        (self.matches > 0).then(|| self.sum_accuracy / self.matches as f64)
+    }
+}
+
+/// The outcome of the first of two seats: 1, 0.5 or 0 by comparing scores.
+pub fn outcome(first: f64, second: f64) -> f64 {
+    if first > second {
+        1.0
+    } else if first < second {
+        0.0
+    } else {
+        0.5
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_computed_scores() {
+        // Three matches: p=0.8 won, p=0.3 drawn, p=0.5 lost; warm-up skips one before them.
+        let mut s = Score::new(1);
+        s.record(0.99, 1.0); // warm-up
+        s.record(0.8, 1.0);
+        s.record(0.3, 0.5);
+        s.record(0.5, 0.0);
+        assert_eq!(s.matches, 3);
+        // Log loss: win at 0.8: -ln 0.8 = 0.22314355131420976;
+        // draw at 0.3: -(0.5 ln 0.3 + 0.5 ln 0.7) = 0.5 * 1.2039728043259361 + 0.5 * 0.35667494393873245
+        //   = 0.7803238741323343; loss at 0.5: ln 2 = 0.6931471805599453.
+        let expected = (0.22314355131420976 + 0.7803238741323343 + std::f64::consts::LN_2) / 3.0;
+        assert!((s.log_loss().unwrap() - expected).abs() < 1e-12);
+        // Brier: 0.04 + 0.04 + 0.25 = 0.33 over 3.
+        assert!((s.brier().unwrap() - 0.11).abs() < 1e-12);
+        // Accuracy: 1 + 0.5 (draw) + 0.5 (p = 0.5) = 2 over 3.
+        assert!((s.accuracy().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        // Bins: 0.8 -> bin 8, 0.3 -> bin 3, 0.5 -> bin 5; the warm-up is not binned.
+        assert_eq!(
+            s.bins.iter().map(|b| b.n).collect::<Vec<_>>(),
+            vec![0, 0, 0, 1, 0, 1, 0, 0, 1, 0]
+        );
+        assert_eq!(s.bins[3].sum_y, 0.5);
+    }
+
+    #[test]
+    fn clipping_keeps_log_loss_finite() {
+        let mut s = Score::new(0);
+        s.record(1.0, 0.0);
+        s.record(0.0, 1.0);
+        let ll = s.log_loss().unwrap();
+        // Both losses are about -ln 1e-15 = 34.54 (1 - 1e-15 is not exact in binary, so the two
+        // differ in the fourth decimal).
+        assert!((ll - -(1e-15f64).ln()).abs() < 1e-3, "{ll}");
+        // The top bin includes p = 1.
+        assert_eq!(s.bins[9].n, 1);
+        assert_eq!(s.bins[0].n, 1);
+    }
+}
