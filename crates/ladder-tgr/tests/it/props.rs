@@ -254,6 +254,8 @@ proptest! {
         let a = ratings(&without, &sets);
         let b = ratings(&with, &sets);
         let model = seed_model(&with, sc, 5.0 / 6.0, 350.0, as_written);
+        // Lazily applied, an explicit tick and an implied one are the same code path: bit-identical.
+        prop_assert_eq!(&a, &b);
         prop_assert_eq!(a.len(), model.len());
         for ((x, y), m) in a.iter().zip(&b).zip(&model) {
             prop_assert!((x.0 - y.0).abs() < 1e-9 && (x.1 - y.1).abs() < 1e-9, "{:?} vs {:?}", x, y);
