@@ -272,9 +272,13 @@ pub fn volatility(
         Err(ProjectErrorKind::NonFinite { quantity, detail: format!("{player}{why}") })
     };
     let (delta2, phi2) = (delta * delta, phi * phi);
-    // Seed 002, step 5.1: a = ln(sigma^2) (as 2 ln(sigma) when sigma^2 underflows).
+    // Seed 002, step 5.1: a = ln(sigma^2) (as 2 ln(sigma) when sigma^2 underflows or overflows).
     let sigma2 = sigma * sigma;
-    let a = if sigma2 >= f64::MIN_POSITIVE { sigma2.ln() } else { 2.0 * sigma.ln() };
+    let a = if sigma2 >= f64::MIN_POSITIVE && sigma2.is_finite() {
+        sigma2.ln()
+    } else {
+        2.0 * sigma.ln()
+    };
     let tau2 = tau * tau;
     // Seed 002, step 5.1: f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2
     let f = |x: f64| {

@@ -1,4 +1,9 @@
 //! Integration tests of ladder-glicko: one binary, one module per area.
 
 mod common;
+mod config;
+mod differential;
 mod glickman;
+mod periods;
+mod props;
+mod snapshots;

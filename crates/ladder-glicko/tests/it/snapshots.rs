@@ -1,0 +1,27 @@
+//! Every fixture ladder through both algorithms, with daily periods and with `period=game`.
+
+use ladder_glicko::{Glicko, Glicko2};
+use ladder_projector::{fold_all, standings_table, Config, Projector};
+use std::fmt::Write;
+
+fn sets(text: &str) -> Vec<(String, String)> {
+    Config::parse_assignments(text).unwrap()
+}
+
+#[test]
+fn fixtures() {
+    insta::glob!("../../../../fixtures", "*.jsonl", |path| {
+        let events = crate::common::fixture(path.file_name().unwrap().to_str().unwrap());
+        let mut out = String::new();
+        let mut projectors: Vec<Box<dyn Projector>> = Vec::new();
+        for s in ["", "period=game"] {
+            projectors.push(Box::new(Glicko::configure(&sets(s)).unwrap()));
+            projectors.push(Box::new(Glicko2::configure(&sets(s)).unwrap()));
+        }
+        for mut p in projectors {
+            let roster = fold_all(&events, &mut *p).expect("fixture replays");
+            writeln!(out, "{}", standings_table(&*p, &roster, &p.standings())).unwrap();
+        }
+        insta::assert_snapshot!(out);
+    });
+}
