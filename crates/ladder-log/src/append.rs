@@ -1,0 +1,501 @@
+//! Appending: every rule of `../shared/CONTRACT.md` section 1 checked against the stored history
+//! plus the earlier events of the batch, written beyond the head as it goes, committed by writing
+//! the head.
+//!
+//! Order of the checks for one input event (duplicates first, as the contract asks):
+//! 1. a parse error (an `Err` item) is a violation as it is;
+//! 2. duplicates: an `id` stored (or earlier in the batch) with the same content is a duplicate,
+//!    with other content an `id-conflict`; a PlayerJoined with the same content (`at` and body) as
+//!    the player's join, and a MidnightTick for a date already ticked, are duplicates;
+//! 3. the rules an event satisfies alone ([`Event::check`]);
+//! 4. `time-order`, `tick-first`, `join-once`, `joined-first` (unless auto-join), then
+//!    `void-names-match` and `void-once`.
+//!
+//! "Content" is `at` and the body: the id is the key the content is filed under.
+
+use crate::block::{self, key, Builder};
+use crate::index::{self, Fact, FACTS_FORMAT};
+use crate::ledger::{head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES};
+use crate::store::{Tree, Value};
+use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
+use ladder_events::{codec, Body, Event, Prior, Rule, Timestamp, Violation};
+use std::collections::HashMap;
+
+/// Batch id fingerprints are merged into the on-disk index when this many are pending.
+const ID_SPILL: usize = 1 << 20;
+
+enum Fail {
+    Invalid(Violation),
+    Storage(LogError),
+}
+
+impl From<LogError> for Fail {
+    fn from(e: LogError) -> Fail {
+        Fail::Storage(e)
+    }
+}
+
+fn same_content(a: &Event, b: &Event) -> bool {
+    a.at == b.at && a.body == b.body
+}
+
+/// The state of an append in progress: everything beyond the committed head.
+struct Batch {
+    opts: AppendOptions,
+    next_seq: u64,
+    prev: [u8; 32],
+    builder: Builder,
+    /// Blocks written beyond the base head: (first, count, bytes).
+    written: Vec<(u64, u32, usize)>,
+    /// Facts chunks written beyond the base head: (key, bytes).
+    facts_written: Vec<(u64, usize)>,
+    facts: Vec<u8>,
+    facts_first: u64,
+    /// The last event's instant and whether it is a MidnightTick.
+    last: Option<(Timestamp, bool)>,
+    new_players: HashMap<String, u64>,
+    new_voids: HashMap<String, u64>,
+    new_ticks: HashMap<i64, u64>,
+    /// Id fingerprint → seq, for ids of this batch not yet in the on-disk index.
+    ids: HashMap<u64, u64>,
+    /// Fingerprint collisions within `ids` (different ids, same fingerprint).
+    ids_overflow: Vec<(u64, u64)>,
+    /// True once the on-disk index may hold ids of this batch or of committed events.
+    ids_on_disk: bool,
+    /// The last stored block read, for reading stored events.
+    cache: Option<(Value, Value)>,
+    encoded: Vec<u8>,
+    report: AppendReport,
+}
+
+impl Ledger {
+    /// Appends a stream of events atomically after checking every append rule against the stored
+    /// history and the batch's earlier events. Input items are indexed from 0 in input order;
+    /// parse errors arrive as `Err` and count as violations.
+    ///
+    /// Without [`AppendOptions::skip_invalid`], the first violation refuses the whole batch
+    /// ([`AppendError::Refused`]) and nothing of it is stored. On success the batch is durable
+    /// (flushed) before this returns. Memory holds the block being filled, the batch's new joins,
+    /// voids and ticks, and at most a million id fingerprints, never the batch itself.
+    pub fn append<I>(
+        &mut self,
+        events: I,
+        opts: &AppendOptions,
+    ) -> Result<AppendReport, AppendError>
+    where
+        I: IntoIterator<Item = Result<Event, Violation>>,
+    {
+        if self.poisoned {
+            return Err(AppendError::Storage(LogError::Corrupt {
+                place: "the ledger handle".into(),
+                detail: "an earlier append failed while committing; open the ledger again".into(),
+            }));
+        }
+        self.merge_tail()?;
+        let mut batch = Batch::new(self, *opts)?;
+        for (index, item) in events.into_iter().enumerate() {
+            match batch.offer(self, item) {
+                Ok(()) => {}
+                Err(Fail::Invalid(v)) if opts.skip_invalid => batch.report.skipped.push((index, v)),
+                Err(Fail::Invalid(violation)) => {
+                    batch.abort(self)?;
+                    return Err(AppendError::Refused { index, violation });
+                }
+                Err(Fail::Storage(e)) => {
+                    // Best effort: what is beyond the head is discarded at the next open anyway.
+                    let _ = batch.abort(self);
+                    return Err(AppendError::Storage(e));
+                }
+            }
+        }
+        batch.commit(self).map_err(AppendError::Storage)
+    }
+}
+
+impl Batch {
+    fn new(ledger: &Ledger, opts: AppendOptions) -> Result<Batch, LogError> {
+        let base = ledger.head;
+        let last = if base.seq == 0 {
+            None
+        } else {
+            let e =
+                ledger.get(base.seq)?.ok_or(LogError::Missing { seq: base.seq, head: base.seq })?;
+            Some((e.event.at, matches!(e.event.body, Body::MidnightTick)))
+        };
+        Ok(Batch {
+            opts,
+            next_seq: base.seq + 1,
+            prev: base.hash,
+            builder: Builder::new(base.seq + 1, base.hash),
+            written: Vec::new(),
+            facts_written: Vec::new(),
+            facts: vec![FACTS_FORMAT],
+            facts_first: 0,
+            last,
+            new_players: HashMap::new(),
+            new_voids: HashMap::new(),
+            new_ticks: HashMap::new(),
+            ids: HashMap::new(),
+            ids_overflow: Vec::new(),
+            // An empty ledger has no ids on disk that could be real (only leftovers).
+            ids_on_disk: base.seq > 0,
+            cache: None,
+            encoded: Vec::with_capacity(256),
+            report: AppendReport { head: base, ..AppendReport::default() },
+        })
+    }
+
+    /// The bytes of event `seq` (stored, or written by this batch).
+    fn read_event(&mut self, ledger: &Ledger, seq: u64) -> Result<Event, LogError> {
+        let decode =
+            |bytes: &[u8]| codec::decode(bytes).map_err(|source| LogError::Decode { seq, source });
+        if seq >= self.builder.first {
+            let bytes =
+                self.builder.get(seq).ok_or(LogError::Missing { seq, head: self.next_seq - 1 })?;
+            return decode(bytes);
+        }
+        if let Some((k, v)) = &self.cache {
+            if let Some((_, _, bytes)) = block::find(k, v, seq)? {
+                return decode(bytes);
+            }
+        }
+        let (k, v) = ledger
+            .store
+            .last_at_or_before(Tree::Events, &key(seq))?
+            .ok_or(LogError::Missing { seq, head: self.next_seq - 1 })?;
+        let event = match block::find(&k, &v, seq)? {
+            Some((_, _, bytes)) => decode(bytes)?,
+            None => return Err(LogError::Missing { seq, head: self.next_seq - 1 }),
+        };
+        self.cache = Some((k, v));
+        Ok(event)
+    }
+
+    /// The seq and event stored (or written by this batch) under `id`.
+    fn find_id(&mut self, ledger: &Ledger, id: &str) -> Result<Option<(u64, Event)>, LogError> {
+        let fp = index::fingerprint(id);
+        let mut candidates: Vec<u64> = Vec::new();
+        if let Some(&s) = self.ids.get(&fp) {
+            candidates.push(s);
+            candidates.extend(self.ids_overflow.iter().filter(|e| e.0 == fp).map(|e| e.1));
+        }
+        if self.ids_on_disk {
+            let bucket = index::bucket_key(fp);
+            if let Some(v) = ledger.store.get(Tree::Ids, &bucket)? {
+                candidates.extend(index::lookup(&bucket, &v, fp)?);
+            }
+        }
+        for seq in candidates {
+            // Entries beyond what is written are leftovers of a refused or crashed append.
+            if seq == 0 || seq >= self.next_seq {
+                continue;
+            }
+            let event = self.read_event(ledger, seq)?;
+            if event.id.as_deref() == Some(id) {
+                return Ok(Some((seq, event)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn player_seq(&self, ledger: &Ledger, player: &str) -> Option<u64> {
+        self.new_players.get(player).or_else(|| ledger.players.get(player)).copied()
+    }
+
+    fn ticked(&self, ledger: &Ledger, day: i64) -> bool {
+        self.new_ticks.contains_key(&day) || ledger.ticks.contains_key(&day)
+    }
+
+    fn offer(&mut self, ledger: &Ledger, item: Result<Event, Violation>) -> Result<(), Fail> {
+        let event = item.map_err(Fail::Invalid)?;
+
+        // 1. Duplicates and conflicts.
+        if let Some(id) = &event.id {
+            if let Some((seq, stored)) = self.find_id(ledger, id)? {
+                if same_content(&stored, &event) {
+                    self.report.duplicates += 1;
+                    return Ok(());
+                }
+                return Err(Fail::Invalid(Violation::new(
+                    Rule::IdConflict,
+                    format!("id {id:?} is stored at seq {seq} with different content"),
+                )));
+            }
+        }
+        let mut joined_before = None;
+        match &event.body {
+            Body::PlayerJoined { player, .. } => {
+                if let Some(seq) = self.player_seq(ledger, player) {
+                    let stored = self.read_event(ledger, seq)?;
+                    if same_content(&stored, &event) {
+                        self.report.duplicates += 1;
+                        return Ok(());
+                    }
+                    joined_before = Some(seq);
+                }
+            }
+            Body::MidnightTick if event.at.is_midnight() && self.ticked(ledger, event.at.day()) => {
+                self.report.duplicates += 1;
+                return Ok(());
+            }
+            _ => {}
+        }
+
+        // 2. The rules of the event alone.
+        event.check().map_err(Fail::Invalid)?;
+
+        // 3. The rules of the history.
+        let is_tick = matches!(event.body, Body::MidnightTick);
+        if let Some((last_at, last_tick)) = self.last {
+            if event.at < last_at {
+                return Err(Fail::Invalid(Violation::new(
+                    Rule::TimeOrder,
+                    format!("`at` {} is before the last event, at {last_at}", event.at),
+                )));
+            }
+            if is_tick && event.at == last_at && !last_tick {
+                return Err(Fail::Invalid(Violation::new(
+                    Rule::TickOrder,
+                    format!(
+                        "the MidnightTick at {} comes after another event at that instant",
+                        event.at
+                    ),
+                )));
+            }
+        }
+        let mut missing: Vec<String> = Vec::new();
+        match &event.body {
+            Body::PlayerJoined { player, .. } => {
+                if let Some(seq) = joined_before {
+                    return Err(Fail::Invalid(Violation::new(
+                        Rule::JoinedTwice,
+                        format!("player {player:?} already joined at seq {seq}, differently"),
+                    )));
+                }
+            }
+            Body::MatchResult { .. } | Body::QueueTimeout { .. } => {
+                for p in event.players() {
+                    if self.player_seq(ledger, p).is_none() {
+                        if !self.opts.auto_join {
+                            return Err(Fail::Invalid(Violation::new(
+                                Rule::UnknownPlayer,
+                                format!("player {p:?} has not joined"),
+                            )));
+                        }
+                        missing.push(p.to_string());
+                    }
+                }
+            }
+            Body::MatchVoided { match_id, .. } => {
+                let target = self.find_id(ledger, match_id)?;
+                match target {
+                    Some((_, Event { body: Body::MatchResult { .. }, .. })) => {}
+                    Some((seq, e)) => {
+                        return Err(Fail::Invalid(Violation::new(
+                            Rule::VoidTarget,
+                            format!(
+                                "`match` {match_id:?} names seq {seq}, a {}, not a MatchResult",
+                                e.body.type_name()
+                            ),
+                        )))
+                    }
+                    None => {
+                        return Err(Fail::Invalid(Violation::new(
+                            Rule::VoidTarget,
+                            format!("`match` {match_id:?} names no stored MatchResult"),
+                        )))
+                    }
+                }
+                let voided = self.new_voids.get(match_id).or_else(|| ledger.voids.get(match_id));
+                if let Some(seq) = voided {
+                    return Err(Fail::Invalid(Violation::new(
+                        Rule::VoidRepeated,
+                        format!("match {match_id:?} was already voided at seq {seq}"),
+                    )));
+                }
+            }
+            Body::MidnightTick => {}
+        }
+
+        // 4. Valid: the inserted ticks, the inserted joins, then the event.
+        if self.opts.ticks {
+            if let Some((last_at, _)) = self.last {
+                let end = if is_tick { event.at.day() - 1 } else { event.at.day() };
+                for day in last_at.day() + 1..=end {
+                    if self.ticked(ledger, day) {
+                        continue;
+                    }
+                    let Some(at) = Timestamp::midnight_of_day(day) else { continue };
+                    self.write(ledger, Event { at, id: None, body: Body::MidnightTick })?;
+                    self.report.ticks_inserted += 1;
+                }
+            }
+        }
+        for player in missing {
+            let join = Event {
+                at: event.at,
+                id: None,
+                body: Body::PlayerJoined { player, prior: Prior::default() },
+            };
+            self.write(ledger, join)?;
+            self.report.auto_joined += 1;
+        }
+        self.write(ledger, event)?;
+        Ok(())
+    }
+
+    /// Writes a checked event: chain, block, indexes.
+    fn write(&mut self, ledger: &Ledger, event: Event) -> Result<(), LogError> {
+        self.encoded.clear();
+        codec::encode_into(&event, &mut self.encoded);
+        let hash = block::chain_hash(&self.prev, &self.encoded);
+        let seq = self.next_seq;
+        self.builder.push(&hash, &self.encoded);
+        self.prev = hash;
+        self.next_seq += 1;
+        self.report.appended += 1;
+        let is_tick = matches!(event.body, Body::MidnightTick);
+        self.last = Some((event.at, is_tick));
+        if let Some(id) = &event.id {
+            let fp = index::fingerprint(id);
+            if self.ids.contains_key(&fp) {
+                self.ids_overflow.push((fp, seq));
+            } else {
+                self.ids.insert(fp, seq);
+            }
+        }
+        let fact = match event.body {
+            Body::PlayerJoined { player, .. } => {
+                self.new_players.insert(player.clone(), seq);
+                Some(Fact::Join { seq, player })
+            }
+            Body::MatchVoided { match_id, .. } => {
+                self.new_voids.insert(match_id.clone(), seq);
+                Some(Fact::Void { seq, match_id })
+            }
+            Body::MidnightTick => {
+                self.new_ticks.insert(event.at.day(), seq);
+                Some(Fact::Tick { seq, day: event.at.day() })
+            }
+            _ => None,
+        };
+        if let Some(f) = fact {
+            if self.facts.len() == 1 {
+                self.facts_first = seq;
+            }
+            f.encode_into(&mut self.facts);
+            if self.facts.len() >= FACTS_CHUNK_BYTES {
+                self.write_facts(ledger)?;
+            }
+        }
+        if self.builder.is_full() {
+            self.seal(ledger)?;
+        }
+        if self.ids.len() + self.ids_overflow.len() >= ID_SPILL {
+            self.spill_ids(ledger)?;
+        }
+        Ok(())
+    }
+
+    fn seal(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        if self.builder.count == 0 {
+            return Ok(());
+        }
+        let next = Builder::new(self.next_seq, self.prev);
+        let mut full = std::mem::replace(&mut self.builder, next);
+        let (first, count) = (full.first, full.count as u32);
+        let bytes = full.finish();
+        ledger.store.insert(Tree::Events, &key(first), bytes)?;
+        self.written.push((first, count, bytes.len()));
+        Ok(())
+    }
+
+    fn write_facts(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        if self.facts.len() > 1 {
+            ledger.store.insert(Tree::Facts, &key(self.facts_first), &self.facts)?;
+            self.facts_written.push((self.facts_first, self.facts.len()));
+            self.facts.truncate(1);
+        }
+        Ok(())
+    }
+
+    /// Merges the pending id fingerprints into the on-disk buckets.
+    fn spill_ids(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        let mut pending: Vec<(u64, u64)> = self.ids.drain().collect();
+        pending.append(&mut self.ids_overflow);
+        if pending.is_empty() {
+            return Ok(());
+        }
+        pending.sort_unstable();
+        self.ids_on_disk = true;
+        let mut rest = &pending[..];
+        while let Some(&(fp, _)) = rest.first() {
+            let bucket = index::bucket_key(fp);
+            let n = rest.iter().take_while(|e| index::bucket_key(e.0) == bucket).count();
+            let (these, after) = rest.split_at(n);
+            let old = ledger.store.get(Tree::Ids, &bucket)?;
+            let merged = index::merge_bucket(&bucket, old.as_deref(), these)?;
+            ledger.store.insert(Tree::Ids, &bucket, &merged)?;
+            rest = after;
+        }
+        Ok(())
+    }
+
+    /// Removes what this batch wrote beyond the head. Id entries stay: they are never trusted
+    /// without reading the event they name.
+    fn abort(self, ledger: &Ledger) -> Result<(), LogError> {
+        for (first, _, _) in &self.written {
+            ledger.store.remove(Tree::Events, &key(*first))?;
+        }
+        for (k, _) in &self.facts_written {
+            ledger.store.remove(Tree::Facts, &key(*k))?;
+        }
+        Ok(())
+    }
+
+    fn commit(mut self, ledger: &mut Ledger) -> Result<AppendReport, LogError> {
+        if self.report.appended == 0 {
+            return Ok(self.report);
+        }
+        let head = Head { seq: self.next_seq - 1, hash: self.prev };
+        let written = (|| {
+            self.seal(ledger)?;
+            self.write_facts(ledger)?;
+            self.spill_ids(ledger)?;
+            ledger.store.flush()
+        })();
+        if let Err(e) = written {
+            let _ = self.abort(ledger);
+            return Err(e);
+        }
+        // The commit point.
+        let committed = ledger
+            .store
+            .insert(Tree::Meta, b"head", &head_bytes(&head))
+            .and_then(|()| ledger.store.flush());
+        if let Err(e) = committed {
+            ledger.poisoned = true;
+            return Err(e);
+        }
+        ledger.head = head;
+        ledger.players.extend(self.new_players);
+        ledger.voids.extend(self.new_voids);
+        ledger.ticks.extend(self.new_ticks);
+        for (first, count, bytes) in self.written {
+            if is_small_block(count, bytes) {
+                ledger.tail_blocks.push((first, count, bytes));
+            } else {
+                ledger.tail_blocks.clear();
+            }
+        }
+        for (k, bytes) in self.facts_written {
+            if is_small_facts(bytes) {
+                ledger.tail_facts.push((k, bytes));
+            } else {
+                ledger.tail_facts.clear();
+            }
+        }
+        self.report.head = head;
+        Ok(self.report)
+    }
+}

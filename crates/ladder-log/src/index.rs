@@ -1,0 +1,264 @@
+//! The ledger's indexes: the on-disk idempotency index and the facts kept in memory.
+//!
+//! **Ids.** An id's fingerprint is the first 8 bytes of `blake3(id)` (little-endian `u64`). The
+//! `ids` tree has [`ID_BUCKETS`] buckets keyed by the fingerprint's top 14 bits (big-endian `u16`);
+//! a bucket is a format byte and then 16-byte entries `(fingerprint u64 LE, seq u64 LE)` sorted by
+//! fingerprint. A hit is only a candidate: the ledger reads the event at that seq and compares ids,
+//! so a fingerprint collision or an entry left behind by a refused or crashed append (a seq beyond
+//! the head, or reused by a later event) is never taken for a match. That makes the index
+//! write-only-forward: nothing has to be undone on refusal or after a crash.
+//!
+//! **Facts.** Joins (player name → seq), voids (match id → seq of the MatchVoided) and ticks (UTC day
+//! → seq) are few next to the events, so they live in memory, loaded at open from chunks in the
+//! `facts` tree keyed by the seq of their first fact. A chunk is a format byte and then entries:
+//! ```text
+//! 1  seq u64 LE  len u16 LE  name bytes        PlayerJoined
+//! 2  seq u64 LE  len u16 LE  match id bytes    MatchVoided
+//! 3  seq u64 LE  day i64 LE                    MidnightTick
+//! ```
+
+use crate::LogError;
+
+/// Number of buckets of the id index (2^14): at 30 million ids a bucket holds about 1,800
+/// entries (29 KB), at one million about 60 (1 KB).
+pub const ID_BUCKETS: usize = 1 << 14;
+const ID_FORMAT: u8 = 1;
+const ENTRY: usize = 16;
+
+/// The fingerprint of an id.
+pub fn fingerprint(id: &str) -> u64 {
+    let h = blake3::hash(id.as_bytes());
+    let b = h.as_bytes();
+    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+}
+
+/// The `ids` tree key of the bucket holding `fp`.
+pub fn bucket_key(fp: u64) -> [u8; 2] {
+    ((fp >> 50) as u16).to_be_bytes()
+}
+
+fn entries<'a>(key: &[u8], value: &'a [u8]) -> Result<&'a [u8], LogError> {
+    let corrupt =
+        |detail: String| LogError::Corrupt { place: format!("id bucket {key:02x?}"), detail };
+    match value.split_first() {
+        Some((&ID_FORMAT, rest)) if rest.len() % ENTRY == 0 => Ok(rest),
+        Some((&ID_FORMAT, rest)) => {
+            Err(corrupt(format!("{} bytes of entries, not a multiple of {ENTRY}", rest.len())))
+        }
+        Some((f, _)) => Err(corrupt(format!("unknown format {f}"))),
+        None => Err(corrupt("empty".into())),
+    }
+}
+
+fn entry(e: &[u8]) -> (u64, u64) {
+    let mut fp = [0; 8];
+    let mut seq = [0; 8];
+    fp.copy_from_slice(&e[..8]);
+    seq.copy_from_slice(&e[8..16]);
+    (u64::from_le_bytes(fp), u64::from_le_bytes(seq))
+}
+
+/// The seqs stored with fingerprint `fp` in a bucket.
+pub fn lookup(key: &[u8], value: &[u8], fp: u64) -> Result<Vec<u64>, LogError> {
+    let rest = entries(key, value)?;
+    let n = rest.len() / ENTRY;
+    // First entry with fingerprint >= fp.
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if entry(&rest[mid * ENTRY..]).0 < fp {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let mut out = Vec::new();
+    while lo < n {
+        let (f, seq) = entry(&rest[lo * ENTRY..]);
+        if f != fp {
+            break;
+        }
+        out.push(seq);
+        lo += 1;
+    }
+    Ok(out)
+}
+
+/// A bucket with `new` entries (sorted) merged into the `old` stored bucket; exact repeats kept once.
+pub fn merge_bucket(
+    key: &[u8],
+    old: Option<&[u8]>,
+    new: &[(u64, u64)],
+) -> Result<Vec<u8>, LogError> {
+    let old = match old {
+        Some(v) => entries(key, v)?,
+        None => &[],
+    };
+    let mut out = Vec::with_capacity(1 + old.len() + new.len() * ENTRY);
+    out.push(ID_FORMAT);
+    let mut a = old.chunks_exact(ENTRY).map(entry).peekable();
+    let mut b = new.iter().copied().peekable();
+    let mut last = None;
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => {
+                if x <= y {
+                    a.next()
+                } else {
+                    b.next()
+                }
+            }
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => break,
+        };
+        if let Some(e) = next {
+            if last != Some(e) {
+                out.extend_from_slice(&e.0.to_le_bytes());
+                out.extend_from_slice(&e.1.to_le_bytes());
+                last = Some(e);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A fact the ledger keeps in memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// A player joined at `seq`.
+    Join {
+        /// Seq of the PlayerJoined.
+        seq: u64,
+        /// The player.
+        player: String,
+    },
+    /// Match `match_id` was voided at `seq`.
+    Void {
+        /// Seq of the MatchVoided.
+        seq: u64,
+        /// The voided MatchResult's id.
+        match_id: String,
+    },
+    /// UTC day `day` was ticked at `seq`.
+    Tick {
+        /// Seq of the MidnightTick.
+        seq: u64,
+        /// The UTC day number.
+        day: i64,
+    },
+}
+
+/// Format byte of a facts chunk.
+pub const FACTS_FORMAT: u8 = 1;
+
+impl Fact {
+    /// Appends the stored form to a chunk (which starts with [`FACTS_FORMAT`]).
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        let (tag, seq, text) = match self {
+            Fact::Join { seq, player } => (1u8, *seq, player.as_bytes()),
+            Fact::Void { seq, match_id } => (2, *seq, match_id.as_bytes()),
+            Fact::Tick { seq, day } => {
+                out.push(3);
+                out.extend_from_slice(&seq.to_le_bytes());
+                out.extend_from_slice(&day.to_le_bytes());
+                return;
+            }
+        };
+        out.push(tag);
+        out.extend_from_slice(&seq.to_le_bytes());
+        // Names are at most 128 scalar values (512 bytes), ids at most 256 bytes.
+        out.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        out.extend_from_slice(text);
+    }
+}
+
+/// Decodes a stored facts chunk.
+pub fn decode_facts(key: &[u8], value: &[u8]) -> Result<Vec<Fact>, LogError> {
+    let corrupt =
+        |detail: String| LogError::Corrupt { place: format!("facts chunk {key:02x?}"), detail };
+    let Some((&FACTS_FORMAT, mut rest)) = value.split_first() else {
+        return Err(corrupt("unknown format or empty".into()));
+    };
+    let mut out = Vec::new();
+    fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        if rest.len() < n {
+            return None;
+        }
+        let (a, b) = rest.split_at(n);
+        *rest = b;
+        Some(a)
+    }
+    fn u64_of(b: &[u8]) -> u64 {
+        let mut a = [0; 8];
+        a.copy_from_slice(b);
+        u64::from_le_bytes(a)
+    }
+    while let Some((&tag, r)) = rest.split_first() {
+        rest = r;
+        let cut = || corrupt(format!("entry {} is cut", out.len()));
+        let seq = u64_of(take(&mut rest, 8).ok_or_else(cut)?);
+        let fact = match tag {
+            1 | 2 => {
+                let len = take(&mut rest, 2).ok_or_else(cut)?;
+                let len = u16::from_le_bytes([len[0], len[1]]) as usize;
+                let text = take(&mut rest, len).ok_or_else(cut)?;
+                let text = String::from_utf8(text.to_vec())
+                    .map_err(|_| corrupt(format!("entry {} is not UTF-8", out.len())))?;
+                if tag == 1 {
+                    Fact::Join { seq, player: text }
+                } else {
+                    Fact::Void { seq, match_id: text }
+                }
+            }
+            3 => Fact::Tick { seq, day: u64_of(take(&mut rest, 8).ok_or_else(cut)?) as i64 },
+            t => return Err(corrupt(format!("entry {} has unknown tag {t}", out.len()))),
+        };
+        out.push(fact);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_merge_sorted_and_look_up() {
+        let k = [0, 1];
+        let b = merge_bucket(&k, None, &[(5, 1), (9, 2)]).unwrap();
+        let b = merge_bucket(&k, Some(&b), &[(1, 3), (5, 4), (9, 2)]).unwrap();
+        assert_eq!(b.len(), 1 + 4 * 16, "the exact repeat (9, 2) is kept once");
+        assert_eq!(lookup(&k, &b, 5).unwrap(), vec![1, 4]);
+        assert_eq!(lookup(&k, &b, 1).unwrap(), vec![3]);
+        assert_eq!(lookup(&k, &b, 9).unwrap(), vec![2]);
+        assert!(lookup(&k, &b, 7).unwrap().is_empty());
+        assert!(lookup(&k, &b[..20], 5).is_err());
+        assert!(lookup(&k, &[], 5).is_err());
+        assert!(bucket_key(u64::MAX) == [0x3f, 0xff]);
+    }
+
+    #[test]
+    fn facts_round_trip_and_refuse_cuts() {
+        let facts = vec![
+            Fact::Join { seq: 1, player: "ålice".into() },
+            Fact::Tick { seq: 2, day: -3 },
+            Fact::Void { seq: 9, match_id: "m-1".into() },
+        ];
+        let mut out = vec![FACTS_FORMAT];
+        for f in &facts {
+            f.encode_into(&mut out);
+        }
+        assert_eq!(decode_facts(b"k", &out).unwrap(), facts);
+        for cut in 0..out.len() {
+            if cut == 1 {
+                continue; // just the format byte: an empty chunk
+            }
+            let end_of_entry = [1 + 1 + 8 + 2 + 6, 1 + 1 + 8 + 2 + 6 + 17];
+            if end_of_entry.contains(&cut) {
+                continue;
+            }
+            assert!(decode_facts(b"k", &out[..cut]).is_err(), "cut at {cut} decoded");
+        }
+    }
+}

@@ -1,0 +1,545 @@
+//! The ledger: opening (and discarding crash leftovers), reading, verifying, the indexes kept in
+//! memory, checkpoints, and the tail merge. Appending is in `append.rs`.
+
+use crate::block::{self, key, seq_of_key, Block, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
+use crate::index::{self, decode_facts, Fact, FACTS_FORMAT};
+use crate::store::{MemStore, SledStore, Store, Tree, Value, Write};
+use crate::{Head, LogError, StoredEvent, VerifyError, GENESIS};
+use ladder_events::{codec, Body, Event};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const META_HEAD: &[u8] = b"head";
+const META_FORMAT: &[u8] = b"format";
+/// The ledger format this version writes and reads.
+const LEDGER_FORMAT: u8 = 1;
+
+/// Trailing blocks smaller than this (in events, or half the byte cap) are the tail.
+const SMALL_BLOCK_EVENTS: u32 = (MAX_BLOCK_EVENTS / 2) as u32;
+/// The tail is merged when it has this many blocks (or facts chunks).
+pub(crate) const TAIL_MERGE: usize = 16;
+/// Facts chunks are written once they reach this many bytes.
+pub(crate) const FACTS_CHUNK_BYTES: usize = 64 << 10;
+const SMALL_FACTS_BYTES: usize = FACTS_CHUNK_BYTES / 4;
+
+/// An open ledger. See the crate documentation for the design.
+///
+/// Invariants: `head` is the committed head; the `events` tree holds exactly the blocks of seqs
+/// `1..=head.seq` (an append in progress may add blocks beyond it); `players`, `voids` and `ticks`
+/// hold every join, void and tick at or before the head.
+pub struct Ledger {
+    pub(crate) store: Box<dyn Store>,
+    path: Option<PathBuf>,
+    pub(crate) head: Head,
+    /// Player name → seq of their PlayerJoined.
+    pub(crate) players: HashMap<String, u64>,
+    /// Voided match id → seq of the MatchVoided.
+    pub(crate) voids: HashMap<String, u64>,
+    /// UTC day → seq of its MidnightTick.
+    pub(crate) ticks: HashMap<i64, u64>,
+    /// The trailing small blocks: (first seq, events, bytes).
+    pub(crate) tail_blocks: Vec<(u64, u32, usize)>,
+    /// The trailing small facts chunks: (key seq, bytes).
+    pub(crate) tail_facts: Vec<(u64, usize)>,
+    /// Set when a storage error struck between the first write of a commit and its end: the state
+    /// on disk is unknown until the ledger is opened again.
+    pub(crate) poisoned: bool,
+}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger").field("path", &self.path).field("head", &self.head).finish()
+    }
+}
+
+pub(crate) fn head_bytes(head: &Head) -> [u8; 40] {
+    let mut out = [0; 40];
+    out[..8].copy_from_slice(&head.seq.to_be_bytes());
+    out[8..].copy_from_slice(&head.hash);
+    out
+}
+
+fn parse_head(bytes: &[u8]) -> Result<Head, LogError> {
+    let bad = || LogError::Corrupt {
+        place: "the head record".into(),
+        detail: format!("{} bytes, not 40", bytes.len()),
+    };
+    let (seq, hash) = bytes.split_first_chunk::<8>().ok_or_else(bad)?;
+    let hash: [u8; 32] = hash.try_into().map_err(|_| bad())?;
+    Ok(Head { seq: u64::from_be_bytes(*seq), hash })
+}
+
+pub(crate) fn is_small_block(count: u32, bytes: usize) -> bool {
+    count < SMALL_BLOCK_EVENTS && bytes < MAX_BLOCK_BYTES / 2
+}
+
+pub(crate) fn is_small_facts(bytes: usize) -> bool {
+    bytes < SMALL_FACTS_BYTES
+}
+
+impl Ledger {
+    /// Opens (creating if needed) the sled ledger at `path`, discarding anything a crashed append
+    /// left beyond the committed head. Another process holding it is [`LogError::Locked`] at once.
+    pub fn open(path: impl AsRef<Path>) -> Result<Ledger, LogError> {
+        let path = path.as_ref();
+        let store = SledStore::open(path)?;
+        Ledger::with_store(Box::new(store), Some(path.to_path_buf()))
+    }
+
+    /// An empty ledger in memory (nothing is durable): for tests and for replaying a file.
+    pub fn memory() -> Ledger {
+        match Ledger::with_store(Box::new(MemStore::new()), None) {
+            Ok(l) => l,
+            Err(e) => unreachable!("an empty memory store opens: {e}"),
+        }
+    }
+
+    /// A ledger over any [`Store`]; `path` is only for messages.
+    pub fn with_store(store: Box<dyn Store>, path: Option<PathBuf>) -> Result<Ledger, LogError> {
+        match store.get(Tree::Meta, META_FORMAT)? {
+            Some(v) if v[..] == [LEDGER_FORMAT] => {}
+            Some(v) => {
+                return Err(LogError::Corrupt {
+                    place: "the format record".into(),
+                    detail: format!("unknown ledger format {:?}", &v[..]),
+                })
+            }
+            None => store.insert(Tree::Meta, META_FORMAT, &[LEDGER_FORMAT])?,
+        }
+        let head = match store.get(Tree::Meta, META_HEAD)? {
+            Some(v) => parse_head(&v)?,
+            None => Head::EMPTY,
+        };
+        let mut ledger = Ledger {
+            store,
+            path,
+            head,
+            players: HashMap::new(),
+            voids: HashMap::new(),
+            ticks: HashMap::new(),
+            tail_blocks: Vec::new(),
+            tail_facts: Vec::new(),
+            poisoned: false,
+        };
+        if ledger.discard_beyond(head.seq)? > 0 {
+            ledger.store.flush()?;
+        }
+        ledger.load_facts()?;
+        ledger.load_tail_blocks()?;
+        Ok(ledger)
+    }
+
+    /// Removes every block and facts chunk with a key beyond `seq`; returns how many.
+    pub(crate) fn discard_beyond(&self, seq: u64) -> Result<usize, LogError> {
+        let mut n = 0;
+        for tree in [Tree::Events, Tree::Facts] {
+            let keys: Vec<Value> = self
+                .store
+                .scan(tree, &key(seq.saturating_add(1)))
+                .map(|r| r.map(|(k, _)| k))
+                .collect::<Result<_, _>>()?;
+            for k in keys {
+                self.store.remove(tree, &k)?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    fn load_facts(&mut self) -> Result<(), LogError> {
+        let mut chunks = Vec::new();
+        for entry in self.store.scan(Tree::Facts, &[]) {
+            let (k, v) = entry?;
+            let kseq = seq_of_key(&k).ok_or_else(|| LogError::Corrupt {
+                place: "the facts tree".into(),
+                detail: format!("a key of {} bytes, not 8", k.len()),
+            })?;
+            for fact in decode_facts(&k, &v)? {
+                match fact {
+                    Fact::Join { seq, player } => self.players.insert(player, seq),
+                    Fact::Void { seq, match_id } => self.voids.insert(match_id, seq),
+                    Fact::Tick { seq, day } => self.ticks.insert(day, seq),
+                };
+            }
+            chunks.push((kseq, v.len()));
+        }
+        let small = chunks.iter().rev().take_while(|(_, len)| is_small_facts(*len)).count();
+        self.tail_facts = chunks.split_off(chunks.len() - small);
+        Ok(())
+    }
+
+    fn load_tail_blocks(&mut self) -> Result<(), LogError> {
+        let mut at = self.head.seq;
+        let mut tail = Vec::new();
+        while at > 0 && tail.len() < 4 * TAIL_MERGE {
+            let Some((k, v)) = self.store.last_at_or_before(Tree::Events, &key(at))? else {
+                break;
+            };
+            let b = Block::parse(&k, &v)?;
+            if !is_small_block(b.count, v.len()) {
+                break;
+            }
+            tail.push((b.first, b.count, v.len()));
+            at = b.first - 1;
+        }
+        tail.reverse();
+        self.tail_blocks = tail;
+        Ok(())
+    }
+
+    /// The path given to [`Ledger::open`], if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The committed head.
+    pub fn head(&self) -> Head {
+        self.head
+    }
+
+    /// The seq of the MatchVoided that voided match `match_id`, if it is voided. A replay through
+    /// seq `n` treats the match as voided when this is `Some(s)` with `s <= n`.
+    pub fn voided_at(&self, match_id: &str) -> Option<u64> {
+        self.voids.get(match_id).copied()
+    }
+
+    /// Every voided match id with the seq of its MatchVoided, in no particular order.
+    pub fn voids(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
+        self.voids.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    /// The seq of player `player`'s PlayerJoined, if they joined.
+    pub fn joined_at(&self, player: &str) -> Option<u64> {
+        self.players.get(player).copied()
+    }
+
+    /// The seq of the stored event whose `id` is `id`, if any (the idempotency index).
+    pub fn seq_of_id(&self, id: &str) -> Result<Option<u64>, LogError> {
+        let fp = index::fingerprint(id);
+        let bucket = index::bucket_key(fp);
+        let Some(v) = self.store.get(Tree::Ids, &bucket)? else { return Ok(None) };
+        for seq in index::lookup(&bucket, &v, fp)? {
+            if seq == 0 || seq > self.head.seq {
+                continue;
+            }
+            if let Some(e) = self.get(seq)? {
+                if e.event.id.as_deref() == Some(id) {
+                    return Ok(Some(seq));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The seq of the stored MatchResult whose `id` is `match_id`, if any.
+    pub fn match_seq(&self, match_id: &str) -> Result<Option<u64>, LogError> {
+        let Some(seq) = self.seq_of_id(match_id)? else { return Ok(None) };
+        Ok(match self.get(seq)? {
+            Some(StoredEvent { event: Event { body: Body::MatchResult { .. }, .. }, .. }) => {
+                Some(seq)
+            }
+            _ => None,
+        })
+    }
+
+    /// The stored event at `seq`, or `None` when `seq` is 0 or beyond the head.
+    pub fn get(&self, seq: u64) -> Result<Option<StoredEvent>, LogError> {
+        if seq == 0 || seq > self.head.seq {
+            return Ok(None);
+        }
+        self.events(seq).next().transpose()
+    }
+
+    /// The stored events from `from_seq` (1 if 0) through the head, read block by block.
+    pub fn events(&self, from_seq: u64) -> Events<'_> {
+        Events::new(self, from_seq.max(1))
+    }
+
+    /// Recomputes the chain from seq 1 and checks every event decodes: `Ok(head)` when intact,
+    /// else the first bad sequence number. With `expect`, also fails when the ledger does not hold
+    /// that head (its seq is beyond the head, or its hash is not the chain hash at its seq), which
+    /// is how a chain cut at its tail is detected.
+    pub fn verify(&self, expect: Option<Head>) -> Result<Head, VerifyError> {
+        let broken = |seq: u64, reason: String| VerifyError::Broken { seq, reason };
+        let head = self.head;
+        let mut prev = GENESIS;
+        let mut next = 1u64;
+        let mut at_expected: Option<[u8; 32]> = match expect {
+            Some(e) if e.seq == 0 => Some(GENESIS),
+            _ => None,
+        };
+        let want = expect.map(|e| e.seq);
+        for entry in self.store.scan(Tree::Events, &[]) {
+            let (k, v) = entry?;
+            let b = Block::parse(&k, &v).map_err(|e| broken(next, e.to_string()))?;
+            if b.first > head.seq {
+                break;
+            }
+            if b.first != next {
+                let reason = if b.first > next {
+                    format!("missing: the next stored block starts at seq {}", b.first)
+                } else {
+                    format!("a block starting at seq {} overlaps the one before", b.first)
+                };
+                return Err(broken(next, reason));
+            }
+            if b.prev != prev {
+                return Err(broken(next, "its block names a different previous hash".into()));
+            }
+            let mut rest = b.body();
+            for i in 0..b.count {
+                let seq = b.first + u64::from(i);
+                let (stored, bytes, r) = block::read_record(b.first, seq, rest)
+                    .map_err(|e| broken(seq, e.to_string()))?;
+                rest = r;
+                if seq > head.seq {
+                    return Err(broken(seq, format!("stored beyond the head {}", head.seq)));
+                }
+                let h = block::chain_hash(&prev, bytes);
+                if &h != stored {
+                    return Err(broken(
+                        seq,
+                        "its chain hash does not match its bytes and the previous hash".into(),
+                    ));
+                }
+                if let Err(e) = codec::decode(bytes) {
+                    return Err(broken(seq, format!("its bytes do not decode: {e}")));
+                }
+                if want == Some(seq) {
+                    at_expected = Some(h);
+                }
+                prev = h;
+            }
+            if !rest.is_empty() {
+                return Err(broken(b.last(), "bytes after the block's last record".into()));
+            }
+            next = b.last() + 1;
+        }
+        if next <= head.seq {
+            return Err(broken(next, format!("missing: the head says {}", head.seq)));
+        }
+        if prev != head.hash {
+            return Err(broken(head.seq, "the head record names a different hash".into()));
+        }
+        if let Some(e) = expect {
+            if at_expected != Some(e.hash) {
+                return Err(VerifyError::HeadMissing { expected: e, actual: head });
+            }
+        }
+        Ok(head)
+    }
+
+    /// Stores a replay checkpoint (opaque bytes) under `key`, durably.
+    pub fn put_checkpoint(&self, key: &[u8], bytes: &[u8]) -> Result<(), LogError> {
+        self.store.insert(Tree::Checkpoints, key, bytes)?;
+        self.store.flush()
+    }
+
+    /// The checkpoint stored under `key`.
+    pub fn get_checkpoint(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(self.store.get(Tree::Checkpoints, key)?.map(|v| v.to_vec()))
+    }
+
+    /// Removes the checkpoint under `key`, durably.
+    pub fn remove_checkpoint(&self, key: &[u8]) -> Result<(), LogError> {
+        self.store.remove(Tree::Checkpoints, key)?;
+        self.store.flush()
+    }
+
+    /// Every checkpoint whose key starts with `prefix`, in key order.
+    pub fn checkpoints(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LogError> {
+        let mut out = Vec::new();
+        for entry in self.store.scan(Tree::Checkpoints, prefix) {
+            let (k, v) = entry?;
+            if !k.starts_with(prefix) {
+                break;
+            }
+            out.push((k.to_vec(), v.to_vec()));
+        }
+        Ok(out)
+    }
+
+    /// Bytes the ledger uses on disk (`None` in memory).
+    pub fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
+        self.store.size_on_disk()
+    }
+
+    /// Merges the tail (the trailing small blocks, and the trailing small facts chunks) once it has
+    /// [`TAIL_MERGE`] pieces, each in one small atomic batch. Layout only: content is unchanged.
+    pub(crate) fn merge_tail(&mut self) -> Result<(), LogError> {
+        if self.tail_blocks.len() >= TAIL_MERGE {
+            let mut values = Vec::new();
+            for &(first, _, _) in &self.tail_blocks {
+                let v = self
+                    .store
+                    .get(Tree::Events, &key(first))?
+                    .ok_or(LogError::Missing { seq: first, head: self.head.seq })?;
+                values.push((first, v));
+            }
+            let mut writes: Vec<Write> = Vec::new();
+            let mut groups: Vec<Vec<Block<'_>>> = vec![Vec::new()];
+            let (mut count, mut bytes) = (0usize, 0usize);
+            for (first, v) in &values {
+                let b = Block::parse(&key(*first), v)?;
+                if count + b.count as usize > MAX_BLOCK_EVENTS || bytes + v.len() > MAX_BLOCK_BYTES
+                {
+                    groups.push(Vec::new());
+                    (count, bytes) = (0, 0);
+                }
+                count += b.count as usize;
+                bytes += v.len();
+                if let Some(g) = groups.last_mut() {
+                    g.push(b);
+                }
+            }
+            let mut tail = Vec::new();
+            for g in groups.into_iter().filter(|g| !g.is_empty()) {
+                let first = g[0].first;
+                let count: u32 = g.iter().map(|b| b.count).sum();
+                for b in &g[1..] {
+                    writes.push((key(b.first).to_vec(), None));
+                }
+                let merged = block::merge(g);
+                if is_small_block(count, merged.len()) {
+                    tail.push((first, count, merged.len()));
+                } else {
+                    tail.clear();
+                }
+                writes.push((key(first).to_vec(), Some(merged)));
+            }
+            self.store.apply(Tree::Events, writes)?;
+            self.tail_blocks = tail;
+        }
+        if self.tail_facts.len() >= TAIL_MERGE {
+            let mut merged = vec![FACTS_FORMAT];
+            let mut writes: Vec<Write> = Vec::new();
+            let first = self.tail_facts[0].0;
+            for &(k, _) in &self.tail_facts {
+                let v = self.store.get(Tree::Facts, &key(k))?.ok_or_else(|| LogError::Corrupt {
+                    place: format!("facts chunk {k}"),
+                    detail: "missing".into(),
+                })?;
+                decode_facts(&key(k), &v)?;
+                merged.extend_from_slice(&v[1..]);
+                if k != first {
+                    writes.push((key(k).to_vec(), None));
+                }
+            }
+            let len = merged.len();
+            writes.push((key(first).to_vec(), Some(merged)));
+            self.store.apply(Tree::Facts, writes)?;
+            self.tail_facts = if is_small_facts(len) { vec![(first, len)] } else { Vec::new() };
+        }
+        Ok(())
+    }
+}
+
+/// The stored events from a sequence number through the head, decoded block by block. Yields an
+/// error (and then stops) at a missing or corrupt block.
+pub struct Events<'a> {
+    scan: Option<Box<dyn Iterator<Item = Result<crate::store::Entry, LogError>> + 'a>>,
+    head: u64,
+    /// The next seq to yield.
+    next: u64,
+    /// The current block, the offset of the next record in it, and the records left.
+    block: Option<(Value, u64, usize, u32)>,
+    prev: [u8; 32],
+}
+
+impl<'a> Events<'a> {
+    fn new(ledger: &'a Ledger, from: u64) -> Events<'a> {
+        let head = ledger.head.seq;
+        let mut it = Events { scan: None, head, next: from, block: None, prev: GENESIS };
+        if from > head {
+            return it;
+        }
+        // Start the scan at the block holding `from`.
+        let start = match ledger.store.last_at_or_before(Tree::Events, &key(from)) {
+            Ok(Some((k, _))) => k.to_vec(),
+            Ok(None) => key(from).to_vec(),
+            Err(e) => {
+                it.scan = Some(Box::new(std::iter::once(Err(e))));
+                return it;
+            }
+        };
+        it.scan = Some(ledger.store.scan(Tree::Events, &start));
+        it
+    }
+
+    fn fail(&mut self, e: LogError) -> Option<Result<StoredEvent, LogError>> {
+        self.scan = None;
+        self.block = None;
+        self.next = u64::MAX;
+        Some(Err(e))
+    }
+}
+
+impl Iterator for Events<'_> {
+    type Item = Result<StoredEvent, LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.next > self.head {
+                return None;
+            }
+            if let Some((v, first, pos, left)) = &mut self.block {
+                if *left > 0 {
+                    let rec_seq = self.next;
+                    let (hash, bytes, rest) = match block::read_record(*first, rec_seq, &v[*pos..])
+                    {
+                        Ok(r) => r,
+                        Err(e) => return self.fail(e),
+                    };
+                    let (hash, bytes) = (*hash, bytes.to_vec());
+                    *pos = v.len() - rest.len();
+                    *left -= 1;
+                    let prev = std::mem::replace(&mut self.prev, hash);
+                    self.next += 1;
+                    return Some(match codec::decode(&bytes) {
+                        Ok(event) => {
+                            Ok(StoredEvent { seq: rec_seq, hash, prev_hash: prev, bytes, event })
+                        }
+                        Err(source) => {
+                            self.scan = None;
+                            self.next = u64::MAX;
+                            Err(LogError::Decode { seq: rec_seq, source })
+                        }
+                    });
+                }
+                self.block = None;
+            }
+            let entry = match self.scan.as_mut()?.next() {
+                Some(Ok(e)) => e,
+                Some(Err(e)) => return self.fail(e),
+                None => return self.fail(LogError::Missing { seq: self.next, head: self.head }),
+            };
+            let (k, v) = entry;
+            let b = match Block::parse(&k, &v) {
+                Ok(b) => b,
+                Err(e) => return self.fail(e),
+            };
+            if b.first > self.next || b.last() < self.next {
+                return self.fail(LogError::Missing { seq: self.next, head: self.head });
+            }
+            // Skip the records before `next`, keeping the hash of the one just before it.
+            let mut prev = b.prev;
+            let mut rest = b.body();
+            let mut seq = b.first;
+            while seq < self.next {
+                match block::read_record(b.first, seq, rest) {
+                    Ok((h, _, r)) => {
+                        prev = *h;
+                        rest = r;
+                    }
+                    Err(e) => return self.fail(e),
+                }
+                seq += 1;
+            }
+            let pos = v.len() - rest.len();
+            let left = (b.last() - self.next + 1) as u32;
+            self.prev = prev;
+            let first = b.first;
+            self.block = Some((v.clone(), first, pos, left));
+        }
+    }
+}

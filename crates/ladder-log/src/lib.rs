@@ -1,0 +1,273 @@
+//! The ledger of ladder: an append-only, blake3 hash-chained log of [`Event`]s in sled, and the
+//! only crate of the workspace that touches sled.
+//!
+//! Every stored event has a gapless sequence number (1, 2, 3, ...), its encoded bytes
+//! ([`ladder_events::codec`]) and a chain hash `blake3(prev_hash || bytes)` (32 zero bytes before
+//! seq 1). The [`Head`] is the last (seq, hash); seq 0 is the empty ledger.
+//!
+//! Design decisions (measured and argued in `docs/adr/0001-ledger-storage.md`):
+//! - **Blocks, not one sled key per event.** sled 0.34.7 with one key per small value is slow and
+//!   takes gigabytes of memory at millions of keys. Events are stored in blocks of up to
+//!   [`MAX_BLOCK_EVENTS`] records (or 256 KB), keyed by the first event's seq in big-endian, so key
+//!   order is sequence order. An append writes whole blocks beyond the head; the small blocks left
+//!   by single appends (the tail) are merged into one by a small atomic batch once there are 16.
+//! - **One commit point.** An append writes its blocks, facts and ids with keys beyond the current
+//!   head, flushes, then writes the new head to the `meta` tree and flushes again: only then is it
+//!   acknowledged. A refusal removes what it wrote; opening removes anything beyond the head (the
+//!   leftovers of a crash). Nothing before the head is ever rewritten except by the tail merge,
+//!   which changes layout, not content, in one atomic batch.
+//! - **Validation streams.** [`Ledger::append`] takes an iterator and holds only the block being
+//!   filled, the new facts and the batch's id fingerprints (spilled to disk every million), never
+//!   the batch: a ten-million-event import runs in bounded memory.
+//! - **Indexes sized for 30 million events.** The idempotency index is 2^14 buckets of 16-byte
+//!   (fingerprint, seq) entries on disk (not one key per id), and a hit is confirmed by reading the
+//!   event, so it never needs undoing. Joins, voids and ticks are few and live in memory.
+//! - **sled is behind [`Store`].** [`SledStore`] is the only code naming sled; [`MemStore`] holds the
+//!   same trees in memory (tests, `--events FILE.jsonl` replays). sled's cache is 64 MB.
+#![deny(missing_docs)]
+
+mod append;
+mod block;
+mod index;
+mod ledger;
+mod store;
+
+pub use block::{chain_hash, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
+pub use index::ID_BUCKETS;
+pub use ledger::{Events, Ledger};
+pub use store::{Entry, MemStore, SledStore, Store, Tree, Value, Write, SLED_CACHE_BYTES};
+
+use ladder_events::codec::DecodeError;
+use ladder_events::{Event, Violation};
+use std::fmt;
+use std::path::PathBuf;
+
+/// The end of a chain: the last sequence number and its chain hash. Seq 0 (hash all zeros) is the
+/// empty ledger. Displayed and parsed as `SEQ:HASH`, the hash in 64 lowercase hex digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Head {
+    /// The last sequence number, 0 when empty.
+    pub seq: u64,
+    /// Its chain hash ([`GENESIS`] when empty).
+    pub hash: [u8; 32],
+}
+
+impl Default for Head {
+    fn default() -> Head {
+        Head::EMPTY
+    }
+}
+
+impl Head {
+    /// The head of the empty ledger.
+    pub const EMPTY: Head = Head { seq: 0, hash: GENESIS };
+
+    /// The hash in 64 lowercase hex digits.
+    pub fn hash_hex(&self) -> String {
+        hex(&self.hash)
+    }
+
+    /// Parses `SEQ:HASH` (64 hex digits, either case).
+    pub fn parse(text: &str) -> Result<Head, HeadParseError> {
+        let bad = || HeadParseError(text.to_string());
+        let (seq, hash) = text.split_once(':').ok_or_else(bad)?;
+        let seq: u64 = seq.parse().map_err(|_| bad())?;
+        if hash.len() != 64 || !hash.is_ascii() {
+            return Err(bad());
+        }
+        let mut out = [0u8; 32];
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&hash[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
+        }
+        Ok(Head { seq, hash: out })
+    }
+}
+
+impl fmt::Display for Head {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.seq, self.hash_hex())
+    }
+}
+
+impl std::str::FromStr for Head {
+    type Err = HeadParseError;
+    fn from_str(s: &str) -> Result<Head, HeadParseError> {
+        Head::parse(s)
+    }
+}
+
+/// A text that is not `SEQ:HASH`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a head: expected SEQ:HASH, a sequence number and 64 hex digits")]
+pub struct HeadParseError(pub String);
+
+/// Lowercase hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    use fmt::Write as _;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// How [`Ledger::append`] treats its input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AppendOptions {
+    /// Before an event naming a player who has not joined, append their PlayerJoined at the same
+    /// instant (no id, no prior), in seat order.
+    pub auto_join: bool,
+    /// Insert a MidnightTick at each UTC date boundary crossed between two consecutive events
+    /// (the ledger's last stored event counts as the one before the first appended), never after
+    /// the last event. A boundary at an event's own instant is ticked before it. Dates already
+    /// ticked are not ticked again.
+    pub ticks: bool,
+    /// Skip events that break a rule and report them, instead of refusing the batch.
+    pub skip_invalid: bool,
+}
+
+/// What an append did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AppendReport {
+    /// Events written, including the inserted joins and ticks: the head moved by this much.
+    pub appended: u64,
+    /// Input events skipped as duplicates of stored (or earlier) events.
+    pub duplicates: u64,
+    /// PlayerJoined events inserted by [`AppendOptions::auto_join`] (counted in `appended`).
+    pub auto_joined: u64,
+    /// MidnightTick events inserted by [`AppendOptions::ticks`] (counted in `appended`).
+    pub ticks_inserted: u64,
+    /// Input events skipped under [`AppendOptions::skip_invalid`]: input index and rule.
+    pub skipped: Vec<(usize, Violation)>,
+    /// The head after the append.
+    pub head: Head,
+}
+
+/// One stored event as iteration returns it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredEvent {
+    /// Its sequence number (from 1).
+    pub seq: u64,
+    /// Its chain hash, as stored.
+    pub hash: [u8; 32],
+    /// The chain hash of the event before it (as stored; [`GENESIS`] for seq 1).
+    pub prev_hash: [u8; 32],
+    /// Its encoded bytes ([`ladder_events::codec`]).
+    pub bytes: Vec<u8>,
+    /// The decoded event.
+    pub event: Event,
+}
+
+/// Why the ledger could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LogError {
+    /// Another process has the ledger open (sled allows one process at a time).
+    #[error("the ledger {} is in use by another process", path.display())]
+    Locked {
+        /// The ledger's path.
+        path: PathBuf,
+    },
+    /// The storage engine failed.
+    #[error("storage error {context}")]
+    Storage {
+        /// What was being done, and where.
+        context: String,
+        /// The engine's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Stored bytes are not what the ledger writes.
+    #[error("{place} of the ledger is corrupt: {detail}")]
+    Corrupt {
+        /// Which part (a block, a bucket, the head record).
+        place: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A stored event's bytes do not decode.
+    #[error("the event at seq {seq} does not decode")]
+    Decode {
+        /// Its sequence number.
+        seq: u64,
+        /// Why.
+        #[source]
+        source: DecodeError,
+    },
+    /// A stored event is missing.
+    #[error("the event at seq {seq} is missing (the head is {head})")]
+    Missing {
+        /// Its sequence number.
+        seq: u64,
+        /// The committed head.
+        head: u64,
+    },
+}
+
+/// Why an append wrote nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AppendError {
+    /// Input event `index` (from 0, in input order) breaks a rule; nothing of the batch is stored.
+    #[error("input event {index} is refused: {violation}")]
+    Refused {
+        /// Its index in the input.
+        index: usize,
+        /// The rule and what broke it.
+        violation: Violation,
+    },
+    /// The storage failed; nothing of the batch is stored.
+    #[error(transparent)]
+    Storage(#[from] LogError),
+}
+
+/// Why verification failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum VerifyError {
+    /// The chain is broken first at `seq`.
+    #[error("the chain is broken at seq {seq}: {reason}")]
+    Broken {
+        /// The first bad sequence number.
+        seq: u64,
+        /// What is wrong there.
+        reason: String,
+    },
+    /// The ledger no longer holds the expected head.
+    #[error("the ledger does not hold the expected head {expected}; its head is {actual}")]
+    HeadMissing {
+        /// The head asked for.
+        expected: Head,
+        /// The ledger's (intact) head.
+        actual: Head,
+    },
+    /// The storage failed.
+    #[error(transparent)]
+    Storage(#[from] LogError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_displays_and_parses() {
+        let h = Head { seq: 42, hash: [0xab; 32] };
+        let s = h.to_string();
+        assert_eq!(s, format!("42:{}", "ab".repeat(32)));
+        assert_eq!(Head::parse(&s).unwrap(), h);
+        assert_eq!(Head::parse(&s.to_uppercase()).unwrap(), h);
+        assert_eq!(Head::EMPTY.to_string(), format!("0:{}", "0".repeat(64)));
+        for bad in [
+            "",
+            "42",
+            "x:00",
+            "42:abc",
+            &format!("42:{}", "g".repeat(64)),
+            &format!("-1:{}", "0".repeat(64)),
+        ] {
+            assert!(Head::parse(bad).is_err(), "{bad:?} parsed");
+        }
+        assert!(Head::parse(&format!("1:{}é", "0".repeat(62))).is_err());
+    }
+}

@@ -1,0 +1,329 @@
+//! The key-value store under the ledger: a handful of ordered trees of byte keys and values.
+//!
+//! [`Store`] is everything the ledger asks of an engine; [`SledStore`] is the only code in the
+//! workspace that names sled, and [`MemStore`] keeps the same trees in `BTreeMap`s for tests and for
+//! replays of a JSON Lines file. Moving to another engine is a new implementation of this trait.
+
+use crate::LogError;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::{Bound, Deref};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The trees of a ledger. Each is an ordered map of byte keys to byte values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Tree {
+    /// Blocks of events, keyed by the sequence number of their first event (big-endian `u64`).
+    Events,
+    /// The idempotency index: buckets of (id fingerprint, sequence number), keyed by bucket number.
+    Ids,
+    /// Chunks of facts (joins, voids, ticks), keyed by the sequence number of their first fact.
+    Facts,
+    /// The committed head and the format version.
+    Meta,
+    /// Opaque replay checkpoints, keyed by the replay crate.
+    Checkpoints,
+}
+
+impl Tree {
+    /// Every tree, in a fixed order.
+    pub const ALL: [Tree; 5] =
+        [Tree::Events, Tree::Ids, Tree::Facts, Tree::Meta, Tree::Checkpoints];
+
+    /// The tree's name on disk.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tree::Events => "events",
+            Tree::Ids => "ids",
+            Tree::Facts => "facts",
+            Tree::Meta => "meta",
+            Tree::Checkpoints => "checkpoints",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Tree::Events => 0,
+            Tree::Ids => 1,
+            Tree::Facts => 2,
+            Tree::Meta => 3,
+            Tree::Checkpoints => 4,
+        }
+    }
+}
+
+impl fmt::Display for Tree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A value read from a store: shared bytes, not copied out of the engine's cache.
+#[derive(Clone)]
+pub struct Value(ValueInner);
+
+#[derive(Clone)]
+enum ValueInner {
+    Sled(sled::IVec),
+    Shared(Arc<[u8]>),
+}
+
+impl Deref for Value {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            ValueInner::Sled(v) => v,
+            ValueInner::Shared(v) => v,
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Value({} bytes)", self.len())
+    }
+}
+
+/// A key and its value, as scans return them.
+pub type Entry = (Value, Value);
+
+/// One write of an atomic batch: `Some(value)` inserts, `None` removes.
+pub type Write = (Vec<u8>, Option<Vec<u8>>);
+
+/// Everything the ledger needs from a storage engine.
+///
+/// Writes become durable only at [`Store::flush`]. [`Store::apply`] is atomic across a crash (all
+/// or nothing of it survives) and is used only for small batches: large batches are pathological
+/// in sled 0.34 (its issue 1303), so bulk data goes through single inserts.
+pub trait Store: Send {
+    /// The value under `key`.
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError>;
+    /// Sets `key` to `value`.
+    fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError>;
+    /// Removes `key`, if present.
+    fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError>;
+    /// Applies a small batch of writes to one tree, atomically.
+    fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError>;
+    /// The entry with the greatest key at or before `key`.
+    fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError>;
+    /// The entries with keys at or after `from`, in key order, read lazily.
+    fn scan<'a>(
+        &'a self,
+        tree: Tree,
+        from: &[u8],
+    ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a>;
+    /// Makes every earlier write durable.
+    fn flush(&self) -> Result<(), LogError>;
+    /// Bytes used on disk, when the store has a disk.
+    fn size_on_disk(&self) -> Result<Option<u64>, LogError>;
+}
+
+/// The largest sled page cache we ask for (the issue's memory goal: 64 MB or less).
+pub const SLED_CACHE_BYTES: u64 = 64 << 20;
+
+/// The sled 0.34 implementation of [`Store`]: one sled tree per [`Tree`].
+pub struct SledStore {
+    path: PathBuf,
+    db: sled::Db,
+    trees: [sled::Tree; 5],
+}
+
+impl SledStore {
+    /// Opens (creating if needed) the sled database at `path`. A database another process holds
+    /// is [`LogError::Locked`] at once: sled takes a non-blocking exclusive lock on its `conf` file.
+    pub fn open(path: &Path) -> Result<SledStore, LogError> {
+        let db = sled::Config::new()
+            .path(path)
+            .cache_capacity(SLED_CACHE_BYTES)
+            .mode(sled::Mode::LowSpace)
+            .open()
+            .map_err(|e| open_error(path, e))?;
+        let open = |t: Tree| db.open_tree(t.name()).map_err(|e| open_error(path, e));
+        let trees = [
+            open(Tree::Events)?,
+            open(Tree::Ids)?,
+            open(Tree::Facts)?,
+            open(Tree::Meta)?,
+            open(Tree::Checkpoints)?,
+        ];
+        Ok(SledStore { path: path.to_path_buf(), db, trees })
+    }
+
+    fn tree(&self, tree: Tree) -> &sled::Tree {
+        &self.trees[tree.index()]
+    }
+
+    fn err(&self, what: impl fmt::Display, e: sled::Error) -> LogError {
+        LogError::Storage {
+            context: format!("{what} in {}", self.path.display()),
+            source: e.into(),
+        }
+    }
+}
+
+/// sled reports its lock as `Io(Other, "could not acquire lock on ...")`; fs2 underneath says
+/// WouldBlock. Either becomes [`LogError::Locked`].
+fn open_error(path: &Path, e: sled::Error) -> LogError {
+    let io: std::io::Error = e.into();
+    let text = io.to_string();
+    if io.kind() == std::io::ErrorKind::WouldBlock || text.contains("could not acquire lock") {
+        LogError::Locked { path: path.to_path_buf() }
+    } else {
+        LogError::Storage { context: format!("opening the ledger {}", path.display()), source: io }
+    }
+}
+
+fn sled_entry(r: sled::Result<(sled::IVec, sled::IVec)>) -> sled::Result<Entry> {
+    r.map(|(k, v)| (Value(ValueInner::Sled(k)), Value(ValueInner::Sled(v))))
+}
+
+impl Store for SledStore {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
+        self.tree(tree)
+            .get(key)
+            .map(|v| v.map(|v| Value(ValueInner::Sled(v))))
+            .map_err(|e| self.err(format_args!("reading tree {tree}"), e))
+    }
+
+    fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
+        self.tree(tree)
+            .insert(key, value)
+            .map(drop)
+            .map_err(|e| self.err(format_args!("writing tree {tree}"), e))
+    }
+
+    fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
+        self.tree(tree)
+            .remove(key)
+            .map(drop)
+            .map_err(|e| self.err(format_args!("removing from tree {tree}"), e))
+    }
+
+    fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
+        let mut batch = sled::Batch::default();
+        for (k, v) in writes {
+            match v {
+                Some(v) => batch.insert(k, v),
+                None => batch.remove(k),
+            }
+        }
+        self.tree(tree)
+            .apply_batch(batch)
+            .map_err(|e| self.err(format_args!("writing a batch to tree {tree}"), e))
+    }
+
+    fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
+        self.tree(tree)
+            .range(..=key)
+            .next_back()
+            .transpose()
+            .map(|o| o.map(|(k, v)| (Value(ValueInner::Sled(k)), Value(ValueInner::Sled(v)))))
+            .map_err(|e| self.err(format_args!("reading tree {tree}"), e))
+    }
+
+    fn scan<'a>(
+        &'a self,
+        tree: Tree,
+        from: &[u8],
+    ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
+        Box::new(self.tree(tree).range(from..).map(move |r| {
+            sled_entry(r).map_err(|e| self.err(format_args!("scanning tree {tree}"), e))
+        }))
+    }
+
+    fn flush(&self) -> Result<(), LogError> {
+        self.db.flush().map(drop).map_err(|e| self.err("flushing", e))
+    }
+
+    fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
+        self.db.size_on_disk().map(Some).map_err(|e| self.err("measuring the size", e))
+    }
+}
+
+/// The in-memory implementation of [`Store`]: one `BTreeMap` per tree. Nothing is durable; a
+/// [`Store::flush`] does nothing.
+#[derive(Default)]
+pub struct MemStore {
+    trees: Mutex<[BTreeMap<Vec<u8>, Arc<[u8]>>; 5]>,
+}
+
+impl MemStore {
+    /// An empty store.
+    pub fn new() -> MemStore {
+        MemStore::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, [BTreeMap<Vec<u8>, Arc<[u8]>>; 5]> {
+        // A panic while holding the lock cannot leave a map half-updated (each write is one call),
+        // so a poisoned lock is still consistent.
+        self.trees.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn shared(k: &[u8], v: &Arc<[u8]>) -> Entry {
+    (Value(ValueInner::Shared(Arc::from(k))), Value(ValueInner::Shared(v.clone())))
+}
+
+impl Store for MemStore {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
+        Ok(self.lock()[tree.index()].get(key).map(|v| Value(ValueInner::Shared(v.clone()))))
+    }
+
+    fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
+        self.lock()[tree.index()].insert(key.to_vec(), Arc::from(value));
+        Ok(())
+    }
+
+    fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
+        self.lock()[tree.index()].remove(key);
+        Ok(())
+    }
+
+    fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
+        let mut trees = self.lock();
+        for (k, v) in writes {
+            match v {
+                Some(v) => trees[tree.index()].insert(k, Arc::from(v)),
+                None => trees[tree.index()].remove(&k),
+            };
+        }
+        Ok(())
+    }
+
+    fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
+        Ok(self.lock()[tree.index()]
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(key)))
+            .next_back()
+            .map(|(k, v)| shared(k, v)))
+    }
+
+    fn scan<'a>(
+        &'a self,
+        tree: Tree,
+        from: &[u8],
+    ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
+        let mut next: Bound<Vec<u8>> = Bound::Included(from.to_vec());
+        Box::new(std::iter::from_fn(move || {
+            let trees = self.lock();
+            let bound = match &next {
+                Bound::Included(k) => Bound::Included(k.as_slice()),
+                Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
+                Bound::Unbounded => Bound::Unbounded,
+            };
+            let (k, v) = trees[tree.index()].range::<[u8], _>((bound, Bound::Unbounded)).next()?;
+            let entry = shared(k, v);
+            next = Bound::Excluded(k.clone());
+            Some(Ok(entry))
+        }))
+    }
+
+    fn flush(&self) -> Result<(), LogError> {
+        Ok(())
+    }
+
+    fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
+        Ok(None)
+    }
+}
