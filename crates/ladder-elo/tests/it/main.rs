@@ -101,7 +101,7 @@ fn multi_seat_matches_sum_every_pair_from_pre_match_ratings() {
 #[test]
 fn matches_skillratings_game_by_game() {
     // SplitMix64, so the cases are the same on every run.
-    let mut state = 0x5EED_E10u64;
+    let mut state = 0x05EE_DE10_u64;
     let mut next = move || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = state;
