@@ -1,0 +1,37 @@
+//! Cross-module tests of the ledger: the append rules, the model property test, tamper evidence,
+//! the process lock, crash safety, and the golden encoded events.
+
+mod child;
+mod crash;
+mod golden;
+mod lock;
+mod model;
+mod rules;
+mod tamper;
+
+use ladder_events::json::parse_line;
+use ladder_events::{Event, Violation};
+use ladder_log::{AppendOptions, AppendReport, Ledger};
+
+/// Input items from JSON Lines (blank lines skipped), parse errors as `Err`.
+pub fn items(text: &str) -> Vec<Result<Event, Violation>> {
+    text.lines().filter(|l| !l.trim().is_empty()).map(parse_line).collect()
+}
+
+/// Events from JSON Lines that must parse.
+pub fn events(text: &str) -> Vec<Event> {
+    items(text).into_iter().map(|r| r.expect("test line parses")).collect()
+}
+
+/// Every stored event as its canonical JSON line.
+pub fn stored_lines(ledger: &Ledger) -> Vec<String> {
+    ledger
+        .events(1)
+        .map(|r| ladder_events::json::to_line(&r.expect("stored event reads").event))
+        .collect()
+}
+
+/// Appends JSON Lines with options, expecting success.
+pub fn append_ok(ledger: &mut Ledger, text: &str, opts: AppendOptions) -> AppendReport {
+    ledger.append(items(text), &opts).unwrap_or_else(|e| panic!("append refused: {e}"))
+}
