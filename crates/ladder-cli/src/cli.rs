@@ -1,0 +1,82 @@
+//! The command-line grammar (clap) and dispatch.
+
+use crate::{cmd_append, cmd_demo, cmd_import, cmd_log, cmd_pair, cmd_replay, cmd_verify};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// ladder: an event-sourced rating ledger. It keeps the history of a ladder (joins, results,
+/// midnights, queue timeouts, voids) in a hash-chained append-only log, and computes ratings by
+/// replaying that history under any algorithm and constants.
+#[derive(Debug, Parser)]
+#[command(name = "ladder", version, propagate_version = true, max_term_width = 100)]
+#[command(after_help = "Examples:
+  ladder import --auto-join games.jsonl      append a JSON Lines history to ./ladder.db
+  ladder verify                              check the hash chain and print the head
+  ladder log --format jsonl > backup.jsonl   export the history")]
+pub struct Cli {
+    /// Where the ledger lives (a sled database directory).
+    #[arg(
+        long,
+        global = true,
+        env = "LADDER_LEDGER",
+        default_value = "./ladder.db",
+        value_name = "PATH"
+    )]
+    pub ledger: PathBuf,
+
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Read events from an exported JSON Lines file instead of the ledger.
+#[derive(Debug, Args, Clone)]
+pub struct EventsArg {
+    /// Read this JSON Lines history (checked as an import into an empty ledger) instead of the
+    /// ledger, so an export or archive can be read without opening the ledger.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub events: Option<PathBuf>,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a ledger from the embedded football history, verify it, and show what to try next.
+    Demo(cmd_demo::DemoArgs),
+    /// Append events from JSON Lines or CSV files, all or nothing.
+    #[command(after_help = cmd_import::EXAMPLES)]
+    Import(cmd_import::ImportArgs),
+    /// Append one event typed at the keyboard (join, match, tick, timeout, void).
+    #[command(after_help = cmd_append::EXAMPLES)]
+    Append(cmd_append::AppendArgs),
+    /// Print the stored events (a table, or JSON Lines for export).
+    #[command(after_help = cmd_log::EXAMPLES)]
+    Log(cmd_log::LogArgs),
+    /// Replay the history through an algorithm and print every player's standing.
+    #[command(after_help = cmd_replay::REPLAY_EXAMPLES)]
+    Replay(cmd_replay::ReplayArgs),
+    /// Rank the players under an algorithm (TGR: by GLIXARE, provisional players apart).
+    #[command(after_help = cmd_replay::LEADERBOARD_EXAMPLES)]
+    Leaderboard(cmd_replay::LeaderboardArgs),
+    /// TGR's matchmaking queue: whom a player would be paired with, and each chance.
+    #[command(after_help = cmd_pair::EXAMPLES)]
+    Pair(cmd_pair::PairArgs),
+    /// Recompute the hash chain and print the head, or name the first bad event.
+    #[command(after_help = cmd_verify::EXAMPLES)]
+    Verify(cmd_verify::VerifyArgs),
+}
+
+/// Runs the parsed command.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Demo(args) => cmd_demo::run(args),
+        Command::Import(args) => cmd_import::run(&cli.ledger, args),
+        Command::Append(args) => cmd_append::run(&cli.ledger, args),
+        Command::Log(args) => cmd_log::run(&cli.ledger, args),
+        Command::Verify(args) => cmd_verify::run(&cli.ledger, args),
+        Command::Replay(args) => cmd_replay::run_replay(&cli.ledger, args),
+        Command::Leaderboard(args) => cmd_replay::run_leaderboard(&cli.ledger, args),
+        Command::Pair(args) => cmd_pair::run(&cli.ledger, args),
+    }
+}

@@ -1,0 +1,153 @@
+//! `ladder append`: one event typed by a person. The only place ladder reads the wall clock.
+
+use crate::source::open_for_write;
+use crate::UsageError;
+use anyhow::bail;
+use clap::{Args, Subcommand};
+use ladder_events::{Body, Event, Prior, Seat, Timestamp};
+use ladder_log::{AppendError, AppendOptions};
+use std::path::Path;
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder append join alice
+  ladder append join bob --rating 1720 --rd 80          a prior from another ladder
+  ladder append match alice bob --score 1-0 --id m-17   alice beat bob
+  ladder append match alice bob --score draw
+  ladder append match alice bob --score 3-5 --at 2026-03-01T12:00:00Z
+  ladder append timeout alice                           nobody fitted in the queue
+  ladder append tick --at 2026-03-02                    a midnight
+  ladder append void m-17 --reason \"wrong account\"
+
+--at takes an RFC 3339 instant or a date; without it, now.";
+
+/// Arguments of `append`.
+#[derive(Debug, Args)]
+pub struct AppendArgs {
+    /// When it happened (RFC 3339, or a date meaning 00:00 UTC); default: now.
+    #[arg(long, global = true, value_name = "INSTANT")]
+    pub at: Option<String>,
+    /// An idempotency id for the event.
+    #[arg(long, global = true)]
+    pub id: Option<String>,
+    /// What to append.
+    #[command(subcommand)]
+    pub what: What,
+}
+
+/// The events a person can append.
+#[derive(Debug, Subcommand)]
+pub enum What {
+    /// A player joins.
+    Join {
+        /// The player's name.
+        player: String,
+        /// Prior rating carried over from another ladder.
+        #[arg(long)]
+        rating: Option<f64>,
+        /// Prior rating deviation (> 0).
+        #[arg(long)]
+        rd: Option<f64>,
+        /// Prior Glicko-2 volatility (> 0).
+        #[arg(long)]
+        volatility: Option<f64>,
+    },
+    /// A two-player result.
+    Match {
+        /// First player.
+        a: String,
+        /// Second player.
+        b: String,
+        /// `1-0` (a won), `0-1`, `draw`, or points like `3-2`.
+        #[arg(long)]
+        score: String,
+        /// Join players who have not joined yet, at the same instant.
+        #[arg(long)]
+        auto_join: bool,
+    },
+    /// A MidnightTick (the instant must be 00:00:00 UTC: give a date with --at).
+    Tick,
+    /// A player waited in the queue and nobody fitted.
+    Timeout {
+        /// The player.
+        player: String,
+    },
+    /// Annul an earlier match recorded in error.
+    Void {
+        /// The id of the MatchResult.
+        #[arg(value_name = "MATCH_ID")]
+        match_id: String,
+        /// Why.
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+}
+
+/// Parses `1-0`, `0-1`, `draw`, `0.5-0.5` or points `3-2` into the two seats' scores.
+fn parse_score(text: &str) -> Result<(f64, f64), UsageError> {
+    if text.eq_ignore_ascii_case("draw") {
+        return Ok((0.5, 0.5));
+    }
+    let bad =
+        || UsageError(format!("--score {text:?}: expected 1-0, 0-1, draw, or points like 3-2"));
+    let (a, b) = text.split_once('-').ok_or_else(bad)?;
+    let a: f64 = a.trim().parse().map_err(|_| bad())?;
+    let b: f64 = b.trim().parse().map_err(|_| bad())?;
+    if !a.is_finite() || !b.is_finite() {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+pub fn run(ledger_path: &Path, args: AppendArgs) -> anyhow::Result<ExitCode> {
+    let at = match &args.at {
+        Some(text) => Timestamp::parse(text).map_err(|e| UsageError(format!("--at: {e}")))?,
+        None => {
+            #[allow(clippy::disallowed_methods)] // the one sanctioned wall-clock read
+            let now = chrono::Utc::now();
+            Timestamp(now.timestamp_nanos_opt().expect("now is within 1677..2262"))
+        }
+    };
+    let mut opts = AppendOptions::default();
+    let body = match args.what {
+        What::Join { player, rating, rd, volatility } => {
+            Body::PlayerJoined { player, prior: Prior { rating, rd, volatility } }
+        }
+        What::Match { a, b, score, auto_join } => {
+            opts.auto_join = auto_join;
+            let (sa, sb) = parse_score(&score)?;
+            let seat = |player, score| Seat { player, score, team: None, seconds: None };
+            Body::MatchResult { seats: vec![seat(a, sa), seat(b, sb)] }
+        }
+        What::Tick => Body::MidnightTick,
+        What::Timeout { player } => Body::QueueTimeout { player },
+        What::Void { match_id, reason } => Body::MatchVoided { match_id, reason },
+    };
+    let event = Event { at, id: args.id, body };
+    let line = ladder_events::json::to_line(&event);
+    let checked = event.check().map(|()| event);
+    let mut ledger = open_for_write(ledger_path)?;
+    match ledger.append([checked], &opts) {
+        Ok(r) if r.duplicates > 0 => {
+            println!("duplicate of a stored event, nothing appended; head {}", r.head)
+        }
+        Ok(r) => println!("appended {line}\nhead {}", r.head),
+        Err(AppendError::Refused { violation, .. }) => bail!("refused {line}\n{violation}"),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_score;
+
+    #[test]
+    fn scores() {
+        assert_eq!(parse_score("1-0").unwrap(), (1.0, 0.0));
+        assert_eq!(parse_score("draw").unwrap(), (0.5, 0.5));
+        assert_eq!(parse_score("3 - 5").unwrap(), (3.0, 5.0));
+        assert!(parse_score("win").is_err());
+        assert!(parse_score("1-inf").is_err());
+    }
+}

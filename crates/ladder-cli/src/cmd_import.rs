@@ -1,0 +1,269 @@
+//! `ladder import`: append a whole history, all or nothing.
+
+use crate::source::open_for_write;
+use crate::UsageError;
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use ladder_events::{Event, Violation};
+use ladder_import::csv::{parse_skip, read_files, CsvOptions, Mapping, Preset};
+use ladder_import::jsonl::JsonLines;
+use ladder_import::Origin;
+use ladder_log::{AppendError, AppendOptions, AppendReport};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder import games.jsonl
+  ladder import --auto-join --ticks games.jsonl            add missing joins and midnights
+  cat games.jsonl | ladder import -                        read standard input
+  ladder import --skip-invalid --format json games.jsonl   skip bad lines, machine-readable report
+  ladder import --auto-join --columns at=date,a=home_team,b=away_team,score_a=home_score,score_b=away_score results.csv
+  ladder import --auto-join --preset tennis atp_matches_2023.csv atp_matches_2024.csv
+
+A bad line refuses the whole import (the message names the file, line and rule) and nothing is
+written. Re-running an import is safe: events whose id is already stored are counted as duplicates.";
+
+/// Input and output formats of `import`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImportFormat {
+    /// Input: JSON Lines events (the default, unless --columns or --preset is given).
+    Jsonl,
+    /// Input: CSV with --columns or --preset.
+    Csv,
+    /// Output: print the summary as one JSON object.
+    Json,
+    /// Output: print the summary for people (the default).
+    Text,
+}
+
+/// CSV presets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PresetArg {
+    /// Jeff Sackmann's ATP files (tennis_atp): players by name, ` #id` added when a name has two ids.
+    Tennis,
+}
+
+/// Arguments of `import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files to import, in order; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Input format (jsonl, csv) and/or summary format (text, json); repeat or comma-separate.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub format: Vec<ImportFormat>,
+    /// Append a PlayerJoined (at the same instant) for every player named before joining.
+    #[arg(long)]
+    pub auto_join: bool,
+    /// Insert a MidnightTick at each UTC date boundary crossed between consecutive events.
+    #[arg(long)]
+    pub ticks: bool,
+    /// Skip invalid lines (each reported with its line and rule) instead of refusing the import.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// CSV: map columns, e.g. `at=date,winner=w,loser=l` or `at=date,a=home,b=away,score_a=hs,score_b=as`.
+    #[arg(long, value_name = "KEY=COLUMN,...")]
+    pub columns: Option<String>,
+    /// CSV: a built-in column mapping.
+    #[arg(long, value_enum)]
+    pub preset: Option<PresetArg>,
+    /// CSV: drop rows whose COLUMN matches REGEX (repeatable).
+    #[arg(long, value_name = "COLUMN=REGEX")]
+    pub skip: Vec<String>,
+    /// CSV: the field separator.
+    #[arg(long, default_value = ",", value_name = "CHAR")]
+    pub delimiter: char,
+}
+
+/// Maps the log's input index back to file and line, 4 bytes per event.
+#[derive(Default)]
+struct Origins {
+    lines: Vec<u32>,
+    files: Vec<(usize, Arc<str>)>,
+}
+
+impl Origins {
+    fn push(&mut self, origin: &Origin) {
+        if self.files.last().is_none_or(|(_, f)| *f != origin.file) {
+            self.files.push((self.lines.len(), origin.file.clone()));
+        }
+        self.lines.push(u32::try_from(origin.line).unwrap_or(u32::MAX));
+    }
+
+    fn get(&self, index: usize) -> String {
+        let file =
+            self.files.iter().rev().find(|(start, _)| *start <= index).map_or("?", |(_, f)| &**f);
+        match self.lines.get(index) {
+            Some(line) => format!("{file}:{line}"),
+            None => format!("{file}: event {}", index + 1),
+        }
+    }
+}
+
+fn open_input(name: &str) -> anyhow::Result<Box<dyn BufRead>> {
+    if name == "-" {
+        Ok(Box::new(BufReader::new(std::io::stdin())))
+    } else {
+        let f = File::open(name).with_context(|| format!("cannot read {name}"))?;
+        Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
+    }
+}
+
+pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
+    let csv =
+        args.columns.is_some() || args.preset.is_some() || args.format.contains(&ImportFormat::Csv);
+    if args.format.contains(&ImportFormat::Csv) && args.format.contains(&ImportFormat::Jsonl) {
+        return Err(UsageError("--format csv and --format jsonl exclude each other".into()).into());
+    }
+    let json_out = args.format.contains(&ImportFormat::Json);
+    if csv && args.columns.is_some() == args.preset.is_some() {
+        return Err(UsageError(
+            "a CSV import needs exactly one of --columns KEY=COLUMN,... or --preset tennis".into(),
+        )
+        .into());
+    }
+    if !csv && (!args.skip.is_empty() || args.delimiter != ',') {
+        return Err(UsageError(
+            "--skip and --delimiter apply to CSV imports (give --columns or --preset)".into(),
+        )
+        .into());
+    }
+    let opts = AppendOptions {
+        auto_join: args.auto_join,
+        ticks: args.ticks,
+        skip_invalid: args.skip_invalid,
+    };
+    let mut origins = Origins::default();
+
+    // Read CSV up front (it must be sorted); JSON Lines stream straight into the log.
+    let mut not_results = Vec::new();
+    let mut filtered = 0;
+    let csv_batch = if csv {
+        let preset = match (&args.columns, args.preset) {
+            (Some(spec), None) => {
+                Preset::Columns(Mapping::parse(spec).map_err(|e| UsageError(e.to_string()))?)
+            }
+            _ => Preset::Tennis,
+        };
+        let delimiter = u8::try_from(args.delimiter).map_err(|_| {
+            UsageError(format!("--delimiter {:?} is not a single ASCII character", args.delimiter))
+        })?;
+        let skips = args
+            .skip
+            .iter()
+            .map(|s| parse_skip(s).map_err(|e| UsageError(e.to_string())))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut files: Vec<(String, Box<dyn Read>)> = Vec::new();
+        for name in &args.files {
+            files.push((name.clone(), open_input(name)?));
+        }
+        let batch = read_files(files, &CsvOptions { preset, delimiter, skips })?;
+        not_results = batch.not_results;
+        filtered = batch.skipped_by_filter;
+        Some(batch.events)
+    } else {
+        None
+    };
+
+    let mut ledger = open_for_write(ledger_path)?;
+    let result = match csv_batch {
+        Some(events) => ledger.append(
+            events.into_iter().map(|(o, e)| {
+                origins.push(&o);
+                e
+            }),
+            &opts,
+        ),
+        None => {
+            let mut readers = Vec::new();
+            for name in &args.files {
+                readers.push((name.clone(), open_input(name)?));
+            }
+            let items = readers.into_iter().flat_map(|(name, r)| JsonLines::new(r, &name));
+            ledger.append(
+                items.map(|(o, e): (Origin, Result<Event, Violation>)| {
+                    origins.push(&o);
+                    e
+                }),
+                &opts,
+            )
+        }
+    };
+    let report = match result {
+        Ok(r) => r,
+        Err(AppendError::Refused { index, violation }) => {
+            bail!(
+                "{}: {violation}\nnothing was imported (fix the line, or pass --skip-invalid to skip such lines{})",
+                origins.get(index),
+                if args.auto_join { "" } else { "; --auto-join adds missing joins" }
+            )
+        }
+        Err(e) => {
+            return Err(e).context(format!(
+                "import into {} failed; nothing was imported",
+                ledger_path.display()
+            ))
+        }
+    };
+    print_report(&report, &origins, &not_results, filtered, json_out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_report(
+    r: &AppendReport,
+    origins: &Origins,
+    not_results: &[(Origin, &'static str)],
+    filtered: u64,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let skipped: Vec<_> = r
+            .skipped
+            .iter()
+            .map(|(i, v)| serde_json::json!({"line": origins.get(*i), "rule": v.rule.name(), "message": v.detail}))
+            .collect();
+        let v = serde_json::json!({
+            "appended": r.appended,
+            "duplicates": r.duplicates,
+            "skipped": r.skipped.len(),
+            "head": r.head.to_string(),
+            "auto_joined": r.auto_joined,
+            "ticks_inserted": r.ticks_inserted,
+            "not_results": not_results.len(),
+            "filtered": filtered,
+            "skipped_lines": skipped,
+        });
+        writeln!(out, "{v}")?;
+        return Ok(());
+    }
+    for (i, v) in &r.skipped {
+        writeln!(out, "skipped {}: {v}", origins.get(*i))?;
+    }
+    writeln!(
+        out,
+        "appended {} events ({} joins added by --auto-join, {} midnight ticks added by --ticks); {} duplicates skipped; {} invalid lines skipped",
+        r.appended, r.auto_joined, r.ticks_inserted, r.duplicates, r.skipped.len()
+    )?;
+    if !not_results.is_empty() || filtered > 0 {
+        let mut reasons: Vec<(&str, usize)> = Vec::new();
+        for (_, why) in not_results {
+            match reasons.iter_mut().find(|(w, _)| w == why) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((why, 1)),
+            }
+        }
+        let list: Vec<String> = reasons.iter().map(|(w, n)| format!("{n} {w}")).collect();
+        writeln!(
+            out,
+            "rows that are not results: {} ({}); rows dropped by --skip: {filtered}",
+            not_results.len(),
+            list.join(", ")
+        )?;
+    }
+    writeln!(out, "head {}", r.head)?;
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! `ladder log`: print the stored events.
+
+use crate::cli::EventsArg;
+use crate::source::open_for_read;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use ladder_events::{json::to_line, Body};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder log                                the history as a table
+  ladder log --from 100 --limit 20          events 100 to 119
+  ladder log --format jsonl > export.jsonl  export; `ladder import` of it rebuilds the same chain
+  ladder log --format json                  one JSON object per line with seq and hash";
+
+/// Output formats of `log`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// For people: sequence number, instant, type, what, chain hash prefix.
+    Table,
+    /// The contract's JSON Lines event format, for export and re-import.
+    Jsonl,
+    /// JSON Lines of `{"seq", "hash", "event"}`: the events with their place in the chain.
+    Json,
+}
+
+/// Arguments of `log`.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: LogFormat,
+    /// First sequence number to print.
+    #[arg(long, default_value_t = 1)]
+    pub from: u64,
+    /// Print at most this many events.
+    #[arg(long)]
+    pub limit: Option<u64>,
+    #[command(flatten)]
+    pub events: EventsArg,
+}
+
+fn describe(body: &Body) -> String {
+    match body {
+        Body::PlayerJoined { player, prior } => {
+            let mut s = player.clone();
+            for (k, v) in
+                [("rating", prior.rating), ("rd", prior.rd), ("volatility", prior.volatility)]
+            {
+                if let Some(v) = v {
+                    s.push_str(&format!(" {k}={v}"));
+                }
+            }
+            s
+        }
+        Body::QueueTimeout { player } => player.clone(),
+        Body::MidnightTick => String::new(),
+        Body::MatchResult { seats } => seats
+            .iter()
+            .map(|s| match &s.team {
+                Some(t) => format!("{} {} [{t}]", s.player, s.score),
+                None => format!("{} {}", s.player, s.score),
+            })
+            .collect::<Vec<_>>()
+            .join(" vs "),
+        Body::MatchVoided { match_id, reason } => format!("voids {match_id}: {reason}"),
+    }
+}
+
+pub fn run(ledger_path: &Path, args: LogArgs) -> anyhow::Result<ExitCode> {
+    let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if args.format == LogFormat::Table {
+        writeln!(
+            out,
+            "{:>8}  {:<24}  {:<13}  {:<16}  {:<12}  what",
+            "seq", "at", "type", "id", "hash"
+        )?;
+    }
+    let limit = args.limit.unwrap_or(u64::MAX);
+    for (n, stored) in ledger.events(args.from.max(1)).enumerate() {
+        if n as u64 >= limit {
+            break;
+        }
+        let s = stored.context("reading the ledger")?;
+        match args.format {
+            LogFormat::Jsonl => writeln!(out, "{}", to_line(&s.event))?,
+            LogFormat::Json => writeln!(
+                out,
+                "{{\"seq\":{},\"hash\":\"{}\",\"event\":{}}}",
+                s.seq,
+                ladder_log::hex(&s.hash),
+                to_line(&s.event)
+            )?,
+            LogFormat::Table => writeln!(
+                out,
+                "{:>8}  {:<24}  {:<13}  {:<16}  {:<12}  {}",
+                s.seq,
+                s.event.at.to_string(),
+                s.event.body.type_name(),
+                s.event.id.as_deref().unwrap_or("-"),
+                &ladder_log::hex(&s.hash[..6]),
+                describe(&s.event.body)
+            )?,
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,5 @@
+//! End-to-end tests of the `ladder` binary against temporary ledgers.
+
+mod bad_input;
+mod ledger;
+mod support;
