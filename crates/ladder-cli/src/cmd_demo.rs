@@ -4,10 +4,12 @@
 //! `fixtures/football/` (CC0, embedded in the binary), verifies its chain, and tells the user what
 //! to try next. It needs no file and no network, and leaves nothing behind.
 
+use crate::source::LedgerHistory;
 use anyhow::Context;
 use clap::Args;
 use ladder_import::csv::{read_files, CsvOptions, Mapping, Preset};
 use ladder_log::{AppendOptions, Ledger};
+use ladder_replay::{leaderboard, registry, replay, Options, Snapshot};
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::process::ExitCode;
@@ -79,6 +81,39 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
     if let (Some(f), Some(l)) = (first, last) {
         println!("3. log      $ ladder log --limit 5");
         println!("             {} teams, {draws} draws, from {f} to {l}", teams.len());
+    }
+    println!(
+        "4. replay   $ ladder leaderboard --algo ALGO --top 5   (constants at their defaults)"
+    );
+    let history = LedgerHistory(&ledger);
+    for algo in ["tgr", "glicko2", "elo"] {
+        let mut projector = registry::build(registry::config(algo, &[])?)?;
+        let r = replay(&history, &mut [projector.as_mut()], Options::default(), &mut |_, _, _| {})?;
+        let snap = Snapshot::capture(projector.as_ref(), &r.roster, r.through, &r.head);
+        let board = leaderboard(&snap);
+        let top: Vec<String> = board
+            .ranked
+            .iter()
+            .take(5)
+            .map(|row| match row.standing.display.and_then(|d| d.glixare) {
+                Some(g) => format!("{} {g:.2}%", row.player),
+                None => format!("{} {:.0}", row.player, row.standing.rating),
+            })
+            .collect();
+        if top.is_empty() {
+            let by_rating: Vec<String> = board
+                .provisional
+                .iter()
+                .take(5)
+                .map(|r| format!("{} {:.0}", r.player, r.standing.rating))
+                .collect();
+            println!(
+                "   {algo:<8}  every team is provisional (RD > 100: SC = 20 lets RD grow between sparse internationals); by rating: {}",
+                by_rating.join(", ")
+            );
+        } else {
+            println!("   {algo:<8}  {}", top.join(", "));
+        }
     }
     println!("\nNext, on your own data:");
     println!(

@@ -2,4 +2,5 @@
 
 mod bad_input;
 mod ledger;
+mod replay;
 mod support;
