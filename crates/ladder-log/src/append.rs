@@ -358,10 +358,11 @@ impl Batch {
         self.last = Some((event.at, is_tick));
         if let Some(id) = &event.id {
             let fp = index::fingerprint(id);
-            if self.ids.contains_key(&fp) {
-                self.ids_overflow.push((fp, seq));
-            } else {
-                self.ids.insert(fp, seq);
+            match self.ids.entry(fp) {
+                std::collections::hash_map::Entry::Occupied(_) => self.ids_overflow.push((fp, seq)),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(seq);
+                }
             }
         }
         let fact = match event.body {

@@ -200,13 +200,12 @@ impl<'a> Iterator for Records<'a> {
     }
 }
 
+/// A record read by [`read_record`]: (stored chain hash, event bytes, what follows).
+pub type RawRecord<'a> = (&'a [u8; 32], &'a [u8], &'a [u8]);
+
 /// Reads the record of `seq` at the start of `rest` (in the block starting at `first`):
 /// (stored chain hash, event bytes, what follows).
-pub fn read_record(
-    first: u64,
-    seq: u64,
-    rest: &[u8],
-) -> Result<(&[u8; 32], &[u8], &[u8]), LogError> {
+pub fn read_record(first: u64, seq: u64, rest: &[u8]) -> Result<RawRecord<'_>, LogError> {
     let Some((head, rest)) = rest.split_first_chunk::<RECORD_HEADER_LEN>() else {
         return Err(corrupt(first, format!("the record of seq {seq} is cut")));
     };

@@ -22,6 +22,9 @@ pub(crate) const TAIL_MERGE: usize = 16;
 pub(crate) const FACTS_CHUNK_BYTES: usize = 64 << 10;
 const SMALL_FACTS_BYTES: usize = FACTS_CHUNK_BYTES / 4;
 
+/// A replay checkpoint: its key and its bytes.
+pub type Checkpoint = (Vec<u8>, Vec<u8>);
+
 /// An open ledger. See the crate documentation for the design.
 ///
 /// Invariants: `head` is the committed head; the `events` tree holds exactly the blocks of seqs
@@ -347,7 +350,7 @@ impl Ledger {
     }
 
     /// Every checkpoint whose key starts with `prefix`, in key order.
-    pub fn checkpoints(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LogError> {
+    pub fn checkpoints(&self, prefix: &[u8]) -> Result<Vec<Checkpoint>, LogError> {
         let mut out = Vec::new();
         for entry in self.store.scan(Tree::Checkpoints, prefix) {
             let (k, v) = entry?;

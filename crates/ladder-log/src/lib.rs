@@ -34,8 +34,10 @@ mod store;
 
 pub use block::{chain_hash, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
 pub use index::ID_BUCKETS;
-pub use ledger::{Events, Ledger};
-pub use store::{Entry, MemStore, SledStore, Store, Tree, Value, Write, SLED_CACHE_BYTES};
+pub use ledger::{Checkpoint, Events, Ledger};
+pub use store::{
+    Entry, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY, SLED_CACHE_BYTES,
+};
 
 use ladder_events::codec::DecodeError;
 use ladder_events::{Event, Violation};

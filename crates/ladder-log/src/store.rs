@@ -123,6 +123,9 @@ pub trait Store: Send {
 /// The largest sled page cache we ask for (the memory goal: 64 MB or less).
 pub const SLED_CACHE_BYTES: u64 = 64 << 20;
 
+/// How long [`SledStore::open`] retries a refused lock before reporting [`LogError::Locked`].
+pub const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The sled 0.34 implementation of [`Store`]: one sled tree per [`Tree`].
 pub struct SledStore {
     path: PathBuf,
@@ -133,13 +136,27 @@ pub struct SledStore {
 impl SledStore {
     /// Opens (creating if needed) the sled database at `path`. A database another process holds
     /// is [`LogError::Locked`] at once: sled takes a non-blocking exclusive lock on its `conf` file.
+    ///
+    /// sled finishes writes on a global thread pool that can keep the lock file open for a few
+    /// milliseconds after a database of this process is dropped, so a refused lock is retried for
+    /// up to [`LOCK_RETRY`] before it is reported: opening, closing and opening again in one
+    /// process works, and another process still gets its answer within that time.
     pub fn open(path: &Path) -> Result<SledStore, LogError> {
-        let db = sled::Config::new()
-            .path(path)
-            .cache_capacity(SLED_CACHE_BYTES)
-            .mode(sled::Mode::LowSpace)
-            .open()
-            .map_err(|e| open_error(path, e))?;
+        let start = std::time::Instant::now();
+        let db = loop {
+            let opened = sled::Config::new()
+                .path(path)
+                .cache_capacity(SLED_CACHE_BYTES)
+                .mode(sled::Mode::LowSpace)
+                .open()
+                .map_err(|e| open_error(path, e));
+            match opened {
+                Err(LogError::Locked { .. }) if start.elapsed() < LOCK_RETRY => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                other => break other?,
+            }
+        };
         let open = |t: Tree| db.open_tree(t.name()).map_err(|e| open_error(path, e));
         let trees = [
             open(Tree::Events)?,
@@ -242,11 +259,13 @@ impl Store for SledStore {
     }
 }
 
+type MemTrees = [BTreeMap<Vec<u8>, Arc<[u8]>>; 5];
+
 /// The in-memory implementation of [`Store`]: one `BTreeMap` per tree. Nothing is durable; a
 /// [`Store::flush`] does nothing.
 #[derive(Default)]
 pub struct MemStore {
-    trees: Mutex<[BTreeMap<Vec<u8>, Arc<[u8]>>; 5]>,
+    trees: Mutex<MemTrees>,
 }
 
 impl MemStore {
@@ -255,7 +274,7 @@ impl MemStore {
         MemStore::default()
     }
 
-    fn lock(&self) -> MutexGuard<'_, [BTreeMap<Vec<u8>, Arc<[u8]>>; 5]> {
+    fn lock(&self) -> MutexGuard<'_, MemTrees> {
         // A panic while holding the lock cannot leave a map half-updated (each write is one call),
         // so a poisoned lock is still consistent.
         self.trees.lock().unwrap_or_else(|p| p.into_inner())

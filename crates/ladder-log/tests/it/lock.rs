@@ -1,1 +1,61 @@
-//! placeholder
+//! sled lets one process open a ledger: a second process gets `Locked` at once, not a hang.
+
+use crate::child::{role, spawn, LEDGER_ENV};
+use ladder_log::{Ledger, LogError};
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+const TEST: &str = "lock::a_second_process_is_refused_at_once";
+
+#[test]
+fn a_second_process_is_refused_at_once() {
+    if role().as_deref() == Some("open") {
+        // The child: try to open the ledger the parent holds, say what happened, and how fast.
+        let path = std::env::var(LEDGER_ENV).expect("the parent names the ledger");
+        let start = Instant::now();
+        let outcome = match Ledger::open(&path) {
+            Err(LogError::Locked { path: p }) => {
+                format!("locked {} {}", p.display(), LogError::Locked { path: p.clone() })
+            }
+            Err(e) => format!("other error: {e}"),
+            Ok(_) => "opened".to_string(),
+        };
+        println!("\nCHILD {} ms {outcome}", start.elapsed().as_millis());
+        std::process::exit(0);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let held = Ledger::open(&path).unwrap();
+    let start = Instant::now();
+    let mut child = spawn(TEST, "open", &path, None);
+    // Bounded wait: a hang is a failure, not a stuck test run.
+    let deadline = start + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the second process hung on the lock");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert!(status.success(), "child failed: {out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("CHILD "))
+        .unwrap_or_else(|| panic!("no report in {out:?}"));
+    let mut words = line.split_whitespace().skip(1);
+    let ms: u64 = words.next().unwrap().parse().unwrap();
+    assert_eq!(words.nth(1), Some("locked"), "{line}");
+    assert!(
+        line.contains(&format!("the ledger {} is in use by another process", path.display())),
+        "{line}"
+    );
+    assert!(ms < 2_000, "the refusal took {ms} ms");
+    // Once the holder closes it, the ledger opens again.
+    drop(held);
+    assert_eq!(Ledger::open(&path).unwrap().head().seq, 0);
+}

@@ -35,3 +35,19 @@ pub fn stored_lines(ledger: &Ledger) -> Vec<String> {
 pub fn append_ok(ledger: &mut Ledger, text: &str, opts: AppendOptions) -> AppendReport {
     ledger.append(items(text), &opts).unwrap_or_else(|e| panic!("append refused: {e}"))
 }
+
+/// Opens a ledger's sled database directly (to tamper with it), retrying while sled's threads of
+/// an instance just dropped still hold the lock.
+pub fn raw_sled(path: &std::path::Path) -> sled::Db {
+    let start = std::time::Instant::now();
+    loop {
+        match sled::open(path) {
+            Ok(db) => return db,
+            Err(e) if start.elapsed() < std::time::Duration::from_secs(2) => {
+                let _ = e;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => panic!("sled opens {}: {e}", path.display()),
+        }
+    }
+}

@@ -375,11 +375,7 @@ fn single_appends_merge_into_one_tail_block() {
     assert_eq!(head.seq, 42);
     let lines = stored_lines(&l);
     drop(l);
-    let blocks = {
-        let db = sled::open(&path).unwrap();
-        let n = db.open_tree("events").unwrap().len();
-        n
-    };
+    let blocks = crate::raw_sled(&path).open_tree("events").unwrap().len();
     assert!(blocks < 16, "{blocks} blocks for 41 appends");
     let l = Ledger::open(&path).unwrap();
     assert_eq!((l.head(), stored_lines(&l)), (head, lines));
