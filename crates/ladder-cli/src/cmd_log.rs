@@ -69,6 +69,15 @@ fn describe(body: &Body) -> String {
     }
 }
 
+/// An id cut to 16 characters for the table (the full id is in `--format jsonl`).
+fn short_id(id: Option<&str>) -> String {
+    match id {
+        None => "-".into(),
+        Some(id) if id.chars().count() <= 16 => id.into(),
+        Some(id) => format!("{}…", id.chars().take(15).collect::<String>()),
+    }
+}
+
 pub fn run(ledger_path: &Path, args: LogArgs) -> anyhow::Result<ExitCode> {
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -100,7 +109,7 @@ pub fn run(ledger_path: &Path, args: LogArgs) -> anyhow::Result<ExitCode> {
                 s.seq,
                 s.event.at.to_string(),
                 s.event.body.type_name(),
-                s.event.id.as_deref().unwrap_or("-"),
+                short_id(s.event.id.as_deref()),
                 &ladder_log::hex(&s.hash[..6]),
                 describe(&s.event.body)
             )?,

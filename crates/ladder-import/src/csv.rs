@@ -7,6 +7,8 @@
 //! `Err(violation)` at the front of the batch (its instant is unknown), so the log refuses it or,
 //! with `--skip-invalid`, skips and reports it. Rows that are not results at all (a tennis
 //! walkover, a blank score, a player against themself) are dropped and counted, not refused.
+//! Rows may have fewer fields than the header (the ATP amateur file has such rows): the missing
+//! fields read as empty, and a row missing what it needs is refused like any other bad row.
 
 use crate::Origin;
 use ladder_events::{Body, Event, Rule, Seat, Timestamp, Violation};
@@ -43,12 +45,12 @@ pub enum CsvError {
         header: String,
     },
     /// The CSV reader failed (I/O, or a malformed record).
-    #[error("{file}: {source}")]
+    #[error("{file}: {error}")]
     Read {
         /// The file.
         file: String,
         /// The reader's error, with its line.
-        source: ::csv::Error,
+        error: String,
     },
 }
 
@@ -264,10 +266,12 @@ pub fn read_files(
     for (file, reader) in files {
         let mut rdr = ::csv::ReaderBuilder::new()
             .delimiter(opts.delimiter)
-            .flexible(false)
+            .flexible(true)
             .from_reader(reader);
-        let header =
-            rdr.headers().map_err(|source| CsvError::Read { file: file.clone(), source })?.clone();
+        let header = rdr
+            .headers()
+            .map_err(|e| CsvError::Read { file: file.clone(), error: e.to_string() })?
+            .clone();
         let cols = Columns {
             index: header.iter().enumerate().map(|(i, h)| (h.trim().to_string(), i)).collect(),
             header: header.iter().collect::<Vec<_>>().join(","),
@@ -284,7 +288,7 @@ pub fn read_files(
             match rdr.read_record(&mut record) {
                 Ok(false) => break,
                 Ok(true) => {}
-                Err(source) => return Err(CsvError::Read { file: file.clone(), source }),
+                Err(e) => return Err(CsvError::Read { file: file.clone(), error: e.to_string() }),
             }
             let line = record.position().map_or(0, |p| p.line());
             let origin = Origin { file: file_arc.clone(), line };
