@@ -1,0 +1,8 @@
+//! Integration tests of ladder-performance: every printed number of seed 003, the tools, the
+//! projector on hand-made and fixture ladders, and what the projector's weight floor changes.
+
+mod fixtures;
+mod floor;
+mod projector;
+mod seed;
+mod tools;
