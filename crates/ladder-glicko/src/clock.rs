@@ -30,11 +30,16 @@ impl Clock {
     /// last game or join, divided by `idle`).
     #[inline]
     pub fn idle_units(&self, from: Timestamp, to: Timestamp) -> f64 {
-        let ns = i128::from(to.0) - i128::from(from.0);
-        if ns <= 0 {
+        // i64 when the difference fits (always, for instants less than 292 years apart), so the
+        // hot path avoids a software i128 conversion.
+        let ns = match to.0.checked_sub(from.0) {
+            Some(ns) => ns as f64,
+            None => (i128::from(to.0) - i128::from(from.0)) as f64,
+        };
+        if ns <= 0.0 {
             0.0
         } else {
-            ns as f64 / self.idle as f64
+            ns / self.idle as f64
         }
     }
 
