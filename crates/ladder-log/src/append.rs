@@ -16,7 +16,7 @@
 use crate::block::{self, key, Builder};
 use crate::index::{self, Fact, FACTS_FORMAT};
 use crate::ledger::{head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES};
-use crate::store::{Tree, Value};
+use crate::store::Tree;
 use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
 use ladder_events::{codec, Body, Event, Prior, Rule, Timestamp, Violation};
 use std::collections::HashMap;
@@ -63,7 +63,7 @@ struct Batch {
     /// True once the on-disk index may hold ids of this batch or of committed events.
     ids_on_disk: bool,
     /// The last stored block read, for reading stored events.
-    cache: Option<(Value, Value)>,
+    cache: Option<block::Indexed>,
     encoded: Vec<u8>,
     report: AppendReport,
 }
@@ -154,20 +154,19 @@ impl Batch {
                 self.builder.get(seq).ok_or(LogError::Missing { seq, head: self.next_seq - 1 })?;
             return decode(bytes);
         }
-        if let Some((k, v)) = &self.cache {
-            if let Some((_, _, bytes)) = block::find(k, v, seq)? {
-                return decode(bytes);
-            }
+        if let Some(bytes) = self.cache.as_ref().and_then(|b| b.get(seq)) {
+            return decode(bytes);
         }
         let (k, v) = ledger
             .store
             .last_at_or_before(Tree::Events, &key(seq))?
             .ok_or(LogError::Missing { seq, head: self.next_seq - 1 })?;
-        let event = match block::find(&k, &v, seq)? {
-            Some((_, _, bytes)) => decode(bytes)?,
+        let block = block::Indexed::new(&k, v)?;
+        let event = match block.get(seq) {
+            Some(bytes) => decode(bytes)?,
             None => return Err(LogError::Missing { seq, head: self.next_seq - 1 }),
         };
-        self.cache = Some((k, v));
+        self.cache = Some(block);
         Ok(event)
     }
 

@@ -227,21 +227,6 @@ pub fn read_record(first: u64, seq: u64, rest: &[u8]) -> Result<RawRecord<'_>, L
     Ok((hash, bytes, rest))
 }
 
-/// The bytes and stored chain hash of event `seq` in the stored block `(key, bytes)`.
-pub fn find<'a>(key: &[u8], bytes: &'a [u8], seq: u64) -> Result<Option<Record<'a>>, LogError> {
-    let block = Block::parse(key, bytes)?;
-    if seq < block.first || seq > block.last() {
-        return Ok(None);
-    }
-    for r in block.records() {
-        let r = r?;
-        if r.0 == seq {
-            return Ok(Some(r));
-        }
-    }
-    Ok(None)
-}
-
 /// Merges consecutive stored blocks into one: the first header, the sum of counts, the bodies.
 pub fn merge<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Vec<u8> {
     let mut out = Vec::new();
@@ -280,7 +265,10 @@ mod tests {
         let recs: Vec<_> = block.records().map(|r| r.unwrap()).collect();
         assert_eq!(recs[0], (7, &[1; 32], &b"abc"[..]));
         assert_eq!(recs[2], (9, &[3; 32], &b"defgh"[..]));
-        assert_eq!(find(&key(7), &bytes, 8).unwrap().map(|r| r.2), Some(&b""[..]));
+        let indexed = Indexed::new(&key(7), crate::MemStore::value(&bytes)).unwrap();
+        assert_eq!(indexed.get(8), Some(&b""[..]));
+        assert_eq!(indexed.get(9), Some(&b"defgh"[..]));
+        assert_eq!((indexed.get(6), indexed.get(10)), (None, None));
         for cut in 0..bytes.len() {
             let ok = Block::parse(&key(7), &bytes[..cut])
                 .and_then(|b| b.records().collect::<Result<Vec<_>, _>>());
@@ -306,5 +294,36 @@ mod tests {
         let recs: Vec<_> = block.records().map(|r| r.unwrap().2.to_vec()).collect();
         assert_eq!(recs, vec![b"a".to_vec(), b"bb".to_vec(), b"ccc".to_vec()]);
         assert_eq!(block.prev, GENESIS);
+    }
+}
+
+/// A stored block with the offset of every record, for reading events by seq in O(1).
+pub struct Indexed {
+    value: crate::store::Value,
+    first: u64,
+    /// (start, end) of each record's event bytes.
+    spans: Vec<(u32, u32)>,
+}
+
+impl Indexed {
+    /// Parses every record of the block stored under `key`.
+    pub fn new(key: &[u8], value: crate::store::Value) -> Result<Indexed, LogError> {
+        let block = Block::parse(key, &value)?;
+        let base = value.as_ptr() as usize;
+        let mut spans = Vec::with_capacity(block.count as usize);
+        for r in block.records() {
+            let (_, _, bytes) = r?;
+            let start = bytes.as_ptr() as usize - base;
+            spans.push((start as u32, (start + bytes.len()) as u32));
+        }
+        let first = block.first;
+        Ok(Indexed { value, first, spans })
+    }
+
+    /// The bytes of event `seq`, if it is in this block.
+    pub fn get(&self, seq: u64) -> Option<&[u8]> {
+        let i = usize::try_from(seq.checked_sub(self.first)?).ok()?;
+        let &(start, end) = self.spans.get(i)?;
+        self.value.get(start as usize..end as usize)
     }
 }

@@ -274,6 +274,11 @@ impl MemStore {
         MemStore::default()
     }
 
+    /// A [`Value`] holding a copy of `bytes`.
+    pub fn value(bytes: &[u8]) -> Value {
+        Value(ValueInner::Shared(Arc::from(bytes)))
+    }
+
     fn lock(&self) -> MutexGuard<'_, MemTrees> {
         // A panic while holding the lock cannot leave a map half-updated (each write is one call),
         // so a poisoned lock is still consistent.
