@@ -4,7 +4,7 @@
 //! Design decisions:
 //! - The variants differ only in the weights `k_i` and the fictitious games they add
 //!   ([`weights`]); one solver ([`solve`]) serves them all. The left side is strictly decreasing in
-//!   `RP`, so a bracketing method (Illinois with forced bisection) finds the root to 1e-7 points or
+//!   `RP`, so a bracketing method (Illinois with forced bisection) finds the root to 1e-9 points or
 //!   proves there is none ([`SolveError::OnlyWins`]): never a Newton step that can run away.
 //! - The seed's tools are pure functions over strings: [`rep`] (and [`run_rep`]) builds game lines,
 //!   [`parse_games`] reads them, [`perf`] rates them, [`format_perf`] / [`run_perf`] print what

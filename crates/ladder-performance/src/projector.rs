@@ -1,7 +1,7 @@
 //! The `performance` projector: after each game every seated player's performance rating is
 //! solved again over their games.
 
-use crate::solve::{solve, winning_expectancy, SolveError, Term};
+use crate::solve::{solve_near, winning_expectancy, SolveError, Term};
 use crate::weights::{terms, Entry, Variant, DECAY};
 use ladder_events::Timestamp;
 use ladder_projector::{
@@ -181,7 +181,7 @@ impl Performance {
             &mut self.seen,
             &mut self.terms,
         );
-        match solve(&self.terms) {
+        match solve_near(&self.terms, p.rating) {
             Ok(r) => Ok(Some(r)),
             Err(SolveError::OnlyWins | SolveError::OnlyLosses | SolveError::NoGames) => Ok(None),
             Err(e) => Err(e),
