@@ -153,7 +153,11 @@ fn main() {
             .output()
             .expect("child runs");
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "run {run} failed: {text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "run {run} failed: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let line = text.lines().find(|l| l.starts_with("RESULT ")).expect("a result line");
         println!("run {run}: {}", &line[7..]);
         results.push(
