@@ -246,6 +246,37 @@ pub fn merge<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Vec<u8> {
     out
 }
 
+/// A stored block with the offset of every record, for reading events by seq in O(1).
+pub struct Indexed {
+    value: crate::store::Value,
+    first: u64,
+    /// (start, end) of each record's event bytes.
+    spans: Vec<(u32, u32)>,
+}
+
+impl Indexed {
+    /// Parses every record of the block stored under `key`.
+    pub fn new(key: &[u8], value: crate::store::Value) -> Result<Indexed, LogError> {
+        let block = Block::parse(key, &value)?;
+        let base = value.as_ptr() as usize;
+        let mut spans = Vec::with_capacity(block.count as usize);
+        for r in block.records() {
+            let (_, _, bytes) = r?;
+            let start = bytes.as_ptr() as usize - base;
+            spans.push((start as u32, (start + bytes.len()) as u32));
+        }
+        let first = block.first;
+        Ok(Indexed { value, first, spans })
+    }
+
+    /// The bytes of event `seq`, if it is in this block.
+    pub fn get(&self, seq: u64) -> Option<&[u8]> {
+        let i = usize::try_from(seq.checked_sub(self.first)?).ok()?;
+        let &(start, end) = self.spans.get(i)?;
+        self.value.get(start as usize..end as usize)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,36 +325,5 @@ mod tests {
         let recs: Vec<_> = block.records().map(|r| r.unwrap().2.to_vec()).collect();
         assert_eq!(recs, vec![b"a".to_vec(), b"bb".to_vec(), b"ccc".to_vec()]);
         assert_eq!(block.prev, GENESIS);
-    }
-}
-
-/// A stored block with the offset of every record, for reading events by seq in O(1).
-pub struct Indexed {
-    value: crate::store::Value,
-    first: u64,
-    /// (start, end) of each record's event bytes.
-    spans: Vec<(u32, u32)>,
-}
-
-impl Indexed {
-    /// Parses every record of the block stored under `key`.
-    pub fn new(key: &[u8], value: crate::store::Value) -> Result<Indexed, LogError> {
-        let block = Block::parse(key, &value)?;
-        let base = value.as_ptr() as usize;
-        let mut spans = Vec::with_capacity(block.count as usize);
-        for r in block.records() {
-            let (_, _, bytes) = r?;
-            let start = bytes.as_ptr() as usize - base;
-            spans.push((start as u32, (start + bytes.len()) as u32));
-        }
-        let first = block.first;
-        Ok(Indexed { value, first, spans })
-    }
-
-    /// The bytes of event `seq`, if it is in this block.
-    pub fn get(&self, seq: u64) -> Option<&[u8]> {
-        let i = usize::try_from(seq.checked_sub(self.first)?).ok()?;
-        let &(start, end) = self.spans.get(i)?;
-        self.value.get(start as usize..end as usize)
     }
 }
