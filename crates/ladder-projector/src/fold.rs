@@ -80,7 +80,13 @@ pub fn fold_all(events: &[Event], projector: &mut dyn Projector) -> Result<Roste
     let voided = voided_ids(events);
     let mut feeder = Feeder::new();
     for (i, event) in events.iter().enumerate() {
-        feeder.feed(i as u64 + 1, event, &|id| voided.contains(id), &mut [&mut *projector], None)?;
+        feeder.feed(
+            i as u64 + 1,
+            event,
+            &|id| voided.contains(id),
+            &mut [&mut *projector],
+            None,
+        )?;
     }
     Ok(feeder.roster)
 }
