@@ -1,6 +1,8 @@
 //! The command-line grammar (clap) and dispatch.
 
-use crate::{cmd_append, cmd_demo, cmd_import, cmd_log, cmd_pair, cmd_replay, cmd_verify};
+use crate::{
+    cmd_append, cmd_demo, cmd_import, cmd_log, cmd_pair, cmd_perf, cmd_replay, cmd_verify,
+};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,6 +64,12 @@ pub enum Command {
     /// TGR's matchmaking queue: whom a player would be paired with, and each chance.
     #[command(after_help = cmd_pair::EXAMPLES)]
     Pair(cmd_pair::PairArgs),
+    /// Print game lines as seed 003's `rep` script does.
+    #[command(after_help = cmd_perf::REP_EXAMPLES)]
+    Rep(cmd_perf::RepArgs),
+    /// Performance rating of game lines read from standard input (seed 003's p1-p8).
+    #[command(after_help = cmd_perf::PERF_EXAMPLES)]
+    Perf(cmd_perf::PerfArgs),
     /// Recompute the hash chain and print the head, or name the first bad event.
     #[command(after_help = cmd_verify::EXAMPLES)]
     Verify(cmd_verify::VerifyArgs),
@@ -78,5 +86,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => cmd_replay::run_replay(&cli.ledger, args),
         Command::Leaderboard(args) => cmd_replay::run_leaderboard(&cli.ledger, args),
         Command::Pair(args) => cmd_pair::run(&cli.ledger, args),
+        Command::Rep(args) => cmd_perf::run_rep_cmd(args),
+        Command::Perf(args) => cmd_perf::run_perf_cmd(args),
     }
 }

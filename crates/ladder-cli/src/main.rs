@@ -13,6 +13,7 @@ mod cmd_demo;
 mod cmd_import;
 mod cmd_log;
 mod cmd_pair;
+mod cmd_perf;
 mod cmd_replay;
 mod cmd_verify;
 mod source;

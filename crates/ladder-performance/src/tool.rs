@@ -40,13 +40,12 @@ pub fn round_half_up(x: f64) -> i64 {
 #[non_exhaustive]
 pub enum PerfError {
     /// The variant's equation has no finite root (p1 with only wins or only losses, or no games).
-    #[error("{variant}: {source}")]
+    #[error("{variant}: {reason}")]
     NoRating {
         /// The variant.
         variant: Variant,
-        /// Why.
-        #[source]
-        source: SolveError,
+        /// Why (part of the message, not a separate cause, so it prints once).
+        reason: SolveError,
     },
 }
 
@@ -82,7 +81,7 @@ fn solve_entries(
 ) -> Result<f64, PerfError> {
     let (mut seen, mut out): (Vec<u32>, Vec<Term>) = (Vec::new(), Vec::new());
     terms(variant, extra.iter().chain(&p.entries), counts, 0.0, &mut seen, &mut out);
-    solve(&out).map_err(|source| PerfError::NoRating { variant, source })
+    solve(&out).map_err(|reason| PerfError::NoRating { variant, reason })
 }
 
 /// Seed 003's `p*` script: the performance rating of `games` (newest first) under `variant`, with

@@ -4,7 +4,7 @@ use crate::ReplayError;
 use ladder_projector::{Config, ParamSpec, Projector};
 
 /// Every algorithm `--algo` accepts, in the contract's order.
-pub const ALGORITHMS: &[&str] = &["tgr", "glicko", "glicko2", "zonestats", "elo"];
+pub const ALGORITHMS: &[&str] = &["tgr", "glicko", "glicko2", "zonestats", "elo", "performance"];
 
 /// The constant table of `algorithm`.
 pub fn params(algorithm: &str) -> Result<&'static [ParamSpec], ReplayError> {
@@ -13,6 +13,7 @@ pub fn params(algorithm: &str) -> Result<&'static [ParamSpec], ReplayError> {
         "glicko" => ladder_glicko::glicko::PARAMS,
         "glicko2" => ladder_glicko::glicko2::PARAMS,
         "elo" => ladder_elo::PARAMS,
+        "performance" => ladder_performance::PARAMS,
         "zonestats" => ladder_zonestats::PARAMS,
         other => return Err(ReplayError::UnknownAlgorithm(other.to_string())),
     })
@@ -38,6 +39,7 @@ pub fn build(config: Config) -> Result<Box<dyn Projector + Send>, ReplayError> {
         "glicko" => Box::new(ladder_glicko::Glicko::new(config)?),
         "glicko2" => Box::new(ladder_glicko::Glicko2::new(config)?),
         "elo" => Box::new(ladder_elo::Elo::new(config)?),
+        "performance" => Box::new(ladder_performance::Performance::new(config)?),
         "zonestats" => Box::new(ladder_zonestats::ZoneStats::new(config)?),
         other => return Err(ReplayError::UnknownAlgorithm(other.to_string())),
     })

@@ -2,5 +2,6 @@
 
 mod bad_input;
 mod ledger;
+mod perf;
 mod replay;
 mod support;

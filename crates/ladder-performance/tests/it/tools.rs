@@ -30,7 +30,7 @@ fn p1_with_only_wins_has_no_finite_rating() {
     let err = run_perf(Variant::P1, "+1500\n+1600 x\n", false).unwrap_err();
     assert_eq!(
         err,
-        ToolError::Perf(PerfError::NoRating { variant: Variant::P1, source: SolveError::OnlyWins })
+        ToolError::Perf(PerfError::NoRating { variant: Variant::P1, reason: SolveError::OnlyWins })
     );
     assert_eq!(
         err.to_string(),
@@ -38,11 +38,11 @@ fn p1_with_only_wins_has_no_finite_rating() {
     );
     assert!(matches!(
         run_perf(Variant::P1, "-1500\n", false),
-        Err(ToolError::Perf(PerfError::NoRating { source: SolveError::OnlyLosses, .. }))
+        Err(ToolError::Perf(PerfError::NoRating { reason: SolveError::OnlyLosses, .. }))
     ));
     assert!(matches!(
         run_perf(Variant::P1, "", false),
-        Err(ToolError::Perf(PerfError::NoRating { source: SolveError::NoGames, .. }))
+        Err(ToolError::Perf(PerfError::NoRating { reason: SolveError::NoGames, .. }))
     ));
     // p2 fixes it with the fictitious draw: one win against 1000 is p3's 1512 too.
     assert_eq!(run_perf(Variant::P2, "+1000\n", false).unwrap(), "1512\n");
