@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use ladder_import::csv::{read_files, CsvOptions, Mapping, Preset};
 use ladder_log::{AppendOptions, Ledger};
-use ladder_replay::{leaderboard, registry, replay, Options, Snapshot};
+use ladder_replay::{leaderboard, registry, replay, Options};
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::process::ExitCode;
@@ -89,20 +89,21 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
     for algo in ["tgr", "glicko2", "elo"] {
         let mut projector = registry::build(registry::config(algo, &[])?)?;
         let r = replay(&history, &mut [projector.as_mut()], Options::default(), &mut |_, _, _| {})?;
-        let snap = Snapshot::capture(projector.as_ref(), &r.roster, r.through, &r.head);
-        let board = leaderboard(&snap);
+        let board = leaderboard(projector.as_ref(), &r.roster);
         let top: Vec<String> = board
             .ranked
             .iter()
             .take(5)
+            .map(|r| &r.row)
             .map(|row| match row.standing.display.and_then(|d| d.glixare) {
                 Some(g) => format!("{} {g:.2}%", row.player),
                 None => format!("{} {:.0}", row.player, row.standing.rating),
             })
             .collect();
         if top.is_empty() {
-            let by_rating: Vec<String> = board
-                .provisional
+            let mut provisional: Vec<_> = board.provisional.iter().collect();
+            provisional.sort_by(|a, b| b.standing.rating.total_cmp(&a.standing.rating));
+            let by_rating: Vec<String> = provisional
                 .iter()
                 .take(5)
                 .map(|r| format!("{} {:.0}", r.player, r.standing.rating))

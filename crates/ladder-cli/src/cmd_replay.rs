@@ -4,8 +4,10 @@ use crate::cli::EventsArg;
 use crate::source::{open_for_read, LedgerHistory};
 use crate::UsageError;
 use clap::{Args, ValueEnum};
-use ladder_projector::{describe_specs, Config};
-use ladder_replay::{leaderboard, registry, replay, Options, ReplayError, Snapshot, Until};
+use ladder_projector::{describe_specs, Config, ParamValue, Projector};
+use ladder_replay::{
+    leaderboard, registry, replay, Options, ReplayError, Replayed, Row, Snapshot, Until,
+};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -101,8 +103,24 @@ pub fn config_of(args: &AlgoArgs) -> anyhow::Result<Config> {
     Ok(config)
 }
 
-/// Replays the history under `args` and captures the snapshot.
-pub fn snapshot_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Snapshot> {
+/// A finished replay: the projector, and who and how far.
+pub struct Replay {
+    /// The projector after the replay.
+    pub projector: Box<dyn Projector + Send>,
+    /// Names, last sequence number and its chain hash.
+    pub replayed: Replayed,
+}
+
+impl Replay {
+    /// The contract's snapshot of this replay.
+    pub fn snapshot(&self) -> Snapshot {
+        let r = &self.replayed;
+        Snapshot::capture(self.projector.as_ref(), &r.roster, r.through, &r.head)
+    }
+}
+
+/// Replays the history under `args`.
+pub fn replay_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Replay> {
     let config = config_of(args)?;
     let until = match &args.until {
         Some(text) => Until::parse(text).map_err(|e| UsageError(format!("--until: {e}")))?,
@@ -123,11 +141,11 @@ pub fn snapshot_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Snapsh
         }
         Err(e) => return Err(e.into()),
     };
-    Ok(Snapshot::capture(projector.as_ref(), &replayed.roster, replayed.through, &replayed.head))
+    Ok(Replay { projector, replayed })
 }
 
 pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let snap = snapshot_of(ledger_path, &args.algo)?;
+    let snap = replay_of(ledger_path, &args.algo)?.snapshot();
     let mut out = std::io::stdout().lock();
     match args.format {
         ReplayFormat::Json => writeln!(out, "{}", snap.to_json())?,
@@ -138,48 +156,46 @@ pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCo
 }
 
 pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
-    let snap = snapshot_of(ledger_path, &args.algo)?;
-    let board = leaderboard(&snap);
+    let run = replay_of(ledger_path, &args.algo)?;
+    let snap = run.snapshot();
+    let board = leaderboard(run.projector.as_ref(), &run.replayed.roster);
     let top = args.top.unwrap_or(usize::MAX);
     let mut out = std::io::stdout().lock();
-    let key = |r: &ladder_replay::Row| match r.standing.display {
+    let key = |r: &Row| match r.standing.display {
         Some(d) => d.glixare.map_or("provisional".to_string(), |g| format!("{g:.2}%")),
         None => format!("{:.1}", r.standing.rating),
     };
+    let json_row = |rank: Option<usize>, r: &Row| {
+        let mut v = serde_json::json!({
+            "rank": rank, "player": r.player, "rating": r.standing.rating, "games": r.standing.games,
+        });
+        if let Some(rd) = r.standing.rd {
+            v["rd"] = rd.into();
+        }
+        if let Some(d) = r.standing.display {
+            v["glixare"] = d.glixare.into();
+        }
+        v
+    };
     match args.format {
         BoardFormat::Json => {
-            let rows = |rows: &[ladder_replay::Row], n: usize| -> Vec<serde_json::Value> {
-                rows.iter()
-                    .take(n)
-                    .enumerate()
-                    .map(|(i, r)| {
-                        let mut v = serde_json::json!({
-                            "rank": i + 1, "player": r.player, "rating": r.standing.rating, "games": r.standing.games,
-                        });
-                        if let Some(rd) = r.standing.rd {
-                            v["rd"] = rd.into();
-                        }
-                        if let Some(d) = r.standing.display {
-                            v["glixare"] = d.glixare.into();
-                        }
-                        v
-                    })
-                    .collect()
-            };
             let config: serde_json::Map<String, serde_json::Value> = snap
                 .config
                 .iter()
                 .map(|(k, v)| {
                     let v = match v {
-                        ladder_projector::ParamValue::Number(x) => serde_json::json!(x),
-                        ladder_projector::ParamValue::Text(t) => serde_json::json!(t),
+                        ParamValue::Number(x) => serde_json::json!(x),
+                        ParamValue::Text(t) => serde_json::json!(t),
                     };
                     (k.to_string(), v)
                 })
                 .collect();
+            let ranked: Vec<_> =
+                board.ranked.iter().take(top).map(|r| json_row(Some(r.rank), &r.row)).collect();
+            let provisional: Vec<_> = board.provisional.iter().map(|r| json_row(None, r)).collect();
             let v = serde_json::json!({
                 "algorithm": snap.algorithm, "config": config, "through": snap.through, "head": snap.head,
-                "ranked": rows(&board.ranked, top), "provisional": rows(&board.provisional, usize::MAX),
+                "ranked": ranked, "provisional": provisional,
             });
             writeln!(out, "{v}")?;
         }
@@ -196,6 +212,7 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
             let width = board
                 .ranked
                 .iter()
+                .map(|r| &r.row)
                 .chain(&board.provisional)
                 .map(|r| r.player.chars().count())
                 .max()
@@ -207,23 +224,26 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                 "rating"
             };
             writeln!(out, "{:>5}  {:<width$}  {:>11}  {:>6}", "rank", "player", what, "games")?;
-            for (i, r) in board.ranked.iter().take(top).enumerate() {
+            for r in board.ranked.iter().take(top) {
                 writeln!(
                     out,
                     "{:>5}  {:<width$}  {:>11}  {:>6}",
-                    i + 1,
-                    r.player,
-                    key(r),
-                    r.standing.games
+                    r.rank,
+                    r.row.player,
+                    key(&r.row),
+                    r.row.standing.games
                 )?;
             }
             if !board.provisional.is_empty() {
-                writeln!(out, "\nprovisional (RD above provisional_rd), by rating:")?;
+                writeln!(out, "\nprovisional (RD above provisional_rd), by name:")?;
                 for r in &board.provisional {
                     writeln!(
                         out,
-                        "{:>5}  {:<width$}  {:>11.1}  {:>6}",
-                        "-", r.player, r.standing.rating, r.standing.games
+                        "{:>5}  {:<width$}  {:>11}  {:>6}",
+                        "-",
+                        r.player,
+                        format!("({:.1})", r.standing.rating),
+                        r.standing.games
                     )?;
                 }
             }

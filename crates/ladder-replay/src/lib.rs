@@ -17,4 +17,4 @@ pub mod registry;
 pub mod score;
 
 pub use driver::{replay, History, HistoryEvent, Options, ReplayError, Replayed, Until};
-pub use output::{leaderboard, Leaderboard, Row, Snapshot};
+pub use output::{leaderboard, Leaderboard, Ranked, Row, Snapshot};

@@ -243,31 +243,55 @@ impl Snapshot {
     }
 }
 
-/// Players ranked for a leaderboard.
+/// One ranked player.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranked {
+    /// 1-based rank; equal keys share a rank (1, 2, 2, 4).
+    pub rank: usize,
+    /// The player.
+    pub row: Row,
+}
+
+/// Players ranked for a leaderboard (`../shared/CONTRACT.md` section 4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Leaderboard {
-    /// Ranked players, best first: by GLIXARE for TGR, by rating otherwise; ties by name.
-    pub ranked: Vec<Row>,
-    /// TGR's provisional players, listed apart (by rating, best first).
+    /// Ranked players, best first.
+    pub ranked: Vec<Ranked>,
+    /// TGR's provisional players, listed apart by name (the seed keeps them off the ranking).
     pub provisional: Vec<Row>,
 }
 
-/// Ranks a snapshot's players (contract section 4): TGR by GLIXARE with provisional players apart,
-/// every other algorithm by rating. Ties are broken by name (bytes), so the order is total.
-pub fn leaderboard(snapshot: &Snapshot) -> Leaderboard {
-    let (mut ranked, mut provisional): (Vec<Row>, Vec<Row>) = snapshot
-        .players
-        .iter()
-        .cloned()
-        .partition(|r| r.standing.display.is_none_or(|d| !d.provisional));
-    let key = |r: &Row| r.standing.display.and_then(|d| d.glixare).unwrap_or(r.standing.rating);
-    let order = |a: &Row, b: &Row| {
-        key(b)
-            .total_cmp(&key(a))
-            .then(b.standing.rating.total_cmp(&a.standing.rating))
-            .then(a.player.as_bytes().cmp(b.player.as_bytes()))
-    };
-    ranked.sort_by(order);
-    provisional.sort_by(order);
-    Leaderboard { ranked, provisional }
+/// Ranks the players of `projector`: TGR by GLIXARE with provisional players apart, exactly as
+/// [`ladder_tgr::leaderboard`] does; every other algorithm by rating, highest first. In both,
+/// equal keys share a rank and are listed by name (bytes), so the order is total.
+pub fn leaderboard(projector: &dyn Projector, roster: &Roster) -> Leaderboard {
+    let standings = projector.standings();
+    let row = |s: &Standing| Row { player: roster.name(s.player).to_string(), standing: s.clone() };
+    if projector.config().algorithm == ladder_tgr::ALGORITHM {
+        let board = ladder_tgr::leaderboard(&standings, roster);
+        return Leaderboard {
+            ranked: board
+                .ranked
+                .iter()
+                .map(|r| Ranked { rank: r.rank, row: row(r.standing) })
+                .collect(),
+            provisional: board.provisional.iter().map(|s| row(s)).collect(),
+        };
+    }
+    let mut rows: Vec<Row> = standings.iter().map(row).collect();
+    rows.sort_by(|a, b| {
+        b.standing
+            .rating
+            .total_cmp(&a.standing.rating)
+            .then_with(|| a.player.as_bytes().cmp(b.player.as_bytes()))
+    });
+    let mut ranked: Vec<Ranked> = Vec::with_capacity(rows.len());
+    for (i, row) in rows.into_iter().enumerate() {
+        let rank = match ranked.last() {
+            Some(prev) if prev.row.standing.rating == row.standing.rating => prev.rank,
+            _ => i + 1,
+        };
+        ranked.push(Ranked { rank, row });
+    }
+    Leaderboard { ranked, provisional: Vec::new() }
 }

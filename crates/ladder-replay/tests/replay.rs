@@ -184,3 +184,33 @@ fn yaml_snapshots_of_every_fixture() {
         insta::assert_snapshot!(out);
     });
 }
+
+#[test]
+fn leaderboard_ranks_share_on_ties_and_tgr_keeps_provisional_apart() {
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"d"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"c"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"b"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"a","rating":1500,"rd":50}"#,
+        r#"{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"d","score":1},{"player":"a","score":0}]}"#,
+    ];
+    let history = Memory::new(lines.iter().map(|l| parse_line(l).unwrap()).collect());
+    let board = |algo: &str| {
+        let mut p = registry::build(registry::config(algo, &[]).unwrap()).unwrap();
+        let r = replay(&history, &mut [p.as_mut()], Options::default(), &mut |_, _, _| {}).unwrap();
+        ladder_replay::leaderboard(p.as_ref(), &r.roster)
+    };
+    // Elo: d won (above 1500), b and c untouched at 1500 share rank 2 by name, a lost: rank 4.
+    let elo = board("elo");
+    let ranks: Vec<(usize, &str)> =
+        elo.ranked.iter().map(|r| (r.rank, r.row.player.as_str())).collect();
+    assert_eq!(ranks, vec![(1, "d"), (2, "b"), (2, "c"), (4, "a")]);
+    assert!(elo.provisional.is_empty());
+    // TGR: only a (RD 50 prior) is established; the rest (RD near 350) are provisional, by name.
+    let tgr = board("tgr");
+    assert_eq!(tgr.ranked.iter().map(|r| r.row.player.as_str()).collect::<Vec<_>>(), vec!["a"]);
+    assert_eq!(
+        tgr.provisional.iter().map(|r| r.player.as_str()).collect::<Vec<_>>(),
+        vec!["b", "c", "d"]
+    );
+}
