@@ -18,7 +18,9 @@ pub const REPLAY_EXAMPLES: &str = "Examples:
   ladder replay --algo glicko2 --until 2018-06-14   the ratings as they stood then
   ladder replay --algo elo --until 500 --format json
   ladder replay --algo glicko --format yaml > glicko.snap.yaml   a reviewable snapshot
-  ladder replay --algo tgr --set help=1             list the constants, their ranges and defaults";
+  ladder replay --algo tgr --set help=1             list the constants, their ranges and defaults
+  ladder replay --algo tgr --config p=0.9 --config p=0.35 --format json   two settings, one pass
+  ladder replay --algo glicko2 --score --warmup 1000                      how well it predicts";
 
 pub const LEADERBOARD_EXAMPLES: &str = "Examples:
   ladder leaderboard --algo tgr              ranked by GLIXARE, provisional players listed apart
@@ -60,6 +62,16 @@ pub struct ReplayArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReplayFormat,
+    /// Another configuration of the same algorithm, replayed in the same pass (repeatable): the
+    /// `--set` values, then these. With --format json, one object per line, in the order given.
+    #[arg(long = "config", value_name = "K=V,...")]
+    pub configs: Vec<String>,
+    /// Score how well each configuration predicts the two-seat matches (contract section 4).
+    #[arg(long)]
+    pub score: bool,
+    /// With --score: leave the first N two-seat matches out of the scores.
+    #[arg(long, value_name = "N", requires = "score")]
+    pub warmup: Option<u64>,
 }
 
 /// Output formats of `leaderboard`.
@@ -86,6 +98,11 @@ pub struct LeaderboardArgs {
 
 /// Validates the algorithm and constants, printing warnings on stderr.
 pub fn config_of(args: &AlgoArgs) -> anyhow::Result<Config> {
+    Ok(configs_of(args, &[])?.remove(0))
+}
+
+/// The configurations to replay: `--set` alone, or `--set` then each `--config`.
+pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Config>> {
     let mut sets = Vec::new();
     for s in &args.sets {
         sets.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
@@ -96,44 +113,73 @@ pub fn config_of(args: &AlgoArgs) -> anyhow::Result<Config> {
             UsageError(format!("constants of {}:\n{}", args.algo, describe_specs(specs))).into()
         );
     }
-    let config = registry::config(&args.algo, &sets).map_err(|e| UsageError(e.to_string()))?;
-    for w in &config.warnings {
-        eprintln!("warning: {w}");
+    let mut variants = vec![sets.clone()];
+    if !configs.is_empty() {
+        variants.clear();
+        for c in configs {
+            let mut v = sets.clone();
+            v.extend(
+                Config::parse_assignments(c).map_err(|e| UsageError(format!("--config: {e}")))?,
+            );
+            variants.push(v);
+        }
     }
-    Ok(config)
+    let mut out = Vec::new();
+    for v in variants {
+        let config = registry::config(&args.algo, &v).map_err(|e| UsageError(e.to_string()))?;
+        for w in &config.warnings {
+            eprintln!("warning: {w}");
+        }
+        out.push(config);
+    }
+    Ok(out)
 }
 
-/// A finished replay: the projector, and who and how far.
+/// A finished replay: the projectors (one per configuration), and who and how far.
 pub struct Replay {
-    /// The projector after the replay.
-    pub projector: Box<dyn Projector + Send>,
-    /// Names, last sequence number and its chain hash.
+    /// The projectors after the replay.
+    pub projectors: Vec<Box<dyn Projector + Send>>,
+    /// Names, last sequence number and its chain hash, scores.
     pub replayed: Replayed,
 }
 
 impl Replay {
-    /// The contract's snapshot of this replay.
-    pub fn snapshot(&self) -> Snapshot {
+    /// The contract's snapshot of configuration `i`.
+    pub fn snapshot(&self, i: usize) -> Snapshot {
         let r = &self.replayed;
-        Snapshot::capture(self.projector.as_ref(), &r.roster, r.through, &r.head)
+        let mut snap =
+            Snapshot::capture(self.projectors[i].as_ref(), &r.roster, r.through, &r.head);
+        snap.prediction = r.scores.get(i).cloned();
+        snap
     }
 }
 
-/// Replays the history under `args`.
-pub fn replay_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Replay> {
-    let config = config_of(args)?;
-    let until = match &args.until {
+/// Parses `--until`.
+pub fn until_of(args: &AlgoArgs) -> anyhow::Result<Until> {
+    Ok(match &args.until {
         Some(text) => Until::parse(text).map_err(|e| UsageError(format!("--until: {e}")))?,
         None => Until::Head,
-    };
+    })
+}
+
+/// Replays the history once through every configuration.
+pub fn replay_configs(
+    ledger_path: &Path,
+    args: &AlgoArgs,
+    configs: Vec<Config>,
+    warmup: Option<u64>,
+) -> anyhow::Result<Replay> {
+    let until = until_of(args)?;
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let history = LedgerHistory(&ledger);
-    let mut projector = registry::build(config)?;
+    let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
+    let mut refs: Vec<&mut dyn Projector> =
+        projectors.iter_mut().map(|p| p.as_mut() as &mut dyn Projector).collect();
     let replayed = match replay(
         &history,
-        &mut [projector.as_mut()],
-        Options { until, ..Options::default() },
-        &mut |_, _, _| {},
+        &mut refs,
+        Options { until, warmup, ..Options::default() },
+        &mut |_| {},
     ) {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {
@@ -141,24 +187,45 @@ pub fn replay_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Replay> 
         }
         Err(e) => return Err(e.into()),
     };
-    Ok(Replay { projector, replayed })
+    Ok(Replay { projectors, replayed })
+}
+
+/// Replays the history under `args` (one configuration).
+pub fn replay_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Replay> {
+    replay_configs(ledger_path, args, vec![config_of(args)?], None)
 }
 
 pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let snap = replay_of(ledger_path, &args.algo)?.snapshot();
+    let configs = configs_of(&args.algo, &args.configs)?;
+    let n = configs.len();
+    let warmup = args.score.then_some(args.warmup.unwrap_or(0));
+    let run = replay_configs(ledger_path, &args.algo, configs, warmup)?;
     let mut out = std::io::stdout().lock();
-    match args.format {
-        ReplayFormat::Json => writeln!(out, "{}", snap.to_json())?,
-        ReplayFormat::Yaml => write!(out, "{}", snap.to_yaml())?,
-        ReplayFormat::Table => write!(out, "{}", snap.to_table())?,
+    for i in 0..n {
+        let snap = run.snapshot(i);
+        match args.format {
+            ReplayFormat::Json => writeln!(out, "{}", snap.to_json())?,
+            ReplayFormat::Yaml => {
+                if n > 1 {
+                    writeln!(out, "---")?;
+                }
+                write!(out, "{}", snap.to_yaml())?
+            }
+            ReplayFormat::Table => {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                write!(out, "{}", snap.to_table())?
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
     let run = replay_of(ledger_path, &args.algo)?;
-    let snap = run.snapshot();
-    let board = leaderboard(run.projector.as_ref(), &run.replayed.roster);
+    let snap = run.snapshot(0);
+    let board = leaderboard(run.projectors[0].as_ref(), &run.replayed.roster);
     let top = args.top.unwrap_or(usize::MAX);
     let mut out = std::io::stdout().lock();
     let key = |r: &Row| match r.standing.display {

@@ -78,6 +78,18 @@ pub enum ReplayError {
     History(Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// What `on_step` sees after each applied event.
+pub struct Stepped<'a, 'p> {
+    /// The event's sequence number.
+    pub seq: u64,
+    /// The event.
+    pub event: &'a Event,
+    /// Every name seen so far.
+    pub roster: &'a Roster,
+    /// The projectors, in the order given, with the event applied.
+    pub projectors: &'a [&'p mut dyn Projector],
+}
+
 /// How a replay runs.
 #[derive(Debug, Default)]
 pub struct Options<'t> {
@@ -103,12 +115,12 @@ pub struct Replayed {
 }
 
 /// Folds the history into every projector, decoding each event once. `on_step` is called after
-/// each applied event (for progress and for `ladder history`).
+/// each applied event (for progress, and for `ladder history` which reads the projectors).
 pub fn replay(
     history: &dyn History,
     projectors: &mut [&mut dyn Projector],
     options: Options<'_>,
-    on_step: &mut dyn FnMut(u64, &Event, &Roster),
+    on_step: &mut dyn FnMut(Stepped<'_, '_>),
 ) -> Result<Replayed, ReplayError> {
     let Options { until, trace: mut trace_at, warmup } = options;
     let mut feeder = Feeder::new();
@@ -135,7 +147,7 @@ pub fn replay(
         feeder.feed(h.seq, &h.event, &is_voided, projectors, trace)?;
         through = h.seq;
         head = h.hash;
-        on_step(h.seq, &h.event, &feeder.roster);
+        on_step(Stepped { seq: h.seq, event: &h.event, roster: &feeder.roster, projectors });
     }
     Ok(Replayed { scores, roster: feeder.roster, through, head })
 }

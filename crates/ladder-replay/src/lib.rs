@@ -16,5 +16,5 @@ mod output;
 pub mod registry;
 pub mod score;
 
-pub use driver::{replay, History, HistoryEvent, Options, ReplayError, Replayed, Until};
+pub use driver::{replay, History, HistoryEvent, Options, ReplayError, Replayed, Stepped, Until};
 pub use output::{leaderboard, Leaderboard, Ranked, Row, Snapshot};

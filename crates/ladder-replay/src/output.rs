@@ -1,5 +1,6 @@
 //! The canonical replay output (`../shared/CONTRACT.md` section 4) and the leaderboard.
 
+use crate::score::Score;
 use ladder_projector::{ParamValue, Projector, Roster, Standing};
 use std::fmt::Write as _;
 
@@ -25,6 +26,37 @@ pub struct Snapshot {
     pub head: String,
     /// Every player, sorted by name (bytes).
     pub players: Vec<Row>,
+    /// Prediction scores (`--score`), if asked for.
+    pub prediction: Option<Score>,
+}
+
+fn opt(out: &mut String, x: Option<f64>) {
+    match x {
+        Some(x) => num(out, x),
+        None => out.push_str("null"),
+    }
+}
+
+/// `{"matches","log_loss","brier","accuracy","calibration":[{"lo","hi","n","mean_p","observed"}]}`.
+fn prediction_json(o: &mut String, s: &Score) {
+    let _ = write!(o, "{{\"matches\":{},\"log_loss\":", s.matches);
+    opt(o, s.log_loss());
+    o.push_str(",\"brier\":");
+    opt(o, s.brier());
+    o.push_str(",\"accuracy\":");
+    opt(o, s.accuracy());
+    o.push_str(",\"calibration\":[");
+    for (i, b) in s.bins.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        let _ = write!(o, "{{\"lo\":{:?},\"hi\":{:?},\"n\":{},\"mean_p\":", i as f64 / 10.0, (i + 1) as f64 / 10.0, b.n);
+        opt(o, (b.n > 0).then(|| b.sum_p / b.n as f64));
+        o.push_str(",\"observed\":");
+        opt(o, (b.n > 0).then(|| b.sum_y / b.n as f64));
+        o.push('}');
+    }
+    o.push_str("]}");
 }
 
 /// A float in its shortest round-trip form (Rust's `{:?}`, which is valid JSON and YAML).
@@ -97,6 +129,7 @@ impl Snapshot {
             through,
             head,
             players,
+            prediction: None,
         }
     }
 
@@ -140,7 +173,12 @@ impl Snapshot {
             }
             o.push('}');
         }
-        o.push_str("]}");
+        o.push(']');
+        if let Some(score) = &self.prediction {
+            o.push_str(",\"prediction\":");
+            prediction_json(&mut o, score);
+        }
+        o.push('}');
         o
     }
 
@@ -186,6 +224,12 @@ impl Snapshot {
                 }
                 o.push('\n');
             }
+        }
+        if let Some(score) = &self.prediction {
+            // The same object as the JSON, as YAML flow style (JSON is valid YAML).
+            let mut p = String::new();
+            prediction_json(&mut p, score);
+            let _ = writeln!(o, "prediction: {p}");
         }
         o
     }
@@ -238,6 +282,32 @@ impl Snapshot {
                 }
             }
             o.push('\n');
+        }
+        if let Some(s) = &self.prediction {
+            let f = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.4}"));
+            let _ = writeln!(
+                o,
+                "\nprediction over {} two-seat matches (after {} warm-up): log loss {}, Brier {}, accuracy {}",
+                s.matches,
+                s.warmup.min(s.seen),
+                f(s.log_loss()),
+                f(s.brier()),
+                f(s.accuracy())
+            );
+            let _ = writeln!(o, "  calibration  {:>9}  {:>7}  {:>8}", "n", "mean p", "observed");
+            for (i, b) in s.bins.iter().enumerate() {
+                let mean = |x: f64| if b.n > 0 { format!("{:.3}", x / b.n as f64) } else { "-".into() };
+                let _ = writeln!(
+                    o,
+                    "  [{:.1}, {:.1}{} {:>9}  {:>7}  {:>8}",
+                    i as f64 / 10.0,
+                    (i + 1) as f64 / 10.0,
+                    if i == 9 { "]" } else { ")" },
+                    b.n,
+                    mean(b.sum_p),
+                    mean(b.sum_y)
+                );
+            }
         }
         o
     }

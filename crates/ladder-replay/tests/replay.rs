@@ -61,7 +61,7 @@ fn snapshot(history: &Memory, algo: &str, sets: &[(&str, &str)], until: Until) -
         history,
         &mut [p.as_mut()],
         Options { until, ..Options::default() },
-        &mut |_, _, _| {},
+        &mut |_| {},
     )
     .unwrap();
     Snapshot::capture(p.as_ref(), &r.roster, r.through, &r.head)
@@ -89,6 +89,7 @@ fn json_has_the_contract_shape() {
                 display: Some(Display { provisional: true, glixare: None }),
             },
         }],
+        prediction: None,
     };
     let without = format!(
         "{{\"algorithm\":\"tgr\",\"config\":{{\"sc\":20.0,\"order\":\"as-written\"}},\"through\":5,\"head\":\"{}\",\"players\":[{{\"player\":\"al\\\"ice\",\"rating\":1563.2,\"rd\":290.3,\"games\":1,\"provisional\":true,\"glixare\":null}}]}}",
@@ -197,7 +198,7 @@ fn leaderboard_ranks_share_on_ties_and_tgr_keeps_provisional_apart() {
     let history = Memory::new(lines.iter().map(|l| parse_line(l).unwrap()).collect());
     let board = |algo: &str| {
         let mut p = registry::build(registry::config(algo, &[]).unwrap()).unwrap();
-        let r = replay(&history, &mut [p.as_mut()], Options::default(), &mut |_, _, _| {}).unwrap();
+        let r = replay(&history, &mut [p.as_mut()], Options::default(), &mut |_| {}).unwrap();
         ladder_replay::leaderboard(p.as_ref(), &r.roster)
     };
     // Elo: d won (above 1500), b and c untouched at 1500 share rank 2 by name, a lost: rank 4.

@@ -81,3 +81,79 @@ fn refused_constants_list_the_valid_keys() {
     assert_eq!(r.code, 0);
     assert!(r.stderr.contains("warning: tgr: p=0.35 is below"), "{}", r.stderr);
 }
+
+#[test]
+fn several_configurations_in_one_pass_equal_separate_replays() {
+    let e = Env::new();
+    e.ok(&["import", fixture("club.jsonl").to_str().unwrap()]);
+    let both = e.ok(&[
+        "replay",
+        "--algo",
+        "tgr",
+        "--set",
+        "sc=25",
+        "--config",
+        "p=0.9",
+        "--config",
+        "p=0.35,order=simultaneous",
+        "--format",
+        "json",
+    ]);
+    let lines: Vec<&str> = both.lines().collect();
+    assert_eq!(lines.len(), 2);
+    let one =
+        e.ok(&["replay", "--algo", "tgr", "--set", "sc=25", "--set", "p=0.9", "--format", "json"]);
+    let two = e.ok(&[
+        "replay",
+        "--algo",
+        "tgr",
+        "--set",
+        "sc=25,p=0.35,order=simultaneous",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(lines[0], one.trim());
+    assert_eq!(lines[1], two.trim());
+}
+
+#[test]
+fn scores_are_echoed_and_covered_by_the_digest() {
+    let e = Env::new();
+    e.ok(&["import", fixture("club.jsonl").to_str().unwrap()]);
+    let v = replay_json(&e, &["--algo", "elo", "--score", "--warmup", "10"]);
+    let p = &v["prediction"];
+    // club.jsonl: 67 MatchResults, one voided (c20), all two-seat: 66 predicted, 10 in warm-up.
+    assert_eq!(p["matches"], 56);
+    assert_eq!(p["calibration"].as_array().unwrap().len(), 10);
+    let n: u64 =
+        p["calibration"].as_array().unwrap().iter().map(|b| b["n"].as_u64().unwrap()).sum();
+    assert_eq!(n, 56);
+    let ll = p["log_loss"].as_f64().unwrap();
+    assert!(ll > 0.0 && ll < 2.0, "{ll}");
+    let plain = replay_json(&e, &["--algo", "elo"]);
+    assert_ne!(plain["digest"], v["digest"], "the prediction is part of the digested object");
+}
+
+#[test]
+fn history_follows_one_player() {
+    let e = Env::new();
+    e.ok(&["import", fixture("glickman.jsonl").to_str().unwrap()]);
+    let out = e.ok(&["history", "--algo", "glicko", "--player", "player", "--format", "json"]);
+    let rows: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // The join and the three games.
+    assert_eq!(
+        rows.iter().map(|r| r["seq"].as_u64().unwrap()).collect::<Vec<_>>(),
+        vec![1, 5, 6, 7]
+    );
+    assert_eq!(rows[0]["rating"], 1500.0);
+    assert_eq!(rows[0]["rd"], 200.0);
+    // After the last game the period holds all three: Glickman's example.
+    assert!((rows[3]["rating"].as_f64().unwrap() - 1464.1064627569112).abs() < 1e-9);
+    let csv = e.ok(&["history", "--algo", "glicko", "--player", "player", "--format", "csv"]);
+    assert_eq!(csv.lines().next(), Some("seq,at,type,what,rating,rd,rank,change"));
+    assert_eq!(csv.lines().count(), 5);
+    let r = e.run(&["history", "--algo", "elo", "--player", "nobody"], b"");
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("never appears"), "{}", r.stderr);
+}

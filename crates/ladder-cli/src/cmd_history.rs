@@ -1,0 +1,176 @@
+//! `ladder history`: one player's rating, RD and rank after each of their events.
+
+use crate::cmd_replay::{config_of, until_of, AlgoArgs};
+use crate::source::{open_for_read, LedgerHistory};
+use anyhow::bail;
+use clap::{Args, ValueEnum};
+use ladder_events::Body;
+use ladder_projector::Projector;
+use ladder_replay::{leaderboard, registry, replay, Options};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder history --algo tgr --player alice
+  ladder history --algo glicko2 --player 'Roger Federer' --format csv > federer.csv
+  ladder history --algo elo --player alice --until 2026-06-30 --format json";
+
+/// Output formats of `history`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistoryFormat {
+    /// For people.
+    Table,
+    /// One JSON object per line: seq, at, type, opponents, score, rating, rd, rank, change.
+    Json,
+    /// Comma-separated, with a header row.
+    Csv,
+}
+
+/// Arguments of `history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub algo: AlgoArgs,
+    /// The player.
+    #[arg(long)]
+    pub player: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: HistoryFormat,
+}
+
+/// The player's standing after one of their events.
+struct Line {
+    seq: u64,
+    at: String,
+    kind: &'static str,
+    what: String,
+    rating: f64,
+    rd: Option<f64>,
+    rank: Option<usize>,
+    change: Option<f64>,
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
+    let config = config_of(&args.algo)?;
+    let until = until_of(&args.algo)?;
+    let ledger = open_for_read(ledger_path, args.algo.events.events.as_deref())?;
+    let mut projector = registry::build(config)?;
+    let mut lines: Vec<Line> = Vec::new();
+    let mut last: Option<f64> = None;
+    let name = args.player.as_str();
+    let replayed = replay(
+        &LedgerHistory(&ledger),
+        &mut [projector.as_mut()],
+        Options { until, ..Options::default() },
+        &mut |s| {
+            if !s.event.players().any(|p| p == name) {
+                return;
+            }
+            let Some(id) = s.roster.get(name) else { return };
+            let p: &dyn Projector = &*s.projectors[0];
+            let board = leaderboard(p, s.roster);
+            let rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
+            let Some(me) = board
+                .ranked
+                .iter()
+                .map(|r| &r.row)
+                .chain(&board.provisional)
+                .find(|r| r.standing.player == id)
+                .map(|r| r.standing.clone())
+            else {
+                return;
+            };
+            let what = match &s.event.body {
+                Body::MatchResult { seats } => {
+                    let mine = seats.iter().find(|x| x.player == name).map_or(0.0, |x| x.score);
+                    let others: Vec<String> = seats
+                        .iter()
+                        .filter(|x| x.player != name)
+                        .map(|x| format!("{} {}", x.player, x.score))
+                        .collect();
+                    format!("{mine} vs {}", others.join(", "))
+                }
+                Body::PlayerJoined { .. } => "joined".into(),
+                Body::QueueTimeout { .. } => "queue timeout".into(),
+                _ => String::new(),
+            };
+            lines.push(Line {
+                seq: s.seq,
+                at: s.event.at.to_string(),
+                kind: s.event.body.type_name(),
+                what,
+                rating: me.rating,
+                rd: me.rd,
+                rank,
+                change: last.map(|l| me.rating - l),
+            });
+            last = Some(me.rating);
+        },
+    )?;
+    if replayed.roster.get(name).is_none() {
+        bail!("{name:?} never appears in this history (names are matched byte for byte)");
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.format {
+        HistoryFormat::Json => {
+            for l in &lines {
+                let v = serde_json::json!({
+                    "seq": l.seq, "at": l.at, "type": l.kind, "what": l.what, "rating": l.rating,
+                    "rd": l.rd, "rank": l.rank, "change": l.change,
+                });
+                writeln!(out, "{v}")?;
+            }
+        }
+        HistoryFormat::Csv => {
+            writeln!(out, "seq,at,type,what,rating,rd,rank,change")?;
+            for l in &lines {
+                let opt = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:?}"));
+                writeln!(
+                    out,
+                    "{},{},{},{},{:?},{},{},{}",
+                    l.seq,
+                    l.at,
+                    l.kind,
+                    csv_field(&l.what),
+                    l.rating,
+                    opt(l.rd),
+                    l.rank.map_or(String::new(), |r| r.to_string()),
+                    opt(l.change)
+                )?;
+            }
+        }
+        HistoryFormat::Table => {
+            writeln!(out, "{} under {}\n", name, projector.config())?;
+            writeln!(
+                out,
+                "{:>8}  {:<24}  {:>10}  {:>8}  {:>6}  {:>8}  what",
+                "seq", "at", "rating", "rd", "rank", "change"
+            )?;
+            for l in &lines {
+                writeln!(
+                    out,
+                    "{:>8}  {:<24}  {:>10.1}  {:>8}  {:>6}  {:>8}  {}",
+                    l.seq,
+                    l.at,
+                    l.rating,
+                    l.rd.map_or("-".into(), |r| format!("{r:.1}")),
+                    l.rank.map_or("-".into(), |r| r.to_string()),
+                    l.change.map_or("-".into(), |c| format!("{c:+.1}")),
+                    l.what
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
