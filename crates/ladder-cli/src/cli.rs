@@ -1,8 +1,8 @@
 //! The command-line grammar (clap) and dispatch.
 
 use crate::{
-    cmd_append, cmd_demo, cmd_history, cmd_import, cmd_log, cmd_pair, cmd_perf, cmd_replay,
-    cmd_verify,
+    cmd_append, cmd_demo, cmd_diff, cmd_history, cmd_import, cmd_log, cmd_pair, cmd_perf,
+    cmd_replay, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -62,6 +62,9 @@ pub enum Command {
     /// Rank the players under an algorithm (TGR: by GLIXARE, provisional players apart).
     #[command(after_help = cmd_replay::LEADERBOARD_EXAMPLES)]
     Leaderboard(cmd_replay::LeaderboardArgs),
+    /// Compare two replays (two settings, two algorithms, or two saved snapshots).
+    #[command(after_help = cmd_diff::EXAMPLES)]
+    Diff(cmd_diff::DiffArgs),
     /// One player's rating, RD and rank after each of their events.
     #[command(after_help = cmd_history::EXAMPLES)]
     History(cmd_history::HistoryArgs),
@@ -91,6 +94,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Leaderboard(args) => cmd_replay::run_leaderboard(&cli.ledger, args),
         Command::Pair(args) => cmd_pair::run(&cli.ledger, args),
         Command::History(args) => cmd_history::run(&cli.ledger, args),
+        Command::Diff(args) => cmd_diff::run(&cli.ledger, args),
         Command::Rep(args) => cmd_perf::run_rep_cmd(args),
         Command::Perf(args) => cmd_perf::run_perf_cmd(args),
     }

@@ -157,3 +157,34 @@ fn history_follows_one_player() {
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("never appears"), "{}", r.stderr);
 }
+
+#[test]
+fn diff_of_two_settings_and_of_saved_snapshots() {
+    let e = Env::new();
+    e.ok(&["import", fixture("club.jsonl").to_str().unwrap()]);
+    let v: serde_json::Value =
+        serde_json::from_str(e.ok(&["diff", "elo:k=10", "elo:k=40", "--format", "json"]).trim())
+            .unwrap();
+    assert_eq!(v["summary"]["compared"], 8);
+    // Rows are sorted by the size of the change.
+    let changes: Vec<f64> = v["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["change"].as_f64().unwrap().abs())
+        .collect();
+    assert!(changes.windows(2).all(|w| w[0] >= w[1]), "{changes:?}");
+    // Each side equals its own replay, and a saved snapshot diffs to zero against itself.
+    let k10 = replay_json(&e, &["--algo", "elo", "--set", "k=10"]);
+    let alice = v["players"].as_array().unwrap().iter().find(|p| p["player"] == "alice").unwrap();
+    assert_eq!(alice["a"]["rating"], player(&k10, "alice")["rating"]);
+    let saved = e.file("k10.json", serde_json::to_string(&k10).unwrap().as_bytes());
+    let same: serde_json::Value = serde_json::from_str(
+        e.ok(&["diff", saved.to_str().unwrap(), "elo:k=10", "--format", "json"]).trim(),
+    )
+    .unwrap();
+    assert_eq!(same["summary"]["rating_changed"], 0);
+    assert_eq!(same["summary"]["rank_correlation"], 1.0);
+    let r = e.run(&["diff", "nosuch", "elo"], b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
