@@ -1,8 +1,8 @@
 //! The command-line grammar (clap) and dispatch.
 
 use crate::{
-    cmd_append, cmd_demo, cmd_diff, cmd_history, cmd_import, cmd_log, cmd_pair, cmd_perf,
-    cmd_replay, cmd_verify,
+    cmd_append, cmd_demo, cmd_diff, cmd_explain, cmd_history, cmd_import, cmd_log, cmd_pair,
+    cmd_perf, cmd_replay, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -65,6 +65,9 @@ pub enum Command {
     /// Compare two replays (two settings, two algorithms, or two saved snapshots).
     #[command(after_help = cmd_diff::EXAMPLES)]
     Diff(cmd_diff::DiffArgs),
+    /// Audit one event: its place in the chain and every quantity behind each player's change.
+    #[command(after_help = cmd_explain::EXAMPLES)]
+    Explain(cmd_explain::ExplainArgs),
     /// One player's rating, RD and rank after each of their events.
     #[command(after_help = cmd_history::EXAMPLES)]
     History(cmd_history::HistoryArgs),
@@ -95,6 +98,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Pair(args) => cmd_pair::run(&cli.ledger, args),
         Command::History(args) => cmd_history::run(&cli.ledger, args),
         Command::Diff(args) => cmd_diff::run(&cli.ledger, args),
+        Command::Explain(args) => cmd_explain::run(&cli.ledger, args),
         Command::Rep(args) => cmd_perf::run_rep_cmd(args),
         Command::Perf(args) => cmd_perf::run_perf_cmd(args),
     }

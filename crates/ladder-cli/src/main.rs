@@ -11,6 +11,7 @@ mod cli;
 mod cmd_append;
 mod cmd_demo;
 mod cmd_diff;
+mod cmd_explain;
 mod cmd_history;
 mod cmd_import;
 mod cmd_log;

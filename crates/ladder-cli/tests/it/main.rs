@@ -1,5 +1,6 @@
 //! End-to-end tests of the `ladder` binary against temporary ledgers.
 
+mod audit;
 mod bad_input;
 mod ledger;
 mod perf;
