@@ -52,10 +52,14 @@ fn generate(path: &Path, matches: usize, ids: bool) -> u64 {
 }
 
 fn vm_hwm_kb() -> u64 {
+    status_kb("VmHWM:")
+}
+
+fn status_kb(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
 }
@@ -91,11 +95,16 @@ fn run_one(input: &Path, ledger: &Path) {
     let import = start.elapsed().as_secs_f64();
     let hwm_import = vm_hwm_kb();
     let n = report.appended;
+    // Verify and iterate as `ladder verify` would: in a freshly opened ledger.
+    drop(l);
+    let mut l = Ledger::open(ledger).expect("ledger opens again");
+    let rss_open = status_kb("VmRSS:");
 
     let start = Instant::now();
     let head = l.verify(None).expect("verifies");
     let verify = start.elapsed().as_secs_f64();
     assert_eq!(head.seq, n);
+    let rss_verify = status_kb("VmRSS:");
 
     let start = Instant::now();
     let mut count = 0u64;
@@ -105,6 +114,7 @@ fn run_one(input: &Path, ledger: &Path) {
     }
     let iterate = start.elapsed().as_secs_f64();
     std::hint::black_box(count);
+    let rss_iterate = status_kb("VmRSS:");
 
     // Re-running the whole import: every line is a duplicate found through the on-disk id index.
     // (Without ids a re-import would be refused for time order: it is skipped, reported as 0 s.)
@@ -128,7 +138,7 @@ fn run_one(input: &Path, ledger: &Path) {
     let disk = dir_size(ledger);
     println!(
         "RESULT events={n} parse_eps={:.0} import_s={import:.3} import_eps={:.0} verify_s={verify:.3} verify_eps={:.0} \
-         iterate_s={iterate:.3} iterate_eps={:.0} reimport_s={reimport:.3} reimport_eps={:.0} export_s={export_secs:.3} hwm_import_mb={:.1} hwm_mb={:.1} \
+         iterate_s={iterate:.3} iterate_eps={:.0} reimport_s={reimport:.3} reimport_eps={:.0} export_s={export_secs:.3} hwm_import_mb={:.1} rss_open_mb={:.1} rss_verify_mb={:.1} rss_iterate_mb={:.1} hwm_mb={:.1} \
          disk_mb={:.1} export_mb={:.1} disk_ratio={:.2}",
         parsed as f64 / parse,
         n as f64 / import,
@@ -136,6 +146,9 @@ fn run_one(input: &Path, ledger: &Path) {
         n as f64 / iterate,
         n as f64 / reimport,
         hwm_import as f64 / 1024.0,
+        rss_open as f64 / 1024.0,
+        rss_verify as f64 / 1024.0,
+        rss_iterate as f64 / 1024.0,
         vm_hwm_kb() as f64 / 1024.0,
         disk as f64 / 1e6,
         export as f64 / 1e6,
