@@ -88,8 +88,8 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
     let history = LedgerHistory(&ledger);
     for algo in ["tgr", "glicko2", "elo"] {
         let mut projector = registry::build(registry::config(algo, &[])?)?;
-        let r = replay(&history, &mut [projector.as_mut()], Options::default(), &mut |_| {})?;
-        let board = leaderboard(projector.as_ref(), &r.roster);
+        let r = replay(&history, &mut [&mut projector], Options::default(), &mut |_| {})?;
+        let board = leaderboard(&projector, &r.roster);
         let top: Vec<String> = board
             .ranked
             .iter()

@@ -94,7 +94,7 @@ pub fn run(ledger_path: &Path, args: DiffArgs) -> anyhow::Result<ExitCode> {
         let mut projectors =
             configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
         let mut refs: Vec<&mut dyn Projector> =
-            projectors.iter_mut().map(|p| p.as_mut() as &mut dyn Projector).collect();
+            projectors.iter_mut().map(|p| p as &mut dyn Projector).collect();
         let r = replay(
             &LedgerHistory(&ledger),
             &mut refs,
@@ -103,7 +103,7 @@ pub fn run(ledger_path: &Path, args: DiffArgs) -> anyhow::Result<ExitCode> {
         )?;
         computed = projectors
             .iter()
-            .map(|p| Side::of(&Snapshot::capture(p.as_ref(), &r.roster, r.through, &r.head)))
+            .map(|p| Side::of(&Snapshot::capture(p, &r.roster, r.through, &r.head)))
             .collect();
     }
     let mut computed = computed.into_iter();

@@ -73,7 +73,7 @@ fn account(ledger: &Ledger, config: Config, seq: u64, names: &[String]) -> anyho
     let mut before: Vec<Option<Standing>> = vec![None; names.len()];
     let r = replay(
         &LedgerHistory(ledger),
-        &mut [projector.as_mut()],
+        &mut [&mut projector],
         Options { until: Until::Seq(seq), trace: Some((seq, &mut trace)), ..Options::default() },
         &mut |s| {
             if s.seq + 1 == seq {
@@ -84,7 +84,7 @@ fn account(ledger: &Ledger, config: Config, seq: u64, names: &[String]) -> anyho
         },
     )
     .with_context(|| format!("replaying {config} through event {seq}"))?;
-    let after = names.iter().map(|n| standing_of(projector.as_ref(), &r.roster, n)).collect();
+    let after = names.iter().map(|n| standing_of(&projector, &r.roster, n)).collect();
     Ok(Account { config, before, after, trace, roster: r.roster })
 }
 

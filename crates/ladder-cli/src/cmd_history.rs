@@ -70,7 +70,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let name = args.player.as_str();
     let replayed = replay(
         &LedgerHistory(&ledger),
-        &mut [projector.as_mut()],
+        &mut [&mut projector],
         Options { until, ..Options::default() },
         &mut |s| {
             if !s.event.players().any(|p| p == name) {

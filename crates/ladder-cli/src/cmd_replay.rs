@@ -5,6 +5,7 @@ use crate::source::{open_for_read, LedgerHistory};
 use crate::UsageError;
 use clap::{Args, ValueEnum};
 use ladder_projector::{describe_specs, Config, ParamValue, Projector};
+use ladder_replay::checkpoint::replay_checkpointed;
 use ladder_replay::{
     leaderboard, registry, replay, Options, ReplayError, Replayed, Row, Snapshot, Until,
 };
@@ -72,6 +73,10 @@ pub struct ReplayArgs {
     /// With --score: leave the first N two-seat matches out of the scores.
     #[arg(long, value_name = "N", requires = "score")]
     pub warmup: Option<u64>,
+    /// Resume from the latest valid checkpoint of this configuration stored in the ledger, and
+    /// store one at the end, so the next replay reads only new events (same answer either way).
+    #[arg(long, conflicts_with_all = ["configs", "score"])]
+    pub checkpoint: bool,
 }
 
 /// Output formats of `leaderboard`.
@@ -138,7 +143,7 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
 /// A finished replay: the projectors (one per configuration), and who and how far.
 pub struct Replay {
     /// The projectors after the replay.
-    pub projectors: Vec<Box<dyn Projector + Send>>,
+    pub projectors: Vec<registry::Algo>,
     /// Names, last sequence number and its chain hash, scores.
     pub replayed: Replayed,
 }
@@ -147,8 +152,7 @@ impl Replay {
     /// The contract's snapshot of configuration `i`.
     pub fn snapshot(&self, i: usize) -> Snapshot {
         let r = &self.replayed;
-        let mut snap =
-            Snapshot::capture(self.projectors[i].as_ref(), &r.roster, r.through, &r.head);
+        let mut snap = Snapshot::capture(&self.projectors[i], &r.roster, r.through, &r.head);
         snap.prediction = r.scores.get(i).cloned();
         snap
     }
@@ -174,7 +178,7 @@ pub fn replay_configs(
     let history = LedgerHistory(&ledger);
     let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
     let mut refs: Vec<&mut dyn Projector> =
-        projectors.iter_mut().map(|p| p.as_mut() as &mut dyn Projector).collect();
+        projectors.iter_mut().map(|p| p as &mut dyn Projector).collect();
     let replayed = match replay(
         &history,
         &mut refs,
@@ -195,7 +199,47 @@ pub fn replay_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Replay> 
     replay_configs(ledger_path, args, vec![config_of(args)?], None)
 }
 
+fn run_checkpointed(ledger_path: &Path, args: &ReplayArgs) -> anyhow::Result<Snapshot> {
+    if args.algo.events.events.is_some() {
+        return Err(UsageError(
+            "--checkpoint stores state in a ledger; it does not apply to --events".into(),
+        )
+        .into());
+    }
+    let until = until_of(&args.algo)?;
+    if matches!(until, Until::Instant(_)) {
+        return Err(
+            UsageError("--checkpoint needs --until SEQ (or none), not an instant".into()).into()
+        );
+    }
+    let config = config_of(&args.algo)?;
+    let ledger = open_for_read(ledger_path, None)?;
+    let history = LedgerHistory(&ledger);
+    let (p, r, used) = replay_checkpointed(&history, &history, config, until)?;
+    match used.resumed_from {
+        Some(seq) => eprintln!(
+            "resumed from the checkpoint at event {seq}; read {} new events",
+            r.through - seq
+        ),
+        None => eprintln!("no usable checkpoint: replayed from event 1"),
+    }
+    if let Some(seq) = used.saved_at {
+        eprintln!("stored a checkpoint at event {seq}");
+    }
+    Ok(Snapshot::capture(&p, &r.roster, r.through, &r.head))
+}
+
 pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    if args.checkpoint {
+        let snap = run_checkpointed(ledger_path, &args)?;
+        let mut out = std::io::stdout().lock();
+        match args.format {
+            ReplayFormat::Json => writeln!(out, "{}", snap.to_json())?,
+            ReplayFormat::Yaml => write!(out, "{}", snap.to_yaml())?,
+            ReplayFormat::Table => write!(out, "{}", snap.to_table())?,
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let configs = configs_of(&args.algo, &args.configs)?;
     let n = configs.len();
     let warmup = args.score.then_some(args.warmup.unwrap_or(0));
@@ -225,7 +269,7 @@ pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCo
 pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
     let run = replay_of(ledger_path, &args.algo)?;
     let snap = run.snapshot(0);
-    let board = leaderboard(run.projectors[0].as_ref(), &run.replayed.roster);
+    let board = leaderboard(&run.projectors[0], &run.replayed.roster);
     let top = args.top.unwrap_or(usize::MAX);
     let mut out = std::io::stdout().lock();
     let key = |r: &Row| match r.standing.display {

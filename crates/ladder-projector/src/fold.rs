@@ -22,6 +22,11 @@ impl Feeder {
         Feeder::default()
     }
 
+    /// A feeder that resumes with the names of a checkpoint.
+    pub fn with_roster(roster: Roster) -> Feeder {
+        Feeder { roster, seats: Vec::new() }
+    }
+
     /// Applies `event` (sequence number `seq`) to every projector in `projectors`, unless it is a
     /// MatchVoided (which projectors never see) or a MatchResult whose `id` satisfies `is_voided`.
     pub fn feed(

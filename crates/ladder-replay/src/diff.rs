@@ -113,7 +113,11 @@ fn ranks(players: &[(String, f64, Option<f64>)]) -> Vec<usize> {
     order.sort_by(|&i, &j| players[j].1.total_cmp(&players[i].1));
     let mut rank = vec![0; players.len()];
     for (pos, &i) in order.iter().enumerate() {
-        rank[i] = if pos > 0 && players[order[pos - 1]].1 == players[i].1 { rank[order[pos - 1]] } else { pos + 1 };
+        rank[i] = if pos > 0 && players[order[pos - 1]].1 == players[i].1 {
+            rank[order[pos - 1]]
+        } else {
+            pos + 1
+        };
     }
     rank
 }

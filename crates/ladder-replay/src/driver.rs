@@ -25,6 +25,11 @@ pub trait History {
     /// Where the MatchResult with this id was voided, if it was: the MatchVoided's sequence number
     /// and instant.
     fn voided_at(&self, match_id: &str) -> Option<(u64, Timestamp)>;
+    /// The last sequence number (0 when empty).
+    fn head_seq(&self) -> u64;
+    /// Every void as (the MatchVoided's sequence number, the voided MatchResult's sequence number),
+    /// for checking that a checkpoint is still valid.
+    fn voids(&self) -> Vec<(u64, u64)>;
 }
 
 /// How far a replay goes (`--until`).
@@ -73,6 +78,9 @@ pub enum ReplayError {
     /// A projector's arithmetic failed at an event.
     #[error(transparent)]
     Project(#[from] ProjectError),
+    /// A checkpoint's state could not be restored.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::registry::StateError),
     /// Reading the history failed.
     #[error("reading the history: {0}")]
     History(Box<dyn std::error::Error + Send + Sync>),
@@ -99,6 +107,9 @@ pub struct Options<'t> {
     pub trace: Option<(u64, &'t mut Trace)>,
     /// Score predictions (`--score`), skipping this many two-seat matches first (`--warmup`).
     pub warmup: Option<u64>,
+    /// Start after a checkpoint instead of at event 1: its sequence number, chain hash and names.
+    /// The projectors must hold the checkpoint's state.
+    pub resume: Option<(u64, [u8; 32], Roster)>,
 }
 
 /// What a replay reached.
@@ -122,17 +133,18 @@ pub fn replay(
     options: Options<'_>,
     on_step: &mut dyn FnMut(Stepped<'_, '_>),
 ) -> Result<Replayed, ReplayError> {
-    let Options { until, trace: mut trace_at, warmup } = options;
-    let mut feeder = Feeder::new();
-    let mut through = 0;
-    let mut head = [0u8; 32];
+    let Options { until, trace: mut trace_at, warmup, resume } = options;
+    let (mut through, mut head, mut feeder) = match resume {
+        Some((seq, hash, roster)) => (seq, hash, Feeder::with_roster(roster)),
+        None => (0, [0u8; 32], Feeder::new()),
+    };
     let mut scores: Vec<Score> = match warmup {
         Some(n) => projectors.iter().map(|_| Score::new(n)).collect(),
         None => Vec::new(),
     };
     let is_voided =
         |id: &str| history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at));
-    for item in history.events_from(1) {
+    for item in history.events_from(through + 1) {
         let h = item?;
         if !until.includes(h.seq, h.event.at) {
             break;

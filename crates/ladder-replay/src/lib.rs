@@ -11,6 +11,7 @@
 //!   and a table, byte-stable so snapshot tests and `git diff` show exactly what changed.
 #![deny(missing_docs)]
 
+pub mod checkpoint;
 pub mod diff;
 mod driver;
 mod output;

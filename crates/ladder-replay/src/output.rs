@@ -50,7 +50,13 @@ fn prediction_json(o: &mut String, s: &Score) {
         if i > 0 {
             o.push(',');
         }
-        let _ = write!(o, "{{\"lo\":{:?},\"hi\":{:?},\"n\":{},\"mean_p\":", i as f64 / 10.0, (i + 1) as f64 / 10.0, b.n);
+        let _ = write!(
+            o,
+            "{{\"lo\":{:?},\"hi\":{:?},\"n\":{},\"mean_p\":",
+            i as f64 / 10.0,
+            (i + 1) as f64 / 10.0,
+            b.n
+        );
         opt(o, (b.n > 0).then(|| b.sum_p / b.n as f64));
         o.push_str(",\"observed\":");
         opt(o, (b.n > 0).then(|| b.sum_y / b.n as f64));
@@ -296,7 +302,8 @@ impl Snapshot {
             );
             let _ = writeln!(o, "  calibration  {:>9}  {:>7}  {:>8}", "n", "mean p", "observed");
             for (i, b) in s.bins.iter().enumerate() {
-                let mean = |x: f64| if b.n > 0 { format!("{:.3}", x / b.n as f64) } else { "-".into() };
+                let mean =
+                    |x: f64| if b.n > 0 { format!("{:.3}", x / b.n as f64) } else { "-".into() };
                 let _ = writeln!(
                     o,
                     "  [{:.1}, {:.1}{} {:>9}  {:>7}  {:>8}",

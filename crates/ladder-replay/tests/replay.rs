@@ -2,6 +2,7 @@
 
 use ladder_events::{json::parse_line, Body, Event, Timestamp};
 use ladder_projector::{Display, ParamValue, PlayerId, Standing};
+use ladder_replay::checkpoint::{replay_checkpointed, CheckpointStore, Entry};
 use ladder_replay::{
     registry, replay, History, HistoryEvent, Options, ReplayError, Row, Snapshot, Until,
 };
@@ -51,20 +52,47 @@ impl History for Memory {
     fn voided_at(&self, match_id: &str) -> Option<(u64, Timestamp)> {
         self.voids.get(match_id).copied()
     }
+    fn head_seq(&self) -> u64 {
+        self.events.len() as u64
+    }
+    fn voids(&self) -> Vec<(u64, u64)> {
+        self.voids
+            .iter()
+            .map(|(id, (v, _))| {
+                let m = self.events.iter().find(|h| h.event.id.as_deref() == Some(id)).unwrap().seq;
+                (*v, m)
+            })
+            .collect()
+    }
+}
+
+/// Checkpoints in memory.
+#[derive(Default)]
+struct Store(std::cell::RefCell<std::collections::BTreeMap<Vec<u8>, Vec<u8>>>);
+
+impl CheckpointStore for Store {
+    fn list(&self, prefix: &[u8]) -> Result<Vec<Entry>, ReplayError> {
+        Ok(self
+            .0
+            .borrow()
+            .iter()
+            .filter(|(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect())
+    }
+    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), ReplayError> {
+        self.0.borrow_mut().insert(key.to_vec(), value.to_vec());
+        Ok(())
+    }
 }
 
 fn snapshot(history: &Memory, algo: &str, sets: &[(&str, &str)], until: Until) -> Snapshot {
     let sets: Vec<(String, String)> =
         sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let mut p = registry::build(registry::config(algo, &sets).unwrap()).unwrap();
-    let r = replay(
-        history,
-        &mut [p.as_mut()],
-        Options { until, ..Options::default() },
-        &mut |_| {},
-    )
-    .unwrap();
-    Snapshot::capture(p.as_ref(), &r.roster, r.through, &r.head)
+    let r = replay(history, &mut [&mut p], Options { until, ..Options::default() }, &mut |_| {})
+        .unwrap();
+    Snapshot::capture(&p, &r.roster, r.through, &r.head)
 }
 
 #[test]
@@ -198,8 +226,8 @@ fn leaderboard_ranks_share_on_ties_and_tgr_keeps_provisional_apart() {
     let history = Memory::new(lines.iter().map(|l| parse_line(l).unwrap()).collect());
     let board = |algo: &str| {
         let mut p = registry::build(registry::config(algo, &[]).unwrap()).unwrap();
-        let r = replay(&history, &mut [p.as_mut()], Options::default(), &mut |_| {}).unwrap();
-        ladder_replay::leaderboard(p.as_ref(), &r.roster)
+        let r = replay(&history, &mut [&mut p], Options::default(), &mut |_| {}).unwrap();
+        ladder_replay::leaderboard(&p, &r.roster)
     };
     // Elo: d won (above 1500), b and c untouched at 1500 share rank 2 by name, a lost: rank 4.
     let elo = board("elo");
@@ -214,4 +242,48 @@ fn leaderboard_ranks_share_on_ties_and_tgr_keeps_provisional_apart() {
         tgr.provisional.iter().map(|r| r.player.as_str()).collect::<Vec<_>>(),
         vec!["b", "c", "d"]
     );
+}
+
+#[test]
+fn checkpointed_and_fresh_replays_agree() {
+    for fixture in ["club.jsonl", "teams.jsonl", "glickman.jsonl"] {
+        let history = Memory::fixture(fixture);
+        let n = history.events.len() as u64;
+        for algo in registry::ALGORITHMS {
+            let config = registry::config(algo, &[]).unwrap();
+            let fresh = snapshot(&history, algo, &[], Until::Head);
+            let mut stale_seen = false;
+            for cut in (1..n).step_by(7).chain([n - 1]) {
+                let store = Store::default();
+                let (_, _, first) =
+                    replay_checkpointed(&history, &store, config.clone(), Until::Seq(cut)).unwrap();
+                assert_eq!(
+                    first,
+                    ladder_replay::checkpoint::CheckpointUse {
+                        resumed_from: None,
+                        saved_at: Some(cut)
+                    }
+                );
+                let (p, r, second) =
+                    replay_checkpointed(&history, &store, config.clone(), Until::Head).unwrap();
+                // club.jsonl voids c20 late: a checkpoint taken after c20 but before its void
+                // still counts the match, so it must not be used; every other checkpoint is.
+                let stale = history.voids().iter().any(|&(void, m)| m <= cut && cut < void);
+                let usable = !stale;
+                assert_eq!(
+                    second.resumed_from,
+                    usable.then_some(cut),
+                    "{fixture} {algo} cut {cut}"
+                );
+                stale_seen |= stale;
+                let resumed = Snapshot::capture(&p, &r.roster, r.through, &r.head);
+                assert_eq!(resumed.to_json(), fresh.to_json(), "{fixture} {algo} cut {cut}");
+            }
+            assert_eq!(
+                stale_seen,
+                fixture == "club.jsonl",
+                "the stale-checkpoint case is exercised"
+            );
+        }
+    }
 }

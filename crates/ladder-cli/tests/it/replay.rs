@@ -188,3 +188,25 @@ fn diff_of_two_settings_and_of_saved_snapshots() {
     let r = e.run(&["diff", "nosuch", "elo"], b"");
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+#[test]
+fn checkpoints_resume_and_give_the_same_answer() {
+    let e = Env::new();
+    let text = std::fs::read_to_string(fixture("club.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let first: String = lines[..40].iter().map(|l| format!("{l}\n")).collect();
+    let rest: String = lines[40..].iter().map(|l| format!("{l}\n")).collect();
+    e.run(&["import", "-"], first.as_bytes());
+    let r = e.run(&["replay", "--algo", "glicko2", "--checkpoint", "--format", "json"], b"");
+    assert!(r.stderr.contains("stored a checkpoint at event 40"), "{}", r.stderr);
+    e.run(&["import", "-"], rest.as_bytes());
+    let resumed = e.run(&["replay", "--algo", "glicko2", "--checkpoint", "--format", "json"], b"");
+    let fresh = e.ok(&["replay", "--algo", "glicko2", "--format", "json"]);
+    assert_eq!(resumed.stdout, fresh);
+    // club.jsonl's later void annuls c20, a match before event 40: the checkpoint at 40 still
+    // counts it, so it is not used.
+    assert!(resumed.stderr.contains("no usable checkpoint"), "{}", resumed.stderr);
+    let again = e.run(&["replay", "--algo", "glicko2", "--checkpoint", "--format", "json"], b"");
+    assert!(again.stderr.contains("resumed from the checkpoint at event 79"), "{}", again.stderr);
+    assert_eq!(again.stdout, fresh);
+}
