@@ -8,7 +8,7 @@
 //! Design decisions (measured and argued in `docs/adr/0001-ledger-storage.md`):
 //! - **Blocks, not one sled key per event.** sled 0.34.7 with one key per small value is slow and
 //!   takes gigabytes of memory at millions of keys. Events are stored in blocks of up to
-//!   [`MAX_BLOCK_BYTES`] (16 KB, about 200 events), keyed by the first event's seq in big-endian, so key
+//!   [`MAX_BLOCK_BYTES`] (64 KB, about 800 events), keyed by the first event's seq in big-endian, so key
 //!   order is sequence order. An append writes whole blocks beyond the head; the small blocks left
 //!   by single appends (the tail) are merged into one by a small atomic batch once there are 16.
 //! - **One commit point.** An append writes its blocks, facts and ids with keys beyond the current
