@@ -381,3 +381,32 @@ fn single_appends_merge_into_one_tail_block() {
     assert_eq!((l.head(), stored_lines(&l)), (head, lines));
     assert_eq!(l.seq_of_id("s-39").unwrap(), Some(42));
 }
+
+#[test]
+fn checkpoints_are_kept_apart_listed_by_prefix_and_durable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let mut l = Ledger::open(&path).unwrap();
+    append_ok(&mut l, JOINS, PLAIN);
+    l.put_checkpoint(b"tgr/abc/2", b"state at 2").unwrap();
+    l.put_checkpoint(b"tgr/abc/1", b"state at 1").unwrap();
+    l.put_checkpoint(b"glicko/x/1", b"other").unwrap();
+    assert_eq!(l.get_checkpoint(b"tgr/abc/1").unwrap().as_deref(), Some(&b"state at 1"[..]));
+    assert_eq!(l.get_checkpoint(b"tgr/abc/9").unwrap(), None);
+    let keys = |l: &Ledger, p: &[u8]| -> Vec<Vec<u8>> {
+        l.checkpoints(p).unwrap().into_iter().map(|(k, _)| k).collect()
+    };
+    assert_eq!(keys(&l, b"tgr/"), vec![b"tgr/abc/1".to_vec(), b"tgr/abc/2".to_vec()]);
+    assert_eq!(keys(&l, b"").len(), 3);
+    l.remove_checkpoint(b"tgr/abc/2").unwrap();
+    // Checkpoints are not events: the chain and the head do not move.
+    assert_eq!(l.verify(None).unwrap().seq, 2);
+    drop(l);
+    let l = Ledger::open(&path).unwrap();
+    assert_eq!(keys(&l, b"tgr/"), vec![b"tgr/abc/1".to_vec()]);
+    assert_eq!(l.get_checkpoint(b"glicko/x/1").unwrap().as_deref(), Some(&b"other"[..]));
+    // The memory ledger has the same API.
+    let m = Ledger::memory();
+    m.put_checkpoint(b"a", b"1").unwrap();
+    assert_eq!(m.checkpoints(b"a").unwrap(), vec![(b"a".to_vec(), b"1".to_vec())]);
+}
