@@ -9,7 +9,7 @@ use ladder_cli::LedgerHistory;
 use ladder_events::{Body, Event, Prior, Seat, Timestamp, NANOS_PER_SECOND};
 use ladder_log::{AppendOptions, Ledger};
 use ladder_projector::{voided_ids, Feeder, Projector};
-use ladder_replay::{registry, replay, Options};
+use ladder_replay::{registry, replay, replay_parallel, Options, Until};
 use std::time::Instant;
 
 /// SplitMix64: a small, well-known seeded generator, so the ladder is the same on every run.
@@ -121,13 +121,21 @@ fn main() {
             }
             std::hint::black_box(p.standings().len());
         });
+        // What `ladder replay` does: one configuration sequentially, several on every core.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let run = |k: usize| {
             let mut ps: Vec<_> =
                 configs(algo, k).into_iter().map(|c| registry::build(c).unwrap()).collect();
-            let mut refs: Vec<&mut dyn Projector> =
-                ps.iter_mut().map(|p| p as &mut dyn Projector).collect();
-            let r = replay(&history, &mut refs, Options::default(), &mut |_| {}).unwrap();
-            std::hint::black_box(r.through);
+            let through = if k == 1 {
+                let mut refs: Vec<&mut dyn Projector> =
+                    ps.iter_mut().map(|p| p as &mut dyn Projector).collect();
+                replay(&history, &mut refs, Options::default(), &mut |_| {}).unwrap().through
+            } else {
+                let mut refs: Vec<&mut (dyn Projector + Send)> =
+                    ps.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
+                replay_parallel(&history, &mut refs, Until::Head, None, cores).unwrap().through
+            };
+            std::hint::black_box(through);
         };
         let one = timed(runs, || run(1));
         let eight = timed(runs, || run(8));

@@ -6,6 +6,7 @@ use crate::UsageError;
 use clap::{Args, ValueEnum};
 use ladder_projector::{describe_specs, Config, ParamValue, Projector};
 use ladder_replay::checkpoint::replay_checkpointed;
+use ladder_replay::replay_parallel;
 use ladder_replay::{
     leaderboard, registry, replay, Options, ReplayError, Replayed, Row, Snapshot, Until,
 };
@@ -166,6 +167,11 @@ pub fn until_of(args: &AlgoArgs) -> anyhow::Result<Until> {
     })
 }
 
+/// The cores to fold configurations on.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Replays the history once through every configuration.
 pub fn replay_configs(
     ledger_path: &Path,
@@ -177,14 +183,17 @@ pub fn replay_configs(
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let history = LedgerHistory(&ledger);
     let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    let mut refs: Vec<&mut dyn Projector> =
-        projectors.iter_mut().map(|p| p as &mut dyn Projector).collect();
-    let replayed = match replay(
-        &history,
-        &mut refs,
-        Options { until, warmup, ..Options::default() },
-        &mut |_| {},
-    ) {
+    let result = if projectors.len() > 1 {
+        // Several configurations: decode once, fold them on every core.
+        let mut refs: Vec<&mut (dyn Projector + Send)> =
+            projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
+        replay_parallel(&history, &mut refs, until, warmup, threads())
+    } else {
+        let mut refs: Vec<&mut dyn Projector> =
+            projectors.iter_mut().map(|p| p as &mut dyn Projector).collect();
+        replay(&history, &mut refs, Options { until, warmup, ..Options::default() }, &mut |_| {})
+    };
+    let replayed = match result {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {
             anyhow::bail!("{e}\nthe algorithm cannot apply this event under these constants; `ladder log --from {} --limit 1` shows it", e.seq)

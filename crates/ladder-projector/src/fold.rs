@@ -27,30 +27,40 @@ impl Feeder {
         Feeder { roster, seats: Vec::new() }
     }
 
-    /// Applies `event` (sequence number `seq`) to every projector in `projectors`, unless it is a
-    /// MatchVoided (which projectors never see) or a MatchResult whose `id` satisfies `is_voided`.
-    pub fn feed(
+    /// The step projectors see for `event` (sequence number `seq`), or `None` when they skip it:
+    /// a MatchVoided, or a MatchResult whose `id` satisfies `is_voided`. Interns new names.
+    pub fn step(
         &mut self,
         seq: u64,
         event: &Event,
         is_voided: &dyn Fn(&str) -> bool,
-        projectors: &mut [&mut dyn Projector],
-        mut trace: Option<&mut Trace>,
-    ) -> Result<(), ProjectError> {
+    ) -> Option<Step<'_>> {
         let input = match &event.body {
             Body::PlayerJoined { player, prior } => {
                 Input::Joined { player: self.roster.intern(player), prior: *prior }
             }
             Body::QueueTimeout { player } => Input::Timeout { player: self.roster.intern(player) },
             Body::MidnightTick => Input::Tick,
-            Body::MatchVoided { .. } => return Ok(()),
+            Body::MatchVoided { .. } => return None,
             Body::MatchResult { seats } => {
                 if event.id.as_deref().is_some_and(is_voided) {
-                    return Ok(());
+                    return None;
                 }
-                let sides = Event::sides(seats);
                 self.seats.clear();
-                for (seat, side) in seats.iter().zip(sides) {
+                let mut next_side = 0;
+                for (i, seat) in seats.iter().enumerate() {
+                    // Seats of one team share a side; a seat without a team is a side alone
+                    // (the same numbering as `Event::sides`, without allocating).
+                    let shared = seat.team.as_ref().and_then(|t| {
+                        seats[..i]
+                            .iter()
+                            .position(|s| s.team.as_ref() == Some(t))
+                            .map(|j| self.seats[j].side)
+                    });
+                    let side = shared.unwrap_or_else(|| {
+                        next_side += 1;
+                        next_side - 1
+                    });
                     self.seats.push(SeatIn {
                         player: self.roster.intern(&seat.player),
                         score: seat.score,
@@ -61,7 +71,20 @@ impl Feeder {
                 Input::Match { seats: &self.seats }
             }
         };
-        let step = Step { seq, at: event.at, input };
+        Some(Step { seq, at: event.at, input })
+    }
+
+    /// Applies `event` to every projector in `projectors` (see [`Feeder::step`] for what is
+    /// skipped).
+    pub fn feed(
+        &mut self,
+        seq: u64,
+        event: &Event,
+        is_voided: &dyn Fn(&str) -> bool,
+        projectors: &mut [&mut dyn Projector],
+        mut trace: Option<&mut Trace>,
+    ) -> Result<(), ProjectError> {
+        let Some(step) = self.step(seq, event, is_voided) else { return Ok(()) };
         for p in projectors.iter_mut() {
             p.apply(&step, trace.as_deref_mut())?;
         }

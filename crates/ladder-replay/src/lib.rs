@@ -15,8 +15,10 @@ pub mod checkpoint;
 pub mod diff;
 mod driver;
 mod output;
+mod parallel;
 pub mod registry;
 pub mod score;
 
 pub use driver::{replay, History, HistoryEvent, Options, ReplayError, Replayed, Stepped, Until};
 pub use output::{leaderboard, Leaderboard, Ranked, Row, Snapshot};
+pub use parallel::replay_parallel;
