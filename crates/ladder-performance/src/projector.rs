@@ -305,14 +305,7 @@ impl Projector for Performance {
             .iter()
             .enumerate()
             .filter(|(_, p)| p.joined)
-            .map(|(i, p)| Standing {
-                player: PlayerId(i as u32),
-                rating: p.rating,
-                rd: None,
-                volatility: None,
-                games: p.games,
-                display: None,
-            })
+            .map(|(i, p)| Standing::rating_only(PlayerId(i as u32), p.rating, p.games))
             .collect()
     }
 

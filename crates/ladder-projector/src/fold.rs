@@ -119,6 +119,21 @@ pub fn fold_all(events: &[Event], projector: &mut dyn Projector) -> Result<Roste
     Ok(feeder.roster)
 }
 
+/// Parses a JSON Lines history, folds it into `projector` and renders [`standings_table`]: what
+/// every projector's fixture snapshot test stores. The error names the bad line.
+pub fn fixture_table(jsonl: &str, projector: &mut dyn Projector) -> Result<String, String> {
+    let events = jsonl
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            ladder_events::json::parse_line(l).map_err(|v| format!("line {}: {v}", i + 1))
+        })
+        .collect::<Result<Vec<Event>, String>>()?;
+    let roster = fold_all(&events, projector).map_err(|e| e.to_string())?;
+    Ok(standings_table(projector, &roster, &projector.standings()))
+}
+
 /// A fixed-width table of standings sorted by player name (bytes), numbers to 6 decimals: the
 /// form projector snapshot tests store, readable in a review and immune to last-digit noise.
 pub fn standings_table(

@@ -19,7 +19,7 @@ mod trace;
 pub use config::{
     describe_specs, parse_duration, Config, ConfigError, ParamKind, ParamSpec, ParamValue, Period,
 };
-pub use fold::{fold_all, standings_table, voided_ids, Feeder};
+pub use fold::{fixture_table, fold_all, standings_table, voided_ids, Feeder};
 pub use roster::{PlayerId, Roster};
 pub use trace::{Trace, TraceEntry};
 
@@ -98,6 +98,25 @@ pub struct Standing {
     pub games: u64,
     /// TGR's provisional flag and GLIXARE; `None` for other algorithms.
     pub display: Option<Display>,
+}
+
+impl Standing {
+    /// A standing with a rating only (elo, zonestats, performance).
+    pub fn rating_only(player: PlayerId, rating: f64, games: u64) -> Standing {
+        Standing { player, rating, rd: None, volatility: None, games, display: None }
+    }
+}
+
+/// The outcome for the first of two seats, by comparing their scores (contract section 1: equal
+/// is a draw): 1 win, 0.5 draw, 0 loss.
+pub fn outcome(first: f64, second: f64) -> f64 {
+    if first > second {
+        1.0
+    } else if first < second {
+        0.0
+    } else {
+        0.5
+    }
 }
 
 /// Why a projector could not apply a step. Always names the event.

@@ -95,16 +95,7 @@ impl Score {
     }
 }
 
-/// The outcome of the first of two seats: 1, 0.5 or 0 by comparing scores.
-pub fn outcome(first: f64, second: f64) -> f64 {
-    if first > second {
-        1.0
-    } else if first < second {
-        0.0
-    } else {
-        0.5
-    }
-}
+pub use ladder_projector::outcome;
 
 #[cfg(test)]
 mod tests {
