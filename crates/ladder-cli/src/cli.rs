@@ -2,7 +2,7 @@
 
 use crate::{
     cmd_append, cmd_demo, cmd_diff, cmd_explain, cmd_history, cmd_import, cmd_log, cmd_pair,
-    cmd_perf, cmd_replay, cmd_verify,
+    cmd_perf, cmd_replay, cmd_sweep, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -62,6 +62,9 @@ pub enum Command {
     /// Rank the players under an algorithm (TGR: by GLIXARE, provisional players apart).
     #[command(after_help = cmd_replay::LEADERBOARD_EXAMPLES)]
     Leaderboard(cmd_replay::LeaderboardArgs),
+    /// Replay every combination of a grid of constants and rank them by prediction.
+    #[command(after_help = cmd_sweep::EXAMPLES)]
+    Sweep(cmd_sweep::SweepArgs),
     /// Compare two replays (two settings, two algorithms, or two saved snapshots).
     #[command(after_help = cmd_diff::EXAMPLES)]
     Diff(cmd_diff::DiffArgs),
@@ -98,6 +101,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Pair(args) => cmd_pair::run(&cli.ledger, args),
         Command::History(args) => cmd_history::run(&cli.ledger, args),
         Command::Diff(args) => cmd_diff::run(&cli.ledger, args),
+        Command::Sweep(args) => cmd_sweep::run(&cli.ledger, args),
         Command::Explain(args) => cmd_explain::run(&cli.ledger, args),
         Command::Rep(args) => cmd_perf::run_rep_cmd(args),
         Command::Perf(args) => cmd_perf::run_perf_cmd(args),

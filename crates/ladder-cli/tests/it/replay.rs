@@ -210,3 +210,34 @@ fn checkpoints_resume_and_give_the_same_answer() {
     assert!(again.stderr.contains("resumed from the checkpoint at event 79"), "{}", again.stderr);
     assert_eq!(again.stdout, fresh);
 }
+
+#[test]
+fn sweep_scores_match_a_hand_calculation() {
+    // Two matches between two new Elo players (1500 each), K = 32:
+    // 1. alice beats bob: p = 0.5, y = 1. Afterwards alice 1516, bob 1484 (K * (1 - 0.5) = 16).
+    // 2. alice loses to bob: p = 1 / (1 + 10^((1484 - 1516) / 400)) = 1 / (1 + 10^-0.08), y = 0.
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"alice"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"bob"}"#,
+        r#"{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"alice","score":1},{"player":"bob","score":0}]}"#,
+        r#"{"type":"MatchResult","at":"2026-03-01T11:00:00Z","seats":[{"player":"alice","score":0},{"player":"bob","score":1}]}"#,
+    ];
+    let e = Env::new();
+    e.run(&["import", "-"], lines.join("\n").as_bytes());
+    let v: serde_json::Value = serde_json::from_str(
+        e.ok(&["sweep", "--algo", "elo", "--grid", "k=32,16", "--format", "json"]).trim(),
+    )
+    .unwrap();
+    let p2 = 1.0 / (1.0 + 10f64.powf(-0.08));
+    let log_loss = (std::f64::consts::LN_2 - (1.0 - p2).ln()) / 2.0;
+    let brier = (0.25 + p2 * p2) / 2.0;
+    // Accuracy: p = 0.5 counts half; p2 > 0.5 favoured alice, who lost: 0.
+    let k32 = v["results"].as_array().unwrap().iter().find(|r| r["config"]["k"] == 32.0).unwrap();
+    let pred = &k32["prediction"];
+    assert_eq!(pred["matches"], 2);
+    assert!((pred["log_loss"].as_f64().unwrap() - log_loss).abs() < 1e-12, "{pred}");
+    assert!((pred["brier"].as_f64().unwrap() - brier).abs() < 1e-12, "{pred}");
+    assert_eq!(pred["accuracy"], 0.25);
+    // K = 16 moves less after the first match, so it predicts the upset less badly: it ranks first.
+    assert_eq!(v["results"][0]["config"]["k"], 16.0);
+}

@@ -1,0 +1,206 @@
+//! `ladder sweep`: every combination of a grid of constants, replayed in one pass and ranked by
+//! how well each predicts the results (contract section 4's `--score`).
+
+use crate::cmd_replay::{replay_configs, AlgoArgs};
+use crate::UsageError;
+use clap::{Args, ValueEnum};
+use ladder_projector::{Config, ParamValue};
+use ladder_replay::registry;
+use ladder_replay::score::Score;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder sweep --algo elo --grid k=8,16,24,32,40
+  ladder sweep --algo tgr --grid sc=10,20,30,40 --grid p=0.85,0.9,0.95,1 --warmup 1000
+  ladder sweep --algo glicko2 --grid tau=0.3,0.6,0.9,1.2 --set period=1w --format json
+
+Every combination is replayed in one pass over the history (decoded once, folded on every core)
+and scored on the two-seat matches after --warmup: log loss (lower is better), Brier score and
+accuracy. Always predicting 0.5 scores a log loss of ln 2 = 0.6931.";
+
+/// Output formats of `sweep`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SweepFormat {
+    /// For people: one line per combination, best first.
+    Table,
+    /// `{"algorithm", "through", "head", "results": [{"config", "prediction"}...]}`, best first.
+    Json,
+}
+
+/// Arguments of `sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub algo: AlgoArgs,
+    /// A constant and the values to try (repeatable; every combination is replayed).
+    #[arg(long = "grid", value_name = "KEY=V1,V2,...", required = true)]
+    pub grids: Vec<String>,
+    /// Leave the first N two-seat matches out of the scores.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub warmup: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: SweepFormat,
+}
+
+/// One grid axis: a key and its values, as written.
+pub type Axis = (String, Vec<String>);
+
+/// Parses `KEY=V1,V2,...`.
+fn axis(text: &str) -> Result<Axis, UsageError> {
+    let (k, vs) = text
+        .split_once('=')
+        .ok_or_else(|| UsageError(format!("--grid {text:?}: expected KEY=V1,V2,...")))?;
+    let values: Vec<String> =
+        vs.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect();
+    if values.is_empty() {
+        return Err(UsageError(format!("--grid {text:?}: no values")));
+    }
+    Ok((k.trim().to_string(), values))
+}
+
+/// Every combination of the axes, as `KEY=VALUE` pairs in axis order.
+pub fn combinations(axes: &[Axis]) -> Vec<Vec<(String, String)>> {
+    let mut out = vec![Vec::new()];
+    for (key, values) in axes {
+        out = out
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.push((key.clone(), v.clone()));
+                    c
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+fn value_json(v: &ParamValue) -> serde_json::Value {
+    match v {
+        ParamValue::Number(x) => serde_json::json!(x),
+        ParamValue::Text(t) => serde_json::json!(t),
+    }
+}
+
+pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
+    let axes = args.grids.iter().map(|g| axis(g)).collect::<Result<Vec<_>, _>>()?;
+    let mut base = Vec::new();
+    for s in &args.algo.sets {
+        base.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
+    }
+    let combos = combinations(&axes);
+    let mut configs = Vec::with_capacity(combos.len());
+    for combo in &combos {
+        let mut sets = base.clone();
+        sets.extend(combo.iter().cloned());
+        configs
+            .push(registry::config(&args.algo.algo, &sets).map_err(|e| UsageError(e.to_string()))?);
+    }
+    let mut warned = std::collections::BTreeSet::new();
+    for w in configs.iter().flat_map(|c| &c.warnings) {
+        if warned.insert(w.clone()) {
+            eprintln!("warning: {w}");
+        }
+    }
+    let run = replay_configs(ledger_path, &args.algo, configs.clone(), Some(args.warmup))?;
+    let mut order: Vec<usize> = (0..configs.len()).collect();
+    let loss = |i: usize| run.replayed.scores[i].log_loss().unwrap_or(f64::INFINITY);
+    order.sort_by(|&a, &b| loss(a).total_cmp(&loss(b)).then(a.cmp(&b)));
+    let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.format {
+        SweepFormat::Json => {
+            let results: Vec<_> = order
+                .iter()
+                .map(|&i| {
+                    let c: serde_json::Map<String, serde_json::Value> =
+                        configs[i].values.iter().map(|(k, v)| (k.to_string(), value_json(v))).collect();
+                    let s: &Score = &run.replayed.scores[i];
+                    serde_json::json!({
+                        "config": c,
+                        "prediction": {"matches": s.matches, "log_loss": s.log_loss(), "brier": s.brier(), "accuracy": s.accuracy()},
+                    })
+                })
+                .collect();
+            let v = serde_json::json!({
+                "algorithm": configs[0].algorithm, "through": run.replayed.through,
+                "head": ladder_log::hex(&run.replayed.head), "grid": keys, "warmup": args.warmup,
+                "baseline_log_loss_half": std::f64::consts::LN_2, "results": results,
+            });
+            writeln!(out, "{v}")?;
+        }
+        SweepFormat::Table => {
+            writeln!(
+                out,
+                "{} sweep over {} combinations of {} (other constants: {}), through event {}",
+                configs[0].algorithm,
+                configs.len(),
+                keys.join(" × "),
+                configs[0]
+                    .values
+                    .iter()
+                    .filter(|(k, _)| !keys.contains(k))
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                run.replayed.through
+            )?;
+            let scored = run.replayed.scores.first().map_or(0, |s| s.matches);
+            writeln!(
+                out,
+                "scored on {scored} two-seat matches after a warm-up of {}; always predicting 0.5 gives log loss {:.6}\n",
+                args.warmup,
+                std::f64::consts::LN_2
+            )?;
+            write!(out, "{:>4}", "rank")?;
+            for k in &keys {
+                write!(out, "  {k:>10}")?;
+            }
+            writeln!(out, "  {:>10}  {:>8}  {:>8}", "log loss", "brier", "accuracy")?;
+            let f = |x: Option<f64>, d: usize| x.map_or("-".into(), |x| format!("{x:.d$}"));
+            for (rank, &i) in order.iter().enumerate() {
+                write!(out, "{:>4}", rank + 1)?;
+                for (k, _) in &axes {
+                    let v = configs[i]
+                        .values
+                        .iter()
+                        .find(|(key, _)| key == k)
+                        .map(|(_, v)| v.to_string());
+                    write!(out, "  {:>10}", v.unwrap_or_default())?;
+                }
+                let s = &run.replayed.scores[i];
+                writeln!(
+                    out,
+                    "  {:>10}  {:>8}  {:>8}",
+                    f(s.log_loss(), 6),
+                    f(s.brier(), 6),
+                    f(s.accuracy(), 4)
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_multiply() {
+        let axes = vec![axis("sc=10,20").unwrap(), axis("p=0.9, 1").unwrap()];
+        let c = combinations(&axes);
+        assert_eq!(c.len(), 4);
+        assert_eq!(
+            c[1],
+            vec![("sc".to_string(), "10".to_string()), ("p".to_string(), "1".to_string())]
+        );
+        assert!(axis("sc").is_err());
+        assert!(axis("sc=").is_err());
+    }
+}
