@@ -1,19 +1,19 @@
 //! The discrete-event simulation behind [`crate::simulate`].
 //!
 //! Future happenings (a player entering the queue, a wait running out, a game ending, a late
-//! joiner's date) sit in one binary heap ordered by (instant, scheduling order); midnights are
+//! joiner's date) sit in one calendar queue ordered by (instant, scheduling order); midnights are
 //! handled between them. Each happening may emit events into a small buffer the iterator drains.
-//! Per player: one [`Person`]; per instant in flight: at most one heap entry per player plus the
+//! Per player: one [`Person`]; per instant in flight: at most one scheduled happening per player plus the
 //! stale timeouts of waits that ended in a match (dropped when their instant comes).
 
+use crate::calendar::{Calendar, Timed};
 use crate::rng::{hashed_normal, Xoshiro256};
 use crate::{SimParams, TrueSkill, END_OF_TIME};
 use ladder_events::{Body, Event, Prior, Seat, Timestamp, NANOS_PER_DAY, NANOS_PER_SECOND};
 use ladder_projector::{Config, PlayerId};
 use ladder_tgr::formulas::{day_frac, midnights};
 use ladder_tgr::{pair, update_player, Constants, Player, QUEUE_WAIT_SECONDS};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 /// The queueing rate is divided by the share of queue entries that found an opponent, but never by
@@ -77,6 +77,12 @@ struct Pending {
     what: What,
 }
 
+impl Timed for Pending {
+    fn at(&self) -> i64 {
+        self.at
+    }
+}
+
 /// A simulated ladder: an iterator over its [`Event`]s, in the order the ledger takes them.
 ///
 /// The stream ends with the `matches`-th `MatchResult`, after every player has joined. A ladder
@@ -91,9 +97,10 @@ pub struct Simulation {
     initial_rating: f64,
     initial_rd: f64,
     rng: Xoshiro256,
-    names: Vec<String>,
+    /// Digits in the largest player number: names are zero-padded to it.
+    width: usize,
     people: Vec<Person>,
-    heap: BinaryHeap<Reverse<Pending>>,
+    queue: Calendar<Pending>,
     seq: u64,
     /// The queue, in order of entry.
     waiting: Vec<u32>,
@@ -128,7 +135,6 @@ impl Simulation {
             rd_max: config.number("rd_max"),
         };
         let width = p.players.to_string().len();
-        let names = (1..=p.players).map(|i| format!("p{i:0width$}")).collect();
         let absent = Person {
             status: Status::Absent,
             ticket: 0,
@@ -147,9 +153,9 @@ impl Simulation {
             initial_rating: config.number("initial_rating"),
             initial_rd: config.number("initial_rd"),
             rng: Xoshiro256::new(p.seed),
-            names,
+            width,
             people: vec![absent; p.players as usize],
-            heap: BinaryHeap::new(),
+            queue: Calendar::new(start),
             seq: 0,
             waiting: Vec::new(),
             candidates: Vec::new(),
@@ -201,7 +207,7 @@ impl Simulation {
             .enumerate()
             .filter(|(_, p)| p.status != Status::Absent)
             .map(|(i, p)| TrueSkill {
-                player: self.names[i].clone(),
+                player: self.name(i as u32),
                 skill: self.skill_at(i as u32, day),
                 initial: p.initial_skill,
                 joined: Timestamp(p.joined),
@@ -218,7 +224,7 @@ impl Simulation {
                 self.ended = true;
                 break;
             }
-            let Some(&Reverse(next)) = self.heap.peek() else {
+            let Some(&next) = self.queue.peek() else {
                 self.ended = true;
                 break;
             };
@@ -233,7 +239,7 @@ impl Simulation {
                 self.midnight(midnight);
                 continue;
             }
-            self.heap.pop();
+            self.queue.pop();
             self.now = next.at;
             match next.what {
                 What::Arrive(i) => self.arrive(i),
@@ -253,12 +259,31 @@ impl Simulation {
 
     fn push(&mut self, at: i64, what: What) {
         self.seq += 1;
-        self.heap.push(Reverse(Pending { at, seq: self.seq, what }));
+        self.queue.push(Pending { at, seq: self.seq, what });
     }
 
     fn emit(&mut self, id: Option<String>, body: Body) {
         self.last_at = self.now;
         self.out.push_back(Event { at: Timestamp(self.now), id, body });
+    }
+
+    /// Player `i`'s name, `p` and the number from 1, zero-padded to one width. Written on demand
+    /// rather than kept: with a million players, reading a stored name costs two cache misses,
+    /// writing it a few digits.
+    fn name(&self, i: u32) -> String {
+        let mut digits = [b'0'; 10];
+        let mut n = i + 1;
+        let mut k = digits.len();
+        while n > 0 {
+            k -= 1;
+            digits[k] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        let mut name = String::with_capacity(self.width + 1);
+        name.push('p');
+        let first = digits.len() - self.width.max(digits.len() - k);
+        name.push_str(std::str::from_utf8(&digits[first..]).expect("ASCII digits"));
+        name
     }
 
     fn id(&self, kind: char, n: u64) -> String {
@@ -296,7 +321,7 @@ impl Simulation {
         person.status = Status::Away;
         person.active_until = now.saturating_add(active.saturating_mul(NANOS_PER_SECOND));
         let id = self.id('j', u64::from(i) + 1);
-        let player = self.names[i as usize].clone();
+        let player = self.name(i);
         self.emit(Some(id), Body::PlayerJoined { player, prior: Prior::default() });
         self.schedule_arrival(i);
     }
@@ -324,7 +349,7 @@ impl Simulation {
         }
     }
 
-    /// Keeps one `Join` in the heap for the next late joiner's date.
+    /// Keeps one `Join` in the queue for the next late joiner's date.
     fn schedule_join(&mut self) {
         if self.next_joiner < self.p.players {
             let at = self.join_date(self.next_joiner).max(self.now);
@@ -442,7 +467,7 @@ impl Simulation {
         self.people[i as usize].est.time = day_frac(self.now.rem_euclid(NANOS_PER_DAY));
         self.timeouts += 1;
         let id = self.id('t', self.timeouts);
-        let player = self.names[i as usize].clone();
+        let player = self.name(i);
         self.emit(Some(id), Body::QueueTimeout { player });
         self.schedule_arrival(i);
     }
@@ -527,14 +552,13 @@ impl Simulation {
         self.finished += 1;
         self.people[a as usize].matches += 1;
         self.people[b as usize].matches += 1;
-        let seat = |player: &str, score: f64| Seat {
-            player: player.to_string(),
+        let seat = |player: String, score: f64| Seat {
+            player,
             score,
             team: None,
             seconds: Some(f64::from(seconds)),
         };
-        let seats =
-            vec![seat(&self.names[a as usize], win), seat(&self.names[b as usize], 1.0 - win)];
+        let seats = vec![seat(self.name(a), win), seat(self.name(b), 1.0 - win)];
         let id = self.id('m', self.finished);
         self.emit(Some(id), Body::MatchResult { seats });
         if self.finished < self.p.matches {

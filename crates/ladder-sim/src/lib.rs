@@ -46,6 +46,7 @@
 //! threshold (about 1e-16 per decision).
 #![deny(missing_docs)]
 
+mod calendar;
 mod engine;
 mod rng;
 mod truth;
