@@ -43,10 +43,6 @@ struct Person {
     status: Status,
     /// Numbers the player's waits, so a `Timeout` of a wait that ended in a match is recognised.
     ticket: u32,
-    /// TGR's values as the projector holds them after the player's last event (seed 000's
-    /// `Player`), and the UTC day they are caught up to.
-    est: Player,
-    est_day: i64,
     /// The hidden skill on day `skill_day`.
     skill: f64,
     skill_day: i64,
@@ -55,6 +51,15 @@ struct Person {
     matches: u64,
     /// The current active spell ends here (nanoseconds); later queue entries wait for an idle spell.
     active_until: i64,
+}
+
+/// TGR's values of a player as the projector holds them after the player's last event (seed
+/// 000's `Player`), and the UTC day they are caught up to. Kept apart from [`Person`]: the queue
+/// scan reads only these, and 32 bytes a player stay in cache where a whole `Person` would not.
+#[derive(Clone, Copy, Debug)]
+struct Estimate {
+    values: Player,
+    day: i64,
 }
 
 /// A scheduled happening.
@@ -100,6 +105,8 @@ pub struct Simulation {
     /// Digits in the largest player number: names are zero-padded to it.
     width: usize,
     people: Vec<Person>,
+    /// TGR's view of each player, by player index.
+    est: Vec<Estimate>,
     queue: Calendar<Pending>,
     seq: u64,
     /// The queue, in order of entry.
@@ -138,8 +145,6 @@ impl Simulation {
         let absent = Person {
             status: Status::Absent,
             ticket: 0,
-            est: Player { rating: 0.0, rd: 1.0, time: 0.0 },
-            est_day: 0,
             skill: 0.0,
             skill_day: 0,
             initial_skill: 0.0,
@@ -155,6 +160,10 @@ impl Simulation {
             rng: Xoshiro256::new(p.seed),
             width,
             people: vec![absent; p.players as usize],
+            est: vec![
+                Estimate { values: Player { rating: 0.0, rd: 1.0, time: 0.0 }, day: 0 };
+                p.players as usize
+            ],
             queue: Calendar::new(start),
             seq: 0,
             waiting: Vec::new(),
@@ -308,12 +317,14 @@ impl Simulation {
         let person = &mut self.people[i as usize];
         // Seed 000, new player: NewPlayer.Rating = 1500; NewPlayer.RD = 350; NewPlayer.Time =
         // DayFrac(); (TGR's initial_rating and initial_rd).
-        person.est = Player {
-            rating: self.initial_rating,
-            rd: self.initial_rd,
-            time: day_frac(now.rem_euclid(NANOS_PER_DAY)),
+        self.est[i as usize] = Estimate {
+            values: Player {
+                rating: self.initial_rating,
+                rd: self.initial_rd,
+                time: day_frac(now.rem_euclid(NANOS_PER_DAY)),
+            },
+            day,
         };
-        person.est_day = day;
         person.skill = skill;
         person.skill_day = day;
         person.initial_skill = skill;
@@ -385,26 +396,26 @@ impl Simulation {
     /// Player `i`'s TGR values on `day`, pending midnights applied on the side
     /// (`Tgr::values_at`).
     fn values_at(&self, i: u32, day: i64) -> Player {
-        let p = &self.people[i as usize];
-        if day > p.est_day {
-            Player { rating: p.est.rating, rd: self.pending_rd(p, day), time: 0.0 }
+        let e = self.est[i as usize];
+        if day > e.day {
+            Player { rating: e.values.rating, rd: self.pending_rd(e, day), time: 0.0 }
         } else {
-            p.est
+            e.values
         }
     }
 
-    fn pending_rd(&self, p: &Person, day: i64) -> f64 {
+    fn pending_rd(&self, e: Estimate, day: i64) -> f64 {
         // Seed 000, midnight: Player.RD = min(sqrt(Player.RD^2 + PTime * SC^2), 350), for every
         // midnight since the player's last update at once (the projector's lazy midnights).
-        midnights(p.est.rd, p.est.time, day - p.est_day, &self.k)
+        midnights(e.values.rd, e.values.time, day - e.day, &self.k)
     }
 
     /// Applies player `i`'s pending midnights (`Tgr`'s `touch`).
     fn catch_up(&mut self, i: u32, day: i64) {
         let values = self.values_at(i, day);
-        let p = &mut self.people[i as usize];
-        p.est = values;
-        p.est_day = p.est_day.max(day);
+        let e = &mut self.est[i as usize];
+        e.values = values;
+        e.day = e.day.max(day);
     }
 
     /// Seed 000's queue scan for player `i` against the waiting players (all but `skip`): the
@@ -464,7 +475,7 @@ impl Simulation {
         let day = self.now.div_euclid(NANOS_PER_DAY);
         self.catch_up(i, day);
         // Seed 000, queue: If P = 0.35 then { Player.Time = DayFrac(); ... }
-        self.people[i as usize].est.time = day_frac(self.now.rem_euclid(NANOS_PER_DAY));
+        self.est[i as usize].values.time = day_frac(self.now.rem_euclid(NANOS_PER_DAY));
         self.timeouts += 1;
         let id = self.id('t', self.timeouts);
         let player = self.name(i);
@@ -540,11 +551,11 @@ impl Simulation {
         self.catch_up(a, day);
         self.catch_up(b, day);
         let time = day_frac(self.now.rem_euclid(NANOS_PER_DAY));
-        let (a0, b0) = (self.people[a as usize].est, self.people[b as usize].est);
+        let (a0, b0) = (self.est[a as usize].values, self.est[b as usize].values);
         if let Ok(ua) = update_player(a0, b0, time, win, &self.k) {
             if let Ok(ub) = update_player(b0, ua.after, time, 1.0 - win, &self.k) {
-                self.people[a as usize].est = ua.after;
-                self.people[b as usize].est = ub.after;
+                self.est[a as usize].values = ua.after;
+                self.est[b as usize].values = ub.after;
             }
             // Otherwise (PE rounding to 0 or 1, ratings thousands of points apart, which the
             // band excludes) the projector would refuse the match; the estimates stay.
