@@ -169,9 +169,18 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
     };
 
     let mut ledger = open_for_write(ledger_path)?;
+    let bar = ladder_cli::spinner("importing");
+    let mut read = 0u64;
+    let mut tick = |_: &Origin| {
+        read += 1;
+        if read.is_multiple_of(4096) {
+            bar.set_position(read);
+        }
+    };
     let result = match csv_batch {
         Some(events) => ledger.append(
             events.into_iter().map(|(o, e)| {
+                tick(&o);
                 origins.push(&o);
                 e
             }),
@@ -185,6 +194,7 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
             let items = readers.into_iter().flat_map(|(name, r)| JsonLines::new(r, &name));
             ledger.append(
                 items.map(|(o, e): (Origin, Result<Event, Violation>)| {
+                    tick(&o);
                     origins.push(&o);
                     e
                 }),
@@ -192,6 +202,7 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
             )
         }
     };
+    drop(bar);
     let report = match result {
         Ok(r) => r,
         Err(AppendError::Refused { index, violation }) => {

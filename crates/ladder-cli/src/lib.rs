@@ -10,17 +10,59 @@ use ladder_log::Ledger;
 use ladder_replay::checkpoint::{CheckpointStore, Entry};
 use ladder_replay::{History, HistoryEvent, ReplayError};
 
-/// The ledger as a replay's [`History`].
+/// The ledger as a replay's [`History`]. Reading it ticks a progress bar on stderr, drawn only
+/// when stderr is a terminal (and the replay is long enough to be worth watching).
 pub struct LedgerHistory<'a>(pub &'a Ledger);
+
+/// A spinner counting events as they stream in (an import's total is unknown until the end),
+/// hidden unless stderr is a terminal.
+pub fn spinner(what: &'static str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar =
+        indicatif::ProgressBar::new_spinner().with_finish(indicatif::ProgressFinish::AndClear);
+    let style = indicatif::ProgressStyle::with_template("{spinner} {msg} {human_pos} events")
+        .expect("the template is valid");
+    bar.set_style(style);
+    bar.set_message(what);
+    bar
+}
+
+/// A progress bar over `total` items, hidden unless stderr is a terminal.
+pub fn progress(total: u64, what: &'static str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if total < 200_000 || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total).with_finish(indicatif::ProgressFinish::AndClear);
+    let style = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:30}] {human_pos}/{human_len} events, {eta} left",
+    )
+    .expect("the template is valid")
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_message(what);
+    bar
+}
 
 impl History for LedgerHistory<'_> {
     fn events_from(
         &self,
         from: u64,
     ) -> Box<dyn Iterator<Item = Result<HistoryEvent, ReplayError>> + '_> {
-        Box::new(self.0.events(from).map(|item| {
-            item.map(|s| HistoryEvent { seq: s.seq, hash: s.hash, event: s.event })
-                .map_err(|e| ReplayError::History(Box::new(e)))
+        let bar = progress(self.0.head().seq.saturating_sub(from.saturating_sub(1)), "replaying");
+        Box::new(self.0.events(from).map(move |item| {
+            let item = item
+                .map(|s| HistoryEvent { seq: s.seq, hash: s.hash, event: s.event })
+                .map_err(|e| ReplayError::History(Box::new(e)));
+            if let Ok(h) = &item {
+                if h.seq.is_multiple_of(4096) {
+                    bar.set_position(h.seq + 1 - from);
+                }
+            }
+            item
         }))
     }
 
