@@ -18,6 +18,7 @@ mod cmd_log;
 mod cmd_pair;
 mod cmd_perf;
 mod cmd_replay;
+mod cmd_sim;
 mod cmd_sweep;
 mod cmd_verify;
 mod source;
