@@ -213,3 +213,35 @@ fn sim_is_deterministic_and_imports_cleanly() {
     let players = std::fs::read_to_string(truth).unwrap().lines().count();
     assert_eq!(players, 40);
 }
+
+#[test]
+fn tennis_preset_on_the_real_layout() {
+    // fixtures/tennis: the first 400 rows of atp_matches_2019.csv; two are walkovers
+    // (Doha R16 and Sofia QF), so 398 results are appended.
+    let e = Env::new();
+    let csv = fixture("tennis/atp_matches_2019_slice.csv");
+    let out = e.ok(&[
+        "import",
+        "--auto-join",
+        "--preset",
+        "tennis",
+        "--format",
+        "json",
+        csv.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["not_results"], 2);
+    assert_eq!(v["appended"].as_u64().unwrap() - v["auto_joined"].as_u64().unwrap(), 398);
+    // The Australian Open final (tourney_date 2019-01-14) comes after every other round of it.
+    let log = e.ok(&["log", "--format", "jsonl"]);
+    let ao: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("2019-01-14T00:00:00Z") && l.contains("MatchResult"))
+        .collect();
+    assert_eq!(ao.len(), 127);
+    assert!(
+        ao[126].contains(r#""player":"Novak Djokovic","score":1.0},{"player":"Rafael Nadal""#),
+        "{}",
+        ao[126]
+    );
+}
