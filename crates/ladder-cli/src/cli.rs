@@ -2,7 +2,7 @@
 
 use crate::{
     cmd_append, cmd_demo, cmd_diff, cmd_explain, cmd_history, cmd_import, cmd_log, cmd_pair,
-    cmd_perf, cmd_replay, cmd_sim, cmd_sweep, cmd_verify,
+    cmd_perf, cmd_plot, cmd_replay, cmd_sim, cmd_sweep, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -83,6 +83,9 @@ pub enum Command {
     /// Performance rating of game lines read from standard input (seed 003's p1-p8).
     #[command(after_help = cmd_perf::PERF_EXAMPLES)]
     Perf(cmd_perf::PerfArgs),
+    /// Draw players' ratings over time with their RD band (SVG).
+    #[command(after_help = cmd_plot::EXAMPLES)]
+    Plot(cmd_plot::PlotArgs),
     /// Generate a deterministic synthetic ladder (JSON Lines, or into the ledger).
     #[command(after_help = cmd_sim::EXAMPLES)]
     Sim(cmd_sim::SimArgs),
@@ -106,6 +109,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => cmd_diff::run(&cli.ledger, args),
         Command::Sweep(args) => cmd_sweep::run(&cli.ledger, args),
         Command::Sim(args) => cmd_sim::run(&cli.ledger, args),
+        Command::Plot(args) => cmd_plot::run(&cli.ledger, args),
         Command::Explain(args) => cmd_explain::run(&cli.ledger, args),
         Command::Rep(args) => cmd_perf::run_rep_cmd(args),
         Command::Perf(args) => cmd_perf::run_perf_cmd(args),

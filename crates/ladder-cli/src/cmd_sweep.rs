@@ -3,6 +3,7 @@
 
 use crate::cmd_replay::{replay_configs, AlgoArgs};
 use crate::UsageError;
+use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_projector::{Config, ParamValue};
 use ladder_replay::registry;
@@ -15,6 +16,7 @@ pub const EXAMPLES: &str = "Examples:
   ladder sweep --algo elo --grid k=8,16,24,32,40
   ladder sweep --algo tgr --grid sc=10,20,30,40 --grid p=0.85,0.9,0.95,1 --warmup 1000
   ladder sweep --algo glicko2 --grid tau=0.3,0.6,0.9,1.2 --set period=1w --format json
+  ladder sweep --algo tgr --grid sc=2,5,10 --grid p=0.9,1 --plot tgr.svg      a heat map
 
 Every combination is replayed in one pass over the history (decoded once, folded on every core)
 and scored on the two-seat matches after --warmup: log loss (lower is better), Brier score and
@@ -43,6 +45,9 @@ pub struct SweepArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: SweepFormat,
+    /// Also draw the results as SVG: a line for one numeric constant, a heat map for two.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// One grid axis: a key and its values, as written.
@@ -111,6 +116,10 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     let loss = |i: usize| run.replayed.scores[i].log_loss().unwrap_or(f64::INFINITY);
     order.sort_by(|&a, &b| loss(a).total_cmp(&loss(b)).then(a.cmp(&b)));
     let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
+    if let Some(path) = &args.plot {
+        let svg = plot(&axes, &configs, &run.replayed.scores)?;
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
         SweepFormat::Json => {
@@ -185,6 +194,39 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The number `key` holds in `config`.
+fn number(config: &Config, key: &str) -> Option<f64> {
+    config.values.iter().find(|(k, _)| *k == key).and_then(|(_, v)| match v {
+        ParamValue::Number(x) => Some(*x),
+        ParamValue::Text(_) => None,
+    })
+}
+
+/// A line chart for one numeric axis, a heat map for two (configurations in `combinations` order).
+fn plot(axes: &[Axis], configs: &[Config], scores: &[Score]) -> anyhow::Result<String> {
+    let numeric = |key: &str| configs.iter().all(|c| number(c, key).is_some());
+    let loss = |i: usize| scores[i].log_loss().unwrap_or(f64::NAN);
+    match axes {
+        [(k, _)] if numeric(k) => {
+            let points: Vec<(f64, f64)> =
+                (0..configs.len()).map(|i| (number(&configs[i], k).unwrap_or(f64::NAN), loss(i))).collect();
+            Ok(ladder_plot::sweep_line(k, &points, &[("always 0.5", std::f64::consts::LN_2)]))
+        }
+        [(kx, vx), (ky, vy)] if numeric(kx) && numeric(ky) => {
+            // combinations() varies the last axis fastest: index = iy_of_x * |y| + iy.
+            let xs: Vec<f64> = (0..vx.len()).map(|i| number(&configs[i * vy.len()], kx).unwrap_or(f64::NAN)).collect();
+            let ys: Vec<f64> = (0..vy.len()).map(|j| number(&configs[j], ky).unwrap_or(f64::NAN)).collect();
+            let values: Vec<Vec<f64>> =
+                (0..vy.len()).map(|j| (0..vx.len()).map(|i| loss(i * vy.len() + j)).collect()).collect();
+            Ok(ladder_plot::sweep_heatmap(kx, &xs, ky, &ys, &values))
+        }
+        _ => Err(UsageError(
+            "--plot draws one or two numeric constants (a line or a heat map); this grid has other axes".into(),
+        )
+        .into()),
+    }
 }
 
 #[cfg(test)]

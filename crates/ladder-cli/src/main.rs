@@ -17,6 +17,7 @@ mod cmd_import;
 mod cmd_log;
 mod cmd_pair;
 mod cmd_perf;
+mod cmd_plot;
 mod cmd_replay;
 mod cmd_sim;
 mod cmd_sweep;

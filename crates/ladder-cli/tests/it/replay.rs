@@ -241,3 +241,30 @@ fn sweep_scores_match_a_hand_calculation() {
     // K = 16 moves less after the first match, so it predicts the upset less badly: it ranks first.
     assert_eq!(v["results"][0]["config"]["k"], 16.0);
 }
+
+#[test]
+fn plots_are_svg_documents() {
+    let e = Env::new();
+    e.ok(&["import", fixture("club.jsonl").to_str().unwrap()]);
+    let svg = e.ok(&["plot", "--algo", "glicko2", "--player", "alice", "--player", "bob"]);
+    assert!(svg.contains("<svg") && svg.trim_end().ends_with("</svg>"), "{svg}");
+    assert!(svg.contains(">alice<") && svg.contains(">bob<"), "legend names both players");
+    let heat = e.dir.path().join("heat.svg");
+    e.ok(&[
+        "sweep",
+        "--algo",
+        "tgr",
+        "--grid",
+        "sc=10,20",
+        "--grid",
+        "p=0.9,1",
+        "--plot",
+        heat.to_str().unwrap(),
+    ]);
+    let heat = std::fs::read_to_string(heat).unwrap();
+    assert!(heat.contains("<svg") && heat.contains("Log loss by sc and p"), "{heat}");
+    let r = e.run(&["sweep", "--algo", "glicko", "--grid", "period=1d,1w", "--plot", "x.svg"], b"");
+    assert_eq!(r.code, 2, "a text-valued axis cannot be drawn: {}", r.stderr);
+    let r = e.run(&["plot", "--algo", "elo", "--player", "nobody"], b"");
+    assert_eq!(r.code, 1);
+}

@@ -1,0 +1,71 @@
+//! `ladder plot`: players' ratings over time with their RD band, as SVG.
+
+use crate::cmd_replay::{config_of, until_of, AlgoArgs};
+use crate::source::{open_for_read, LedgerHistory};
+use anyhow::{bail, Context};
+use clap::Args;
+use ladder_plot::{rating_bands, Series};
+use ladder_replay::{registry, replay, Options};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder plot --algo tgr --player alice --player bob --output ratings.svg
+  ladder plot --algo glicko2 --player 'Roger Federer' --player 'Rafael Nadal' > big2.svg
+
+One line per player: the rating after each event that names them, with a band of two RDs on
+either side for algorithms that keep an RD. Open the SVG in any browser.";
+
+/// Arguments of `plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    #[command(flatten)]
+    pub algo: AlgoArgs,
+    /// A player to draw (repeatable).
+    #[arg(long = "player", required = true)]
+    pub players: Vec<String>,
+    /// Write the SVG here (default: standard output).
+    #[arg(long, value_name = "FILE.svg")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
+    let config = config_of(&args.algo)?;
+    let until = until_of(&args.algo)?;
+    let ledger = open_for_read(ledger_path, args.algo.events.events.as_deref())?;
+    let mut projector = registry::build(config)?;
+    let mut series: Vec<Series> =
+        args.players.iter().map(|p| Series { name: p.clone(), points: Vec::new() }).collect();
+    let replayed = replay(
+        &LedgerHistory(&ledger),
+        &mut [&mut projector],
+        Options { until, ..Options::default() },
+        &mut |s| {
+            for (i, name) in args.players.iter().enumerate() {
+                if !s.event.players().any(|p| p == name) {
+                    continue;
+                }
+                let Some(id) = s.roster.get(name) else { continue };
+                if let Some(me) = s.projectors[0].standings().into_iter().find(|x| x.player == id) {
+                    series[i].points.push((s.event.at.0, me.rating, me.rd));
+                }
+            }
+        },
+    )?;
+    for name in &args.players {
+        if replayed.roster.get(name).is_none() {
+            bail!("{name:?} never appears in this history (names are matched byte for byte)");
+        }
+    }
+    let svg = rating_bands(&series);
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?
+        }
+        None => {
+            use std::io::Write;
+            std::io::stdout().lock().write_all(svg.as_bytes())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
