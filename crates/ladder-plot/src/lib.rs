@@ -16,6 +16,9 @@
 //! its version, and this crate then depends only on `chrono` (for calendar ticks on the time axis).
 //! Axes use "nice" ticks, 1, 2 or 5 × 10^k ([`nice_ticks`]); colours are the Okabe–Ito palette
 //! ([`PALETTE`]) and viridis, both readable with the common colour-vision deficiencies.
+//!
+//! One example of each chart is in `docs/img/`, written by
+//! `cargo run -p ladder-plot --example gallery -- docs/img`.
 #![deny(missing_docs)]
 
 mod bands;

@@ -39,6 +39,8 @@ pub fn sweep_line(constant: &str, points: &[(f64, f64)], baselines: &[(&str, f64
 
     let (x_lo, x_hi) = min_max(pts.iter().map(|p| p.0));
     let (y_lo, y_hi) = min_max(pts.iter().map(|p| p.1).chain(base.iter().map(|b| b.1)));
+    // Room under the lowest point for the best point's label: a tenth of the data's span.
+    let y_lo = y_lo - (y_hi - y_lo) * 0.1;
     let (xt, yt) = (nice_ticks(x_lo, x_hi, 8), nice_ticks(y_lo, y_hi, 8));
     let f = Frame {
         left: 80.0,
@@ -92,9 +94,9 @@ pub fn sweep_line(constant: &str, points: &[(f64, f64)], baselines: &[(&str, f64
         7.0,
         &format!("fill=\"none\" stroke=\"{vermillion}\" stroke-width=\"2.5\""),
     );
-    // The label sits above the point, or below it when the point is near the top; it grows away
-    // from the nearer side.
-    let ly = if by - f.top < 30.0 { by + 24.0 } else { by - 14.0 };
+    // The best point is the lowest, so its label goes under it, where no data is, when there is
+    // room above the x axis; else over it. It grows away from the nearer side.
+    let ly = if f.top + f.height - by >= 24.0 { by + 22.0 } else { by - 14.0 };
     let (lx, anchor) = if bx < f.left + f.width / 2.0 {
         (bx - 4.0, Anchor::Start)
     } else {

@@ -135,7 +135,7 @@ impl Doc {
     /// The XML declaration, the `<svg>` root, an accessible `<title>`, a white background
     /// `<rect>` and the visible title `<text>`.
     pub(crate) fn new(title: &str) -> Doc {
-        let (w, h) = (num(WIDTH), num(HEIGHT));
+        let (w, h) = (format!("{WIDTH:.0}"), format!("{HEIGHT:.0}"));
         let mut out = String::new();
         out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         out.push_str(&format!(
