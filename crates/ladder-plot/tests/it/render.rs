@@ -2,14 +2,19 @@
 //! page. Without `/usr/bin/chromium` (CI machines may lack it) the same charts get the XML checks
 //! instead, and the test says so on stderr.
 //!
-//! Set `LADDER_PLOT_PNG_DIR` to keep the screenshots for a look.
+//! Set `LADDER_PLOT_PNG_DIR` to keep the screenshots for a look, and `LADDER_CHROMIUM` to use
+//! another browser binary (or a missing path, to see the fallback).
 
 use crate::{bands, count, heatmap, line, parse};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+/// The browser: `LADDER_CHROMIUM`, else `/usr/bin/chromium`.
+fn chromium() -> PathBuf {
+    std::env::var_os("LADDER_CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from)
+}
 
 /// One chart and a colour its data must show: the line's blue, the best heat-map cell's viridis
 /// yellow, the first series' blue.
@@ -23,10 +28,10 @@ fn charts() -> [(&'static str, String, [u8; 3]); 3] {
 
 #[test]
 fn charts_render_in_a_browser() {
-    if !Path::new(CHROMIUM).exists() {
-        eprintln!(
-            "{CHROMIUM} not found: checking the charts' XML structure instead of rendering them"
-        );
+    let chromium = chromium();
+    if !chromium.exists() {
+        let path = chromium.display();
+        eprintln!("{path} not found: checking the charts' XML structure instead of rendering them");
         for (name, svg, _) in charts() {
             let doc = parse(&svg);
             let drawn = count(&doc, "path") + count(&doc, "rect") + count(&doc, "circle");
@@ -39,7 +44,7 @@ fn charts_render_in_a_browser() {
         let svg_path = dir.path().join(format!("{name}.svg"));
         let png_path = dir.path().join(format!("{name}.png"));
         std::fs::write(&svg_path, &svg).unwrap();
-        screenshot(&svg_path, &png_path, dir.path());
+        screenshot(&chromium, &svg_path, &png_path, dir.path());
         let bytes = std::fs::read(&png_path).unwrap();
         if let Some(keep) = std::env::var_os("LADDER_PLOT_PNG_DIR") {
             std::fs::write(Path::new(&keep).join(format!("{name}.png")), &bytes).unwrap();
@@ -55,10 +60,10 @@ fn charts_render_in_a_browser() {
     }
 }
 
-/// Screenshots `svg` into `png` with a fresh profile under `scratch`, waiting at most two minutes.
-fn screenshot(svg: &Path, png: &Path, scratch: &Path) {
+/// Screenshots `svg` into `png` with `chromium` with a fresh profile under `scratch`, waiting at most two minutes.
+fn screenshot(chromium: &Path, svg: &Path, png: &Path, scratch: &Path) {
     let profile = tempfile::tempdir_in(scratch).unwrap();
-    let mut child = Command::new(CHROMIUM)
+    let mut child = Command::new(chromium)
         .args([
             "--headless",
             "--no-sandbox",
@@ -77,13 +82,14 @@ fn screenshot(svg: &Path, png: &Path, scratch: &Path) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap_or_else(|e| panic!("{CHROMIUM} exists but does not start: {e}"));
+        .unwrap_or_else(|e| panic!("{} exists but does not start: {e}", chromium.display()));
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         if let Some(status) = child.try_wait().unwrap() {
             assert!(
                 status.success() && png.exists(),
-                "{CHROMIUM} failed on {}: {status}",
+                "{} failed on {}: {status}",
+                chromium.display(),
                 svg.display()
             );
             return;
@@ -91,7 +97,7 @@ fn screenshot(svg: &Path, png: &Path, scratch: &Path) {
         if Instant::now() > deadline {
             child.kill().unwrap();
             child.wait().unwrap();
-            panic!("{CHROMIUM} took over two minutes on {}", svg.display());
+            panic!("{} took over two minutes on {}", chromium.display(), svg.display());
         }
         std::thread::sleep(Duration::from_millis(100));
     }
