@@ -4,13 +4,18 @@
 //! `fixtures/football/` (CC0, embedded in the binary), verifies its chain, and tells the user what
 //! to try next. It needs no file and no network, and leaves nothing behind.
 
+use crate::cmd_explain::{account, change};
 use crate::source::LedgerHistory;
 use anyhow::Context;
 use clap::Args;
+use ladder_events::Body;
 use ladder_import::csv::{read_files, CsvOptions, Mapping, Preset};
 use ladder_log::{AppendOptions, Ledger};
-use ladder_replay::{leaderboard, registry, replay, Options};
+use ladder_projector::{PlayerId, TraceEntry};
+use ladder_replay::diff::{diff, Side};
+use ladder_replay::{leaderboard, registry, replay, Options, Snapshot};
 use std::collections::BTreeSet;
+use std::collections::HashMap;
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -116,6 +121,8 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
             println!("   {algo:<8}  {}", top.join(", "));
         }
     }
+    demo_diff(&history)?;
+    demo_audit(&ledger)?;
     println!("\nNext, on your own data:");
     println!(
         "  ladder import --auto-join games.jsonl       JSON Lines events (see docs/events.md)"
@@ -126,4 +133,108 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
         "  ladder log --format jsonl > export.jsonl    export; re-import rebuilds the same head"
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Step 5: who moves between TGR's defaults and the setting that predicts football best.
+fn demo_diff(history: &LedgerHistory<'_>) -> anyhow::Result<()> {
+    let side = |sets: &[(&str, &str)]| -> anyhow::Result<Side> {
+        let sets: Vec<(String, String)> =
+            sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let mut p = registry::build(registry::config("tgr", &sets)?)?;
+        let r = replay(history, &mut [&mut p], Options::default(), &mut |_| {})?;
+        Ok(Side::of(&Snapshot::capture(&p, &r.roster, r.through, &r.head)))
+    };
+    let d = diff(&side(&[])?, &side(&[("sc", "2"), ("p", "1")])?);
+    println!("5. diff     $ ladder diff tgr tgr:sc=2,p=1   (the defaults against the best football setting, docs/real-ladders.md)");
+    println!(
+        "             {} teams compared, {} changed rank; rank correlation {:.3}; largest moves:",
+        d.compared,
+        d.rank_changed,
+        d.rank_correlation.unwrap_or(f64::NAN)
+    );
+    for r in d.rows.iter().take(3) {
+        let (Some(a), Some(b)) = (r.a, r.b) else { continue };
+        println!(
+            "             {:<22} {:>7.1} -> {:>7.1}  ({:+.1}, rank {} -> {})",
+            r.player,
+            a.0,
+            b.0,
+            b.0 - a.0,
+            a.2,
+            b.2
+        );
+    }
+    Ok(())
+}
+
+/// Step 6: the first match where TGR, with the queue's 0.35 misread as P, takes rating from the
+/// winner; the numbers behind it, and the same match under P = 5/6.
+fn demo_audit(ledger: &Ledger) -> anyhow::Result<()> {
+    let low = registry::config("tgr", &[("p".into(), "0.35".into())])?;
+    let mut p = registry::build(low.clone())?;
+    let mut last: HashMap<PlayerId, f64> = HashMap::new();
+    let mut found: Option<(u64, Vec<String>)> = None;
+    let searched = replay(&LedgerHistory(ledger), &mut [&mut p], Options::default(), &mut |s| {
+        if found.is_some() {
+            return;
+        }
+        let standings = s.projectors[0].standings();
+        let rating = |id: PlayerId| standings.iter().find(|x| x.player == id).map(|x| x.rating);
+        if let Body::MatchResult { seats } = &s.event.body {
+            if let [a, b] = seats.as_slice() {
+                let (winner, loser) = if a.score > b.score { (a, b) } else { (b, a) };
+                if let (Some(w), true) = (s.roster.get(&winner.player), a.score != b.score) {
+                    if let (Some(before), Some(after)) = (last.get(&w), rating(w)) {
+                        if after < *before {
+                            found =
+                                Some((s.seq, vec![winner.player.clone(), loser.player.clone()]));
+                        }
+                    }
+                }
+            }
+        }
+        for name in s.event.players() {
+            if let Some(id) = s.roster.get(name) {
+                if let Some(r) = rating(id) {
+                    last.insert(id, r);
+                }
+            }
+        }
+    });
+    // With P = 0.35 the ratings run away on this ladder until PE rounds to 1 and TGR stops with a
+    // typed error; the disputed event comes long before that.
+    let runaway = searched.err();
+    let Some((seq, names)) = found else { return Ok(()) };
+    let acc = account(ledger, low, seq, &names)?;
+    let fair = account(ledger, registry::config("tgr", &[])?, seq, &names)?;
+    let event =
+        ledger.get(seq)?.map(|e| ladder_events::json::to_line(&e.event)).unwrap_or_default();
+    println!("6. explain  $ ladder explain --algo tgr --set p=0.35 --event {seq} --vs p=0.8333333333333334");
+    println!("             a disputed change: {event}");
+    let q = |name: &str| {
+        acc.trace.entries.iter().find_map(|e| match e {
+            TraceEntry::Quantity { player: Some(pl), name: n, value, .. }
+                if acc.roster.name(*pl) == names[0] && n == name =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        })
+    };
+    println!(
+        "             {} won, yet with P = 0.35 lost {:.2} rating: XD = {:.3}, PMERIT = {:.3}, so 2 * PMERIT - 1 = {:.3} < 0 reverses the change",
+        names[0],
+        -change(&acc, 0).unwrap_or(f64::NAN),
+        q("XD").unwrap_or(f64::NAN),
+        q("PMERIT").unwrap_or(f64::NAN),
+        2.0 * q("PMERIT").unwrap_or(f64::NAN) - 1.0
+    );
+    println!(
+        "             with P = 5/6 (the default; no result can reverse a change's sign) the winner gains {:+.2}",
+        change(&fair, 0).unwrap_or(f64::NAN)
+    );
+    if let Some(e) = runaway {
+        println!("             and P = 0.35 does not survive this ladder: {e}");
+    }
+    Ok(())
 }

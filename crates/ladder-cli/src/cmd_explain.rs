@@ -54,12 +54,12 @@ pub struct ExplainArgs {
 }
 
 /// One configuration's account of the event.
-struct Account {
-    config: Config,
-    before: Vec<Option<Standing>>,
-    after: Vec<Option<Standing>>,
-    trace: Trace,
-    roster: Roster,
+pub(crate) struct Account {
+    pub(crate) config: Config,
+    pub(crate) before: Vec<Option<Standing>>,
+    pub(crate) after: Vec<Option<Standing>>,
+    pub(crate) trace: Trace,
+    pub(crate) roster: Roster,
 }
 
 fn standing_of(p: &dyn Projector, roster: &Roster, name: &str) -> Option<Standing> {
@@ -67,7 +67,12 @@ fn standing_of(p: &dyn Projector, roster: &Roster, name: &str) -> Option<Standin
     p.standings().into_iter().find(|s| s.player == id)
 }
 
-fn account(ledger: &Ledger, config: Config, seq: u64, names: &[String]) -> anyhow::Result<Account> {
+pub(crate) fn account(
+    ledger: &Ledger,
+    config: Config,
+    seq: u64,
+    names: &[String],
+) -> anyhow::Result<Account> {
     let mut projector = registry::build(config.clone())?;
     let mut trace = Trace::new();
     let mut before: Vec<Option<Standing>> = vec![None; names.len()];
@@ -157,7 +162,7 @@ fn fmt_standing(s: &Option<Standing>) -> String {
     }
 }
 
-fn change(acc: &Account, i: usize) -> Option<f64> {
+pub(crate) fn change(acc: &Account, i: usize) -> Option<f64> {
     Some(
         acc.after[i].as_ref()?.rating
             - acc.before[i].as_ref().map_or(acc.after[i].as_ref()?.rating, |b| b.rating),

@@ -245,3 +245,23 @@ fn tennis_preset_on_the_real_layout() {
         ao[126]
     );
 }
+
+#[test]
+fn demo_runs_every_step_on_the_embedded_ledger() {
+    let e = Env::new();
+    let out = e.ok(&["demo"]);
+    for step in [
+        "1. import",
+        "2. verify",
+        "3. log",
+        "4. replay",
+        "5. diff",
+        "6. explain",
+        "Next, on your own data",
+    ] {
+        assert!(out.contains(step), "the demo lacks {step:?}:\n{out}");
+    }
+    assert!(out.contains("appended 3245 events: 269 teams joined, 2976 matches"), "{out}");
+    assert!(out.contains("yet with P = 0.35 lost"), "{out}");
+    assert!(!e.ledger().exists(), "the demo leaves nothing behind");
+}
