@@ -46,6 +46,9 @@ pub struct EventsArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Build a ledger from the embedded football history, verify it, and show what to try next.
+    #[command(
+        after_help = "Example:\n  ladder demo        (from a checkout: cargo run --release -p ladder-cli -- demo)\n\nIt needs no file and no network, and leaves nothing behind."
+    )]
     Demo(cmd_demo::DemoArgs),
     /// Append events from JSON Lines or CSV files, all or nothing.
     #[command(after_help = cmd_import::EXAMPLES)]
@@ -89,6 +92,14 @@ pub enum Command {
     /// Generate a deterministic synthetic ladder (JSON Lines, or into the ledger).
     #[command(after_help = cmd_sim::EXAMPLES)]
     Sim(cmd_sim::SimArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  ladder completions bash > ~/.local/share/bash-completion/completions/ladder\n  ladder completions zsh > \"${fpath[1]}/_ladder\"\n  ladder completions fish > ~/.config/fish/completions/ladder.fish"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Recompute the hash chain and print the head, or name the first bad event.
     #[command(after_help = cmd_verify::EXAMPLES)]
     Verify(cmd_verify::VerifyArgs),
@@ -110,6 +121,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sweep(args) => cmd_sweep::run(&cli.ledger, args),
         Command::Sim(args) => cmd_sim::run(&cli.ledger, args),
         Command::Plot(args) => cmd_plot::run(&cli.ledger, args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "ladder", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Explain(args) => cmd_explain::run(&cli.ledger, args),
         Command::Rep(args) => cmd_perf::run_rep_cmd(args),
         Command::Perf(args) => cmd_perf::run_perf_cmd(args),

@@ -265,3 +265,36 @@ fn demo_runs_every_step_on_the_embedded_ledger() {
     assert!(out.contains("yet with P = 0.35 lost"), "{out}");
     assert!(!e.ledger().exists(), "the demo leaves nothing behind");
 }
+
+#[test]
+fn completions_and_help_for_every_command() {
+    let e = Env::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = e.ok(&["completions", shell]);
+        assert!(script.contains("replay") && script.contains("explain"), "{shell}");
+    }
+    let commands = [
+        "import",
+        "append",
+        "log",
+        "verify",
+        "replay",
+        "leaderboard",
+        "diff",
+        "explain",
+        "history",
+        "sweep",
+        "plot",
+        "pair",
+        "rep",
+        "perf",
+        "sim",
+        "demo",
+        "completions",
+    ];
+    for c in commands {
+        let help = e.ok(&[c, "--help"]);
+        assert!(help.contains("Usage: ladder"), "{c}");
+        assert!(help.contains("Example"), "`ladder {c} --help` has no example");
+    }
+}
