@@ -89,17 +89,7 @@ pub fn expected(r: f64, r_j: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf((r_j - r) / SCALE))
 }
 
-/// The outcome for the first of two seats: 1, 0.5 or 0 by comparing scores (contract section 1).
-#[inline]
-fn outcome(a: f64, b: f64) -> f64 {
-    if a > b {
-        1.0
-    } else if a < b {
-        0.0
-    } else {
-        0.5
-    }
-}
+use ladder_projector::outcome;
 
 impl Elo {
     /// A projector with a configuration built from [`PARAMS`]; refuses a configuration of

@@ -220,17 +220,7 @@ fn rd_star(rd: f64, t: f64, c2: f64, rd_max: f64) -> (f64, bool) {
     }
 }
 
-/// The outcome for the first of two seats: 1, 0.5 or 0 by comparing scores (contract section 1).
-#[inline]
-pub(crate) fn outcome(a: f64, b: f64) -> f64 {
-    if a > b {
-        1.0
-    } else if a < b {
-        0.0
-    } else {
-        0.5
-    }
-}
+pub(crate) use ladder_projector::outcome;
 
 impl Glicko {
     /// A projector with a configuration built from [`PARAMS`]. Refuses `initial_rd > rd_max`
