@@ -18,8 +18,8 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    Config, ConfigError, Input, ParamKind, ParamSpec, ParamValue, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError, ProjectErrorKind,
+    Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -105,19 +105,7 @@ impl Elo {
 
     /// Resumes from a checkpointed state (see [`Elo::state`]).
     pub fn from_state(config: Config, state: EloState) -> Result<Elo, ConfigError> {
-        let wrong =
-            |message: String| Err(ConfigError::Inconsistent { algorithm: ALGORITHM, message });
-        if config.algorithm != ALGORITHM {
-            return wrong(format!("the configuration is for `{}`", config.algorithm));
-        }
-        for spec in PARAMS {
-            let ok = config.values.iter().any(|(k, v)| {
-                *k == spec.key && matches!(v, ParamValue::Number(x) if x.is_finite())
-            });
-            if !ok {
-                return wrong(format!("the configuration lacks a valid `{}`", spec.key));
-            }
-        }
+        config.check(ALGORITHM, PARAMS)?;
         let (k, initial_rating) = (config.number("k"), config.number("initial_rating"));
         Ok(Elo { config, k, initial_rating, state, deltas: Vec::new() })
     }

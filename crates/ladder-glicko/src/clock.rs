@@ -1,7 +1,7 @@
 //! Rating periods and idle time, shared by Glicko and Glicko-2 (`../shared/CONTRACT.md` section 3).
 
 use ladder_events::Timestamp;
-use ladder_projector::{Config, ConfigError, ParamKind, ParamSpec, ParamValue, Period};
+use ladder_projector::{Config, ConfigError, Period};
 
 /// How a projector cuts time: whole periods `[kP, (k+1)P)` from the Unix epoch, or one period per
 /// match with idle time measured in `idle` durations.
@@ -56,37 +56,6 @@ impl Clock {
             Period::Game => format!("{algorithm} match (period=game)"),
         }
     }
-}
-
-/// Refuses a configuration that was not built from `specs` (every key present with a value of
-/// the right kind), so that later lookups cannot panic.
-pub(crate) fn check_shape(
-    algorithm: &'static str,
-    specs: &[ParamSpec],
-    config: &Config,
-) -> Result<(), ConfigError> {
-    let wrong = |message: String| Err(ConfigError::Inconsistent { algorithm, message });
-    if config.algorithm != algorithm {
-        return wrong(format!("the configuration is for `{}`", config.algorithm));
-    }
-    for spec in specs {
-        let value = config.values.iter().find(|(k, _)| *k == spec.key).map(|(_, v)| v);
-        let fits = match (spec.kind, value) {
-            (ParamKind::Number { .. }, Some(ParamValue::Number(x))) => x.is_finite(),
-            (ParamKind::Period, Some(ParamValue::Text(t))) => {
-                t == "game" || ladder_projector::parse_duration(t).is_some()
-            }
-            (ParamKind::Duration, Some(ParamValue::Text(t))) => {
-                ladder_projector::parse_duration(t).is_some()
-            }
-            (ParamKind::Choice(words), Some(ParamValue::Text(t))) => words.contains(&t.as_str()),
-            _ => false,
-        };
-        if !fits {
-            return wrong(format!("the configuration lacks a valid `{}`", spec.key));
-        }
-    }
-    Ok(())
 }
 
 /// The `initial_rd <= rd_max` rule both algorithms keep: RD is always in (0, rd_max].

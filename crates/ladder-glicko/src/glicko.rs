@@ -8,7 +8,7 @@
 //! period is rated from the values at the period's start (opponents enter with their RD*), and
 //! step 2 runs once per player when the period closes.
 
-use crate::clock::{check_rd, check_shape, Clock};
+use crate::clock::{check_rd, Clock};
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
@@ -237,7 +237,7 @@ impl Glicko {
     /// Resumes from a checkpointed state (see [`Glicko::state`]). The state must have been taken
     /// from a projector with the same configuration; one whose indices do not fit is refused.
     pub fn from_state(config: Config, state: GlickoState) -> Result<Glicko, ConfigError> {
-        check_shape(ALGORITHM, PARAMS, &config)?;
+        config.check(ALGORITHM, PARAMS)?;
         check_rd(ALGORITHM, &config)?;
         let params = Params {
             c2: config.number("c") * config.number("c"),

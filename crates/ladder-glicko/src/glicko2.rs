@@ -8,7 +8,7 @@
 //! steps, because each step is monotone and the cap is a fixed point). Games of a period are rated
 //! from the values at the period's start, and steps 3 to 8 run once per player when it closes.
 
-use crate::clock::{check_rd, check_shape, Clock};
+use crate::clock::{check_rd, Clock};
 use crate::glicko::outcome;
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
@@ -390,7 +390,7 @@ impl Glicko2 {
     /// Resumes from a checkpointed state (see [`Glicko2::state`]). The state must have been taken
     /// from a projector with the same configuration; one whose indices do not fit is refused.
     pub fn from_state(config: Config, state: Glicko2State) -> Result<Glicko2, ConfigError> {
-        check_shape(ALGORITHM, PARAMS, &config)?;
+        config.check(ALGORITHM, PARAMS)?;
         check_rd(ALGORITHM, &config)?;
         let rd_max = config.number("rd_max");
         let params = Params {

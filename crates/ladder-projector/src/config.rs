@@ -278,6 +278,24 @@ impl Config {
         Ok(Config { algorithm, values, warnings })
     }
 
+    /// Checks that a configuration built elsewhere (a checkpoint, another crate) belongs to
+    /// `algorithm` and holds every key of `specs` with a value of the right kind and range: what
+    /// each projector's constructor calls before trusting it.
+    pub fn check(&self, algorithm: &'static str, specs: &[ParamSpec]) -> Result<(), ConfigError> {
+        let wrong = |message: String| Err(ConfigError::Inconsistent { algorithm, message });
+        if self.algorithm != algorithm {
+            return wrong(format!("the configuration is for `{}`", self.algorithm));
+        }
+        for spec in specs {
+            let value = self.values.iter().find(|(k, _)| *k == spec.key).map(|(_, v)| v);
+            let fits = value.is_some_and(|v| check_value(algorithm, spec, &v.to_string()).is_ok());
+            if !fits {
+                return wrong(format!("the configuration lacks a valid `{}`", spec.key));
+            }
+        }
+        Ok(())
+    }
+
     /// Splits `K=V[,K=V...]` into pairs.
     pub fn parse_assignments(text: &str) -> Result<Vec<(String, String)>, ConfigError> {
         text.split(',')
