@@ -43,6 +43,30 @@ impl Clock {
         }
     }
 
+    /// The *idle mark* of an event at `at`, the one number a player keeps to measure idle time
+    /// without dividing on every game: with whole periods, the index of the first period that
+    /// counts as idle (the period of `at`, or with `next` the one after it); with `period=game`,
+    /// the instant `at` itself in nanoseconds.
+    #[inline]
+    pub fn mark(&self, at: Timestamp, next: bool) -> i64 {
+        match self.period {
+            // Periods are at least one second, so the index is far from i64::MAX.
+            Period::Every(_) => self.index(at) + i64::from(next),
+            Period::Game => at.0,
+        }
+    }
+
+    /// Idle time from `mark` (see [`Clock::mark`]) to an instant `at` of period index `now`:
+    /// whole periods `now - mark` (never negative), or with `period=game` the fraction
+    /// `(at - mark) / idle`.
+    #[inline]
+    pub fn idle_since(&self, mark: i64, at: Timestamp, now: i64) -> f64 {
+        match self.period {
+            Period::Every(_) => (now - mark).max(0) as f64,
+            Period::Game => self.idle_units(Timestamp(mark), at),
+        }
+    }
+
     /// A heading for the trace of period `k`: its index and its half-open interval.
     pub fn period_title(&self, algorithm: &str, k: i64) -> String {
         match self.period {
@@ -55,6 +79,37 @@ impl Clock {
             }
             Period::Game => format!("{algorithm} match (period=game)"),
         }
+    }
+}
+
+/// The period index of the latest step, remembered with its bounds so that a run of steps in one
+/// period costs one integer division, not one per step and player. A cache, not state.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Cursor {
+    /// `[start, end)` in nanoseconds; empty until the first step.
+    start: i64,
+    end: i64,
+    index: i64,
+}
+
+impl Cursor {
+    /// `clock.index(at)`, from the cache when `at` is in the remembered period.
+    #[inline]
+    pub fn index(&mut self, clock: &Clock, at: Timestamp) -> i64 {
+        if self.start <= at.0 && at.0 < self.end {
+            return self.index;
+        }
+        let k = clock.index(at);
+        if let Period::Every(p) = clock.period {
+            // Bounds that do not fit in i64 (instants within one period of the ends of the
+            // range) are not cached: the interval stays empty and the next step divides again.
+            match (k.checked_mul(p), k.checked_add(1).and_then(|k1| k1.checked_mul(p))) {
+                (Some(start), Some(end)) => (self.start, self.end) = (start, end),
+                _ => (self.start, self.end) = (0, 0),
+            }
+        }
+        self.index = k;
+        k
     }
 }
 
@@ -77,6 +132,26 @@ pub(crate) fn check_rd(algorithm: &'static str, config: &Config) -> Result<(), C
 mod tests {
     use super::*;
     use ladder_events::NANOS_PER_DAY;
+
+    #[test]
+    fn the_cursor_agrees_with_the_division() {
+        let day = NANOS_PER_DAY;
+        let c = Clock { period: Period::Every(day), idle: day };
+        let mut cursor = Cursor::default();
+        let instants =
+            [0, 5, day - 1, day, 3 * day + 7, -1, -day, -day - 1, i64::MAX, i64::MIN, 2, day];
+        for at in instants {
+            assert_eq!(cursor.index(&c, Timestamp(at)), c.index(Timestamp(at)), "at {at}");
+        }
+        // Marks: the period itself or the next; with period=game the instant.
+        assert_eq!(c.mark(Timestamp(day + 1), false), 1);
+        assert_eq!(c.mark(Timestamp(day + 1), true), 2);
+        assert_eq!(c.idle_since(2, Timestamp(5 * day), 5), 3.0);
+        assert_eq!(c.idle_since(6, Timestamp(5 * day), 5), 0.0);
+        let g = Clock { period: Period::Game, idle: day };
+        assert_eq!(g.mark(Timestamp(day + 1), true), day + 1);
+        assert_eq!(g.idle_since(day, Timestamp(day + day / 2), 0), 0.5);
+    }
 
     #[test]
     fn periods_start_at_the_epoch_and_round_down() {

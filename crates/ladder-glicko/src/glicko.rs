@@ -8,7 +8,7 @@
 //! period is rated from the values at the period's start (opponents enter with their RD*), and
 //! step 2 runs once per player when the period closes.
 
-use crate::clock::{check_rd, Clock};
+use crate::clock::{check_rd, Clock, Cursor};
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
@@ -89,22 +89,17 @@ struct PlayerState {
     rating: f64,
     /// RD after the last rated period (or the prior), before any idle growth.
     rd: f64,
-    /// The last game or the join: idle growth counts from here.
-    last: Timestamp,
+    /// Where idle growth counts from ([`Clock::mark`]): the period of the last game or join, or
+    /// with `period=game` its instant.
+    since: i64,
     /// MatchResults sat in.
     games: u64,
     /// Index into the open period's slots, or `NO_SLOT`.
     slot: u32,
 }
 
-const UNJOINED: PlayerState = PlayerState {
-    joined: false,
-    rating: 0.0,
-    rd: 0.0,
-    last: Timestamp(0),
-    games: 0,
-    slot: NO_SLOT,
-};
+const UNJOINED: PlayerState =
+    PlayerState { joined: false, rating: 0.0, rd: 0.0, since: 0, games: 0, slot: NO_SLOT };
 
 /// A player's values at the start of the open period, computed when they first play in it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,16 +107,14 @@ struct Slot {
     player: u32,
     /// r at the period's start.
     rating: f64,
-    /// RD* (seed 001, step 1).
-    rd: f64,
+    /// RD*^2 (seed 001, step 1), squared as step 2 uses it.
+    rd2: f64,
     /// g(RD*), what opponents see of this player (seed 001, step 2).
     g: f64,
     /// The t of RD*.
     t: f64,
     /// Whether RD* hit rd_max.
     capped: bool,
-    /// The player's latest game in the period.
-    last: Timestamp,
 }
 
 /// One game of the open period: slot `a` against slot `b`, `s` being a's result (1, 0.5, 0).
@@ -194,18 +187,40 @@ pub struct Glicko {
     params: Params,
     state: GlickoState,
     scratch: Scratch,
+    cursor: Cursor,
 }
 
 /// Seed 001, step 2: `g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)`.
 #[inline]
 pub fn g(rd: f64) -> f64 {
-    1.0 / (1.0 + 3.0 * Q * Q * rd * rd / (PI * PI)).sqrt()
+    g_of_square(rd * rd)
+}
+
+/// `3 q^2 / pi^2`, the constant of g.
+const G_K: f64 = 3.0 * Q * Q / (PI * PI);
+
+/// g of a deviation given its square `RD^2` (seed 001, step 2), so RD* need not be rooted.
+#[inline]
+fn g_of_square(rd2: f64) -> f64 {
+    1.0 / (1.0 + G_K * rd2).sqrt()
 }
 
 /// Seed 001, step 2: `E(r, r_j, RD_j) = 1 / (1 + e^(-g(RD_j) q (r - r_j)))`, given `g(RD_j)`.
 #[inline]
 pub fn expected(r: f64, r_j: f64, g_j: f64) -> f64 {
     1.0 / (1.0 + (-g_j * Q * (r - r_j)).exp())
+}
+
+/// Seed 001, step 1 squared: `RD*^2 = min(RD^2 + c^2 t, rd_max^2)`, and whether the cap applied.
+#[inline]
+fn rd_star_squared(rd: f64, t: f64, c2: f64, rd_max: f64) -> (f64, bool) {
+    // t = 0 (or c = 0) leaves RD as it is (even where c^2 overflows and 0 * inf would be NaN).
+    let grown = if t == 0.0 || c2 == 0.0 { rd * rd } else { rd * rd + c2 * t };
+    if grown >= rd_max * rd_max {
+        (rd_max * rd_max, true)
+    } else {
+        (grown, false)
+    }
 }
 
 /// Seed 001, step 1: `RD* = min(sqrt(RD^2 + c^2 t), rd_max)`, and whether the cap applied.
@@ -260,7 +275,7 @@ impl Glicko {
                 message: "the checkpoint's open period does not fit its players".into(),
             });
         }
-        Ok(Glicko { config, params, state, scratch: Scratch::default() })
+        Ok(Glicko { config, params, state, scratch: Scratch::default(), cursor: Cursor::default() })
     }
 
     /// The state, for checkpoints.
@@ -282,6 +297,7 @@ impl Glicko {
         if let Some(t) = trace.as_deref_mut() {
             t.section(self.params.clock.period_title(ALGORITHM, self.state.open.unwrap_or(0)));
         }
+        let since = self.since_closing();
         let Scratch { acc, out, .. } = &mut self.scratch;
         compute_period(&self.params, &self.state.slots, &self.state.pairs, acc, out, trace)
             .map_err(|kind| ProjectError::new(seq, kind))?;
@@ -289,7 +305,7 @@ impl Glicko {
             let p = &mut self.state.players[slot.player as usize];
             p.rating = rating;
             p.rd = rd;
-            p.last = slot.last;
+            p.since = since;
             p.slot = NO_SLOT;
         }
         self.state.slots.clear();
@@ -298,28 +314,63 @@ impl Glicko {
         Ok(())
     }
 
-    /// The slot of `player` in the open period, creating it with the values at the period's start.
+    /// The idle mark of every player of the open period once it closes: the period itself, or
+    /// with period=game this match.
+    fn since_closing(&self) -> i64 {
+        match self.params.clock.period {
+            Period::Every(_) => self.state.open.unwrap_or(0),
+            Period::Game => self.state.last_match.map_or(0, |at| at.0),
+        }
+    }
+
+    /// The slot of `player` in the open period (the step is at `at`, in period `now`), creating
+    /// it with the values at the period's start.
     #[inline]
-    fn touch(&mut self, player: u32, at: Timestamp) -> u32 {
+    fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
         let p = &mut self.state.players[player as usize];
         if p.slot != NO_SLOT {
-            let slot = &mut self.state.slots[p.slot as usize];
-            slot.last = slot.last.max(at);
             return p.slot;
         }
-        let params = &self.params;
-        // Contract section 3: t = period boundaries crossed since the last game or join, or with
-        // period=game the fractional time since then in `idle` units.
-        let t = match params.clock.period {
-            Period::Every(_) => (params.clock.index(at) - params.clock.index(p.last)).max(0) as f64,
-            Period::Game => params.clock.idle_units(p.last, at),
-        };
-        // Seed 001, step 1: RD* = min(sqrt(RD^2 + c^2 t), 350)
-        let (rd, capped) = rd_star(p.rd, t, params.c2, params.rd_max);
+        let slot = entry(&self.params, p, player, at, now);
         let index = self.state.slots.len() as u32;
         p.slot = index;
-        self.state.slots.push(Slot { player, rating: p.rating, rd, g: g(rd), t, capped, last: at });
+        self.state.slots.push(slot);
         index
+    }
+
+    /// A two-seat match on two sides with period=game, untraced: the one-match period computed
+    /// directly, without the period's buffers. The same arithmetic in the same order as
+    /// [`compute_period`] ([`entry`], [`Acc::add`], [`rate`]), so the result is bit-identical to
+    /// the general path (a test checks it).
+    #[inline]
+    fn match_of_two(
+        &mut self,
+        step: &Step<'_>,
+        x: &SeatIn,
+        y: &SeatIn,
+    ) -> Result<(), ProjectError> {
+        let (i, j) = (x.player.index(), y.player.index());
+        let params = &self.params;
+        let (pa, pb) = (&self.state.players[i], &self.state.players[j]);
+        let a = entry(params, pa, x.player.0, step.at, 0);
+        let b = entry(params, pb, y.player.0, step.at, 0);
+        let s = outcome(x.score, y.score);
+        let (mut acc_a, mut acc_b) = (Acc::default(), Acc::default());
+        acc_a.add(b.g, expected(a.rating, b.rating, b.g), s);
+        acc_b.add(a.g, expected(b.rating, a.rating, a.g), 1.0 - s);
+        let fail = |kind| ProjectError::new(step.seq, kind);
+        let (ra, rda) = rate(params, &a, &acc_a).map_err(fail)?;
+        let (rb, rdb) = rate(params, &b, &acc_b).map_err(fail)?;
+        let since = params.clock.mark(step.at, false);
+        for (k, rating, rd) in [(i, ra, rda), (j, rb, rdb)] {
+            let p = &mut self.state.players[k];
+            p.rating = rating;
+            p.rd = rd;
+            p.since = since;
+            p.games += 1;
+        }
+        self.state.last_match = Some(step.at);
+        Ok(())
     }
 
     fn joined(
@@ -352,8 +403,9 @@ impl Glicko {
             return Err(bad("RD", "the prior RD is not a positive finite number"));
         }
         let rd = asked.min(self.params.rd_max);
+        let since = self.params.clock.mark(step.at, false);
         self.state.players[i] =
-            PlayerState { joined: true, rating, rd, last: step.at, games: 0, slot: NO_SLOT };
+            PlayerState { joined: true, rating, rd, since, games: 0, slot: NO_SLOT };
         if let Some(t) = trace {
             t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));
             t.quantity(Some(id), "r", "prior.rating, else initial_rating", rating);
@@ -372,6 +424,7 @@ impl Glicko {
     fn matched(
         &mut self,
         step: &Step<'_>,
+        now: i64,
         seats: &[SeatIn],
         trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
@@ -384,12 +437,28 @@ impl Glicko {
                 ));
             }
         }
+        if let (None, [x, y]) = (&trace, seats) {
+            if x.side != y.side && x.player != y.player {
+                if self.params.clock.period == Period::Game {
+                    return self.match_of_two(step, x, y);
+                }
+                // The general path below without its loops: two slots, one game.
+                let a = self.touch(x.player.0, step.at, now);
+                let b = self.touch(y.player.0, step.at, now);
+                self.state.players[x.player.index()].games += 1;
+                self.state.players[y.player.index()].games += 1;
+                self.state.pairs.push(Pair { a, b, s: outcome(x.score, y.score) });
+                self.state.last_match = Some(step.at);
+                self.state.open = Some(now);
+                return Ok(());
+            }
+        }
         let before = self.state.last_match;
         self.state.last_match = Some(step.at);
         let mut seat_slots = std::mem::take(&mut self.scratch.seat_slots);
         seat_slots.clear();
         for seat in seats {
-            seat_slots.push(self.touch(seat.player.0, step.at));
+            seat_slots.push(self.touch(seat.player.0, step.at, now));
             self.state.players[seat.player.index()].games += 1;
         }
         // Contract section 1: every pair of seats on different sides is one game, in seat order.
@@ -404,12 +473,9 @@ impl Glicko {
         self.scratch.seat_slots = seat_slots;
         match self.params.clock.period {
             Period::Every(_) => {
-                self.state.open = Some(self.params.clock.index(step.at));
+                self.state.open = Some(now);
                 if let Some(t) = trace {
-                    t.section(format!(
-                        "{ALGORITHM} match: rated when period {} closes",
-                        self.params.clock.index(step.at)
-                    ));
+                    t.section(format!("{ALGORITHM} match: rated when period {now} closes"));
                 }
                 Ok(())
             }
@@ -450,14 +516,14 @@ impl Glicko {
         Some(out)
     }
 
-    /// `(r, RD, last)` of a player once the open period is closed (using `closed` when given).
-    fn settled(&self, p: &PlayerState, closed: Option<&[(f64, f64)]>) -> (f64, f64, Timestamp) {
+    /// `(r, RD, idle mark)` of a player once the open period is closed (using `closed` when given).
+    fn settled(&self, p: &PlayerState, closed: Option<&[(f64, f64)]>) -> (f64, f64, i64) {
         match closed {
             Some(out) if p.slot != NO_SLOT => {
                 let (r, rd) = out[p.slot as usize];
-                (r, rd, self.state.slots[p.slot as usize].last)
+                (r, rd, self.since_closing())
             }
-            _ => (p.rating, p.rd, p.last),
+            _ => (p.rating, p.rd, p.since),
         }
     }
 
@@ -472,23 +538,31 @@ impl Glicko {
         let Some(p) = self.state.players.get(player.index()).filter(|p| p.joined) else {
             return (params.initial_rating, params.initial_rd);
         };
-        let (r, rd, last) = match params.clock.period {
+        let (r, rd, since) = match params.clock.period {
             Period::Every(_) if p.slot != NO_SLOT => {
                 let slot = &self.state.slots[p.slot as usize];
                 if Some(params.clock.index(at)) <= self.state.open {
-                    return (slot.rating, slot.rd);
+                    return (slot.rating, slot.rd2.sqrt());
                 }
                 let side = closed.get_or_insert_with(|| self.closed_on_the_side());
                 self.settled(p, side.as_deref())
             }
-            _ => (p.rating, p.rd, p.last),
+            _ => (p.rating, p.rd, p.since),
         };
-        let t = match params.clock.period {
-            Period::Every(_) => (params.clock.index(at) - params.clock.index(last)).max(0) as f64,
-            Period::Game => params.clock.idle_units(last, at),
-        };
+        let t = params.clock.idle_since(since, at, params.clock.index(at));
         (r, rd_star(rd, t, params.c2, params.rd_max).0)
     }
+}
+
+/// A player's values at the start of a period (the step is at `at`, in period `now`).
+#[inline]
+fn entry(params: &Params, p: &PlayerState, player: u32, at: Timestamp, now: i64) -> Slot {
+    // Contract section 3: t = period boundaries crossed since the last game or join, or with
+    // period=game the fractional time since then in `idle` units.
+    let t = params.clock.idle_since(p.since, at, now);
+    // Seed 001, step 1: RD* = min(sqrt(RD^2 + c^2 t), 350)
+    let (rd2, capped) = rd_star_squared(p.rd, t, params.c2, params.rd_max);
+    Slot { player, rating: p.rating, rd2, g: g_of_square(rd2), t, capped }
 }
 
 /// Seed 001, step 2 for every slot of a period: fills `out` with `(r', RD')` per slot, or fails
@@ -513,32 +587,39 @@ fn compute_period(
     }
     out.clear();
     for (i, (slot, sums)) in slots.iter().zip(acc.iter()).enumerate() {
-        // Seed 001, step 2: 1/d^2 = q^2 Σ g(RD_j)^2 E (1 - E)
-        let inv_d2 = Q * Q * sums.info;
-        // Seed 001, step 2: 1/RD'^2 = 1/RD*^2 + 1/d^2
-        let inv_rd2 = 1.0 / (slot.rd * slot.rd) + inv_d2;
-        let rd_new = 1.0 / inv_rd2.sqrt();
-        // Seed 001, step 2: r' = r + q RD'^2 Σ g(RD_j) (s_j - E)
-        let r_new = slot.rating + Q * rd_new * rd_new * sums.gain;
-        let fail = |quantity, why: &str| {
-            Err(ProjectErrorKind::NonFinite {
-                quantity,
-                detail: format!("player #{}: {why}", slot.player),
-            })
-        };
-        if !(rd_new.is_finite() && rd_new > 0.0) {
-            return fail("RD'", "1/RD*^2 + 1/d^2 is not a positive finite number");
-        }
-        if !r_new.is_finite() {
-            return fail("r'", "r + q RD'^2 Σ g (s - E) overflowed");
-        }
-        let rd_new = rd_new.min(params.rd_max);
+        let (r_new, rd_new) = rate(params, slot, sums)?;
         out.push((r_new, rd_new));
         if let Some(t) = trace.as_deref_mut() {
-            trace_slot(t, slots, pairs, i, sums, inv_d2, r_new, rd_new);
+            trace_slot(t, slots, pairs, i, sums, Q * Q * sums.info, r_new, rd_new);
         }
     }
     Ok(())
+}
+
+/// Seed 001, step 2 for one player: `(r', RD')` from the values at the period's start and the
+/// period's sums, or the quantity that is not finite.
+#[inline]
+fn rate(params: &Params, slot: &Slot, sums: &Acc) -> Result<(f64, f64), ProjectErrorKind> {
+    // Seed 001, step 2: 1/d^2 = q^2 Σ g(RD_j)^2 E (1 - E)
+    let inv_d2 = Q * Q * sums.info;
+    // Seed 001, step 2: 1/RD'^2 = 1/RD*^2 + 1/d^2
+    let rd_new2 = 1.0 / (1.0 / slot.rd2 + inv_d2);
+    let rd_new = rd_new2.sqrt();
+    // Seed 001, step 2: r' = r + q RD'^2 Σ g(RD_j) (s_j - E)
+    let r_new = slot.rating + Q * rd_new2 * sums.gain;
+    let fail = |quantity, why: &str| {
+        Err(ProjectErrorKind::NonFinite {
+            quantity,
+            detail: format!("player #{}: {why}", slot.player),
+        })
+    };
+    if !(rd_new.is_finite() && rd_new > 0.0) {
+        return fail("RD'", "1/RD*^2 + 1/d^2 is not a positive finite number");
+    }
+    if !r_new.is_finite() {
+        return fail("r'", "r + q RD'^2 Σ g (s - E) overflowed");
+    }
+    Ok((r_new, rd_new.min(params.rd_max)))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -556,9 +637,9 @@ fn trace_slot(
     let who = Some(PlayerId(slot.player));
     t.quantity(who, "r", "rating at the period's start", slot.rating);
     t.quantity(who, "t", "period boundaries (or idle units) since the last game or join", slot.t);
-    t.quantity(who, "RD*", "min(sqrt(RD^2 + c^2 t), rd_max)", slot.rd);
+    t.quantity(who, "RD*", "min(sqrt(RD^2 + c^2 t), rd_max)", slot.rd2.sqrt());
     if slot.capped {
-        t.flag(who, "rd-at-cap", format!("RD* reached rd_max = {}", slot.rd));
+        t.flag(who, "rd-at-cap", format!("RD* reached rd_max = {}", slot.rd2.sqrt()));
     }
     if slot.t >= LONG_IDLE_PERIODS {
         t.flag(who, "long-idle-gap", format!("{} periods without a game", slot.t));
@@ -573,7 +654,7 @@ fn trace_slot(
         };
         t.quantity(who, "j", "opponent's player id", f64::from(opp.player));
         t.quantity(who, "r_j", "opponent's rating at the period's start", opp.rating);
-        t.quantity(who, "RD_j", "opponent's RD*", opp.rd);
+        t.quantity(who, "RD_j", "opponent's RD*", opp.rd2.sqrt());
         t.quantity(who, "g(RD_j)", "1 / sqrt(1 + 3 q^2 RD_j^2 / pi^2)", opp.g);
         t.quantity(
             who,
@@ -609,14 +690,15 @@ impl Projector for Glicko {
         step: &Step<'_>,
         mut trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
+        let now = self.cursor.index(&self.params.clock, step.at);
         if let Some(open) = self.state.open {
-            if self.params.clock.index(step.at) > open {
+            if now > open {
                 self.close(step.seq, trace.as_deref_mut())?;
             }
         }
         match step.input {
             Input::Joined { player, prior } => self.joined(step, player, prior, trace),
-            Input::Match { seats } => self.matched(step, seats, trace),
+            Input::Match { seats } => self.matched(step, now, seats, trace),
             Input::Tick | Input::Timeout { .. } => Ok(()),
         }
     }
@@ -633,13 +715,9 @@ impl Projector for Glicko {
             .enumerate()
             .filter(|(_, p)| p.joined)
             .map(|(i, p)| {
-                let (rating, rd, last) = self.settled(p, closed.as_deref());
-                let t = horizon.map_or(0.0, |end| match params.clock.period {
-                    Period::Every(_) => {
-                        (params.clock.index(end) - params.clock.index(last)).max(0) as f64
-                    }
-                    Period::Game => params.clock.idle_units(last, end),
-                });
+                let (rating, rd, since) = self.settled(p, closed.as_deref());
+                let clock = &params.clock;
+                let t = horizon.map_or(0.0, |end| clock.idle_since(since, end, clock.index(end)));
                 Standing {
                     player: PlayerId(i as u32),
                     rating,
@@ -658,6 +736,6 @@ impl Projector for Glicko {
         let mut closed = None;
         let (ra, rda) = self.entering(a, at, &mut closed);
         let (rb, rdb) = self.entering(b, at, &mut closed);
-        expected(ra, rb, g((rda * rda + rdb * rdb).sqrt()))
+        expected(ra, rb, g_of_square(rda * rda + rdb * rdb))
     }
 }

@@ -8,7 +8,7 @@
 //! steps, because each step is monotone and the cap is a fixed point). Games of a period are rated
 //! from the values at the period's start, and steps 3 to 8 run once per player when it closes.
 
-use crate::clock::{check_rd, Clock};
+use crate::clock::{check_rd, Clock, Cursor};
 use crate::glicko::outcome;
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
@@ -112,10 +112,9 @@ struct PlayerState {
     /// RD after the last rated period, before any sat-out period since.
     rd: f64,
     volatility: f64,
-    /// The last game or the join.
-    last: Timestamp,
-    /// Whether `last` is a game (periods sat out start after it) or the join (they start with it).
-    played: bool,
+    /// Where periods sat out count from ([`Clock::mark`]): the join's own period, or the one
+    /// after the last game; with `period=game`, the instant of the last game or join.
+    since: i64,
     games: u64,
     slot: u32,
 }
@@ -125,8 +124,7 @@ const UNJOINED: PlayerState = PlayerState {
     rating: 0.0,
     rd: 0.0,
     volatility: 0.0,
-    last: Timestamp(0),
-    played: false,
+    since: 0,
     games: 0,
     slot: NO_SLOT,
 };
@@ -136,15 +134,14 @@ const UNJOINED: PlayerState = PlayerState {
 struct Slot {
     player: u32,
     mu: f64,
-    /// phi after the step 6s of the periods sat out.
-    phi: f64,
+    /// phi^2 after the step 6s of the periods sat out (squared, as steps 3 to 7 use it).
+    phi2: f64,
     sigma: f64,
     /// g(phi), what opponents see of this player (seed 002, step 3).
     g: f64,
     /// Periods sat out (or idle units with period=game) before this one.
     k: f64,
     capped: bool,
-    last: Timestamp,
 }
 
 /// One game of the open period: slot `a` against slot `b`, `s` being a's result.
@@ -203,8 +200,7 @@ struct Scratch {
 
 #[derive(Clone, Copy, Debug)]
 struct Params {
-    tau: f64,
-    epsilon: f64,
+    steps: Steps,
     sigma: f64,
     rd_max: f64,
     phi_max: f64,
@@ -223,12 +219,35 @@ pub struct Glicko2 {
     params: Params,
     state: Glicko2State,
     scratch: Scratch,
+    cursor: Cursor,
 }
 
 /// Seed 002, step 3: `g(phi) = 1 / sqrt(1 + 3 phi^2 / pi^2)`.
 #[inline]
 pub fn g(phi: f64) -> f64 {
-    1.0 / (1.0 + 3.0 * (phi * phi) / (PI * PI)).sqrt()
+    g_of_square(phi * phi)
+}
+
+/// `3 / pi^2`, the constant of g.
+const G_K: f64 = 3.0 / (PI * PI);
+
+/// g of a deviation given its square `phi^2` (seed 002, step 3), so phi need not be rooted.
+#[inline]
+fn g_of_square(phi2: f64) -> f64 {
+    1.0 / (1.0 + G_K * phi2).sqrt()
+}
+
+/// Seed 002, step 6 applied `k` times, squared: `phi^2 = min(phi^2 + k sigma^2, phi_max^2)`, and
+/// whether the cap applied.
+#[inline]
+fn idle_phi_squared(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
+    // k = 0 leaves phi as it is (even where sigma^2 overflows and 0 * inf would be NaN).
+    let grown = if k == 0.0 { phi * phi } else { phi * phi + k * (sigma * sigma) };
+    if grown >= phi_max * phi_max {
+        (phi_max * phi_max, true)
+    } else {
+        (grown, false)
+    }
 }
 
 /// Seed 002, step 3: `E(mu, mu_j, phi_j) = 1 / (1 + exp(-g(phi_j) (mu - mu_j)))`, given `g(phi_j)`.
@@ -254,47 +273,95 @@ fn idle_phi(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
 }
 
 /// Seed 002, step 5: the new volatility sigma' by the Illinois iteration, bounded by
-/// [`MAX_BRACKET_STEPS`] and [`MAX_ILLINOIS_ITERATIONS`]. Records A, B, f_A, f_B of every iteration
-/// (the seed's table) when traced.
+/// [`MAX_BRACKET_STEPS`] and [`MAX_ILLINOIS_ITERATIONS`], given Delta, phi^2 (squared), v, sigma,
+/// tau and epsilon. Records A, B, f_A, f_B of every iteration (the seed's table) when traced.
 #[allow(clippy::too_many_arguments)]
 pub fn volatility(
     delta: f64,
-    phi: f64,
+    phi2: f64,
     v: f64,
     sigma: f64,
     tau: f64,
     epsilon: f64,
     who: Option<PlayerId>,
-    mut trace: Option<&mut Trace>,
+    trace: Option<&mut Trace>,
 ) -> Result<f64, ProjectErrorKind> {
+    let steps = Steps::new(tau, epsilon);
+    match trace {
+        None => volatility_in::<false>(delta, phi2, v, sigma, &steps, who, None),
+        Some(t) => volatility_in::<true>(delta, phi2, v, sigma, &steps, who, Some(t)),
+    }
+}
+
+/// The constants of step 5 in the form the iteration uses them.
+#[derive(Clone, Copy, Debug)]
+struct Steps {
+    tau: f64,
+    /// `1 / tau^2`
+    inv_tau2: f64,
+    /// `e^-tau`, the factor between `e^(a - k tau)` and `e^(a - (k+1) tau)`.
+    exp_neg_tau: f64,
+    epsilon: f64,
+}
+
+impl Steps {
+    fn new(tau: f64, epsilon: f64) -> Steps {
+        Steps { tau, inv_tau2: 1.0 / (tau * tau), exp_neg_tau: (-tau).exp(), epsilon }
+    }
+}
+
+/// Seed 002, step 5.1: `f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2`,
+/// given `e^x`, `gap = Delta^2 - phi^2 - v`, `spread = phi^2 + v` and `1 / tau^2`.
+#[inline(always)]
+fn f_of(x: f64, ex: f64, gap: f64, spread: f64, a: f64, inv_tau2: f64) -> f64 {
+    (ex * (gap - ex)) / (2.0 * (spread + ex) * (spread + ex)) - (x - a) * inv_tau2
+}
+
+/// [`volatility`], compiled twice: with `TRACED = false` the trace is known to be absent, so the
+/// replay's hot path carries none of the recording code.
+#[allow(clippy::too_many_arguments)]
+fn volatility_in<const TRACED: bool>(
+    delta: f64,
+    phi2: f64,
+    v: f64,
+    sigma: f64,
+    consts: &Steps,
+    who: Option<PlayerId>,
+    trace: Option<&mut Trace>,
+) -> Result<f64, ProjectErrorKind> {
+    let mut trace = if TRACED { trace } else { None };
     let fail = |quantity, why: String| {
         let player = who.map_or(String::new(), |p| format!("player #{}: ", p.0));
         Err(ProjectErrorKind::NonFinite { quantity, detail: format!("{player}{why}") })
     };
-    let (delta2, phi2) = (delta * delta, phi * phi);
+    let Steps { tau, inv_tau2, exp_neg_tau, epsilon } = *consts;
+    let delta2 = delta * delta;
     // Seed 002, step 5.1: a = ln(sigma^2) (as 2 ln(sigma) when sigma^2 underflows or overflows).
     let sigma2 = sigma * sigma;
-    let a = if sigma2 >= f64::MIN_POSITIVE && sigma2.is_finite() {
-        sigma2.ln()
+    let (a, e_a) = if sigma2 >= f64::MIN_POSITIVE && sigma2.is_finite() {
+        (sigma2.ln(), sigma2)
     } else {
-        2.0 * sigma.ln()
+        let a = 2.0 * sigma.ln();
+        (a, a.exp())
     };
-    let tau2 = tau * tau;
-    // Seed 002, step 5.1: f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2
-    let f = |x: f64| {
-        let ex = x.exp();
-        (ex * (delta2 - phi2 - v - ex)) / (2.0 * (phi2 + v + ex) * (phi2 + v + ex)) - (x - a) / tau2
-    };
-    if !(a.is_finite() && tau2 > 0.0 && tau2.is_finite()) {
-        return fail("a", format!("ln(sigma^2) = {a} or tau^2 = {tau2} is unusable"));
+    let (gap, spread) = (delta2 - phi2 - v, phi2 + v);
+    // Seed 002, step 5.1: f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2,
+    // given e^x. Every point of the iteration carries its e^x, so exp runs once per new point C
+    // only: e^A = sigma^2 for A = a; e^B = Delta^2 - phi^2 - v for B = ln(that); and
+    // e^(a - k tau) = sigma^2 (e^-tau)^k in the bracket search.
+    let f = |x: f64, ex: f64| f_of(x, ex, gap, spread, a, inv_tau2);
+    if !(a.is_finite() && inv_tau2 > 0.0 && inv_tau2.is_finite()) {
+        return fail("a", format!("ln(sigma^2) = {a} or 1/tau^2 = {inv_tau2} is unusable"));
     }
     // Seed 002, step 5.2: A = a; B = ln(Delta^2 - phi^2 - v) if Delta^2 > phi^2 + v, else a - k tau
     // for the first k = 1, 2, ... with f(a - k tau) >= 0.
-    let mut big_a = a;
+    let (mut big_a, mut e_big_a) = (a, e_a);
     let mut k = 0u32;
-    let mut big_b = if delta2 > phi2 + v {
-        (delta2 - phi2 - v).ln()
+    let (mut big_b, mut e_big_b, mut fb) = if delta2 > phi2 + v {
+        let b = gap.ln();
+        (b, gap, f(b, gap))
     } else {
+        let mut ex = e_a;
         loop {
             k += 1;
             if k > MAX_BRACKET_STEPS {
@@ -304,18 +371,18 @@ pub fn volatility(
                 });
             }
             let x = a - f64::from(k) * tau;
-            let fx = f(x);
+            ex *= exp_neg_tau;
+            let fx = f(x, ex);
             if fx.is_nan() {
                 return fail("f(a - k tau)", format!("f({x}) is not a number"));
             }
             if fx >= 0.0 {
-                break x;
+                break (x, ex, fx);
             }
         }
     };
-    // Seed 002, step 5.3: f_A = f(A), f_B = f(B).
-    let mut fa = f(big_a);
-    let mut fb = f(big_b);
+    // Seed 002, step 5.3: f_A = f(A), f_B = f(B) (f_B was computed with B above).
+    let mut fa = f(big_a, e_big_a);
     if !(big_b.is_finite() && fa.is_finite() && fb.is_finite()) {
         return fail("B", format!("B = {big_b}, f(A) = {fa}, f(B) = {fb}"));
     }
@@ -339,21 +406,20 @@ pub fn volatility(
         }
         // Seed 002, step 5.4(a): C = A + (A - B) f_A / (f_B - f_A), f_C = f(C)
         let c = big_a + (big_a - big_b) * fa / (fb - fa);
-        let fc = f(c);
+        let e_c = c.exp();
+        let fc = f(c, e_c);
         if !(c.is_finite() && fc.is_finite()) {
             return fail("C", format!("iteration {n}: C = {c}, f(C) = {fc}"));
         }
         // Seed 002, step 5.4(b), 2022 revision (contract section 3): if f_C f_B <= 0 then
         // A <- B, f_A <- f_B; otherwise f_A <- f_A / 2.
         if fc * fb <= 0.0 {
-            big_a = big_b;
-            fa = fb;
+            (big_a, e_big_a, fa) = (big_b, e_big_b, fb);
         } else {
             fa /= 2.0;
         }
         // Seed 002, step 5.4(c): B <- C, f_B <- f_C.
-        big_b = c;
-        fb = fc;
+        (big_b, e_big_b, fb) = (c, e_c, fc);
         if let Some(t) = trace.as_deref_mut() {
             t.quantity(who, format!("C[{n}]"), "A + (A - B) f_A / (f_B - f_A)", c);
             t.quantity(who, format!("f_C[{n}]"), "f(C)", fc);
@@ -363,8 +429,9 @@ pub fn volatility(
             t.quantity(who, format!("f_B[{n}]"), "f_C", fb);
         }
     }
-    // Seed 002, step 5.5: sigma' = e^(A/2)
-    let sigma_new = (big_a / 2.0).exp();
+    // Seed 002, step 5.5: sigma' = e^(A/2), the root of the e^A already known (or, where e^A is
+    // below the normal range, e^(A/2) itself).
+    let sigma_new = if e_big_a >= f64::MIN_POSITIVE { e_big_a.sqrt() } else { (big_a / 2.0).exp() };
     if !(sigma_new.is_finite() && sigma_new > 0.0) {
         return fail("sigma'", format!("e^(A/2) with A = {big_a}"));
     }
@@ -394,8 +461,7 @@ impl Glicko2 {
         check_rd(ALGORITHM, &config)?;
         let rd_max = config.number("rd_max");
         let params = Params {
-            tau: config.number("tau"),
-            epsilon: config.number("epsilon"),
+            steps: Steps::new(config.number("tau"), config.number("epsilon")),
             sigma: config.number("sigma"),
             rd_max,
             phi_max: rd_max / SCALE,
@@ -417,7 +483,13 @@ impl Glicko2 {
                 message: "the checkpoint's open period does not fit its players".into(),
             });
         }
-        Ok(Glicko2 { config, params, state, scratch: Scratch::default() })
+        Ok(Glicko2 {
+            config,
+            params,
+            state,
+            scratch: Scratch::default(),
+            cursor: Cursor::default(),
+        })
     }
 
     /// The state, for checkpoints.
@@ -439,6 +511,7 @@ impl Glicko2 {
         if let Some(t) = trace.as_deref_mut() {
             t.section(self.params.clock.period_title(ALGORITHM, self.state.open.unwrap_or(0)));
         }
+        let since = self.since_closing();
         let Scratch { acc, out, .. } = &mut self.scratch;
         compute_period(&self.params, &self.state.slots, &self.state.pairs, acc, out, trace)
             .map_err(|kind| ProjectError::new(seq, kind))?;
@@ -447,8 +520,7 @@ impl Glicko2 {
             p.rating = rated.rating;
             p.rd = rated.rd;
             p.volatility = rated.volatility;
-            p.last = slot.last;
-            p.played = true;
+            p.since = since;
             p.slot = NO_SLOT;
         }
         self.state.slots.clear();
@@ -457,52 +529,64 @@ impl Glicko2 {
         Ok(())
     }
 
-    /// Periods sat out between a player's last game or join and `at` (contract section 3): whole
-    /// periods, counting the join's own period, or with period=game the fractional idle time.
-    #[inline]
-    fn sat_out(&self, last: Timestamp, played: bool, at: Timestamp) -> f64 {
-        let clock = &self.params.clock;
-        match clock.period {
-            Period::Every(_) => {
-                let idle_from = clock.index(last) + i64::from(played);
-                (clock.index(at) - idle_from).max(0) as f64
-            }
-            Period::Game => clock.idle_units(last, at),
+    /// The idle mark of every player of the open period once it closes: periods sat out start
+    /// with the next period, or with period=game at this match.
+    fn since_closing(&self) -> i64 {
+        match self.params.clock.period {
+            Period::Every(_) => self.state.open.map_or(0, |k| k + 1),
+            Period::Game => self.state.last_match.map_or(0, |at| at.0),
         }
     }
 
+    /// The slot of `player` in the open period (the step is at `at`, in period `now`), creating
+    /// it with the values at the period's start.
     #[inline]
-    fn touch(&mut self, player: u32, at: Timestamp) -> u32 {
-        let (last, played, slot) = {
-            let p = &self.state.players[player as usize];
-            (p.last, p.played, p.slot)
-        };
-        if slot != NO_SLOT {
-            let s = &mut self.state.slots[slot as usize];
-            s.last = s.last.max(at);
-            return slot;
-        }
-        let k = self.sat_out(last, played, at);
+    fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
         let p = &mut self.state.players[player as usize];
-        // Seed 002, step 2: mu = (r - 1500) / 173.7178, phi = RD / 173.7178
-        let mu = (p.rating - CENTRE) / SCALE;
-        let phi0 = p.rd / SCALE;
-        // Seed 002, "only Step 6 applies" for each period sat out: phi = sqrt(phi^2 + sigma^2),
-        // capped at rd_max (contract section 3), k periods at once.
-        let (phi, capped) = idle_phi(phi0, p.volatility, k, self.params.phi_max);
+        if p.slot != NO_SLOT {
+            return p.slot;
+        }
+        let slot = entry(&self.params, p, player, at, now);
         let index = self.state.slots.len() as u32;
         p.slot = index;
-        self.state.slots.push(Slot {
-            player,
-            mu,
-            phi,
-            sigma: p.volatility,
-            g: g(phi),
-            k,
-            capped,
-            last: at,
-        });
+        self.state.slots.push(slot);
         index
+    }
+
+    /// A two-seat match on two sides with period=game, untraced: the one-match period computed
+    /// directly, without the period's buffers. The same arithmetic in the same order as
+    /// [`compute_period`] ([`entry`], [`Acc::add`], [`rate`]), so the result is bit-identical to
+    /// the general path (a test checks it).
+    #[inline]
+    fn match_of_two(
+        &mut self,
+        step: &Step<'_>,
+        x: &SeatIn,
+        y: &SeatIn,
+    ) -> Result<(), ProjectError> {
+        let (i, j) = (x.player.index(), y.player.index());
+        let params = &self.params;
+        let (pa, pb) = (&self.state.players[i], &self.state.players[j]);
+        let a = entry(params, pa, x.player.0, step.at, 0);
+        let b = entry(params, pb, y.player.0, step.at, 0);
+        let s = outcome(x.score, y.score);
+        let (mut acc_a, mut acc_b) = (Acc::default(), Acc::default());
+        acc_a.add(b.g, expected(a.mu, b.mu, b.g), s);
+        acc_b.add(a.g, expected(b.mu, a.mu, a.g), 1.0 - s);
+        let fail = |kind| ProjectError::new(step.seq, kind);
+        let ra = rate_in::<false>(params, &a, &acc_a, None).map_err(fail)?;
+        let rb = rate_in::<false>(params, &b, &acc_b, None).map_err(fail)?;
+        let since = params.clock.mark(step.at, true);
+        for (k, rated) in [(i, ra), (j, rb)] {
+            let p = &mut self.state.players[k];
+            p.rating = rated.rating;
+            p.rd = rated.rd;
+            p.volatility = rated.volatility;
+            p.since = since;
+            p.games += 1;
+        }
+        self.state.last_match = Some(step.at);
+        Ok(())
     }
 
     fn joined(
@@ -543,8 +627,7 @@ impl Glicko2 {
             rating,
             rd,
             volatility,
-            last: step.at,
-            played: false,
+            since: self.params.clock.mark(step.at, false),
             games: 0,
             slot: NO_SLOT,
         };
@@ -567,6 +650,7 @@ impl Glicko2 {
     fn matched(
         &mut self,
         step: &Step<'_>,
+        now: i64,
         seats: &[SeatIn],
         trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
@@ -579,12 +663,28 @@ impl Glicko2 {
                 ));
             }
         }
+        if let (None, [x, y]) = (&trace, seats) {
+            if x.side != y.side && x.player != y.player {
+                if self.params.clock.period == Period::Game {
+                    return self.match_of_two(step, x, y);
+                }
+                // The general path below without its loops: two slots, one game.
+                let a = self.touch(x.player.0, step.at, now);
+                let b = self.touch(y.player.0, step.at, now);
+                self.state.players[x.player.index()].games += 1;
+                self.state.players[y.player.index()].games += 1;
+                self.state.pairs.push(Pair { a, b, s: outcome(x.score, y.score) });
+                self.state.last_match = Some(step.at);
+                self.state.open = Some(now);
+                return Ok(());
+            }
+        }
         let before = self.state.last_match;
         self.state.last_match = Some(step.at);
         let mut seat_slots = std::mem::take(&mut self.scratch.seat_slots);
         seat_slots.clear();
         for seat in seats {
-            seat_slots.push(self.touch(seat.player.0, step.at));
+            seat_slots.push(self.touch(seat.player.0, step.at, now));
             self.state.players[seat.player.index()].games += 1;
         }
         // Contract section 1: every pair of seats on different sides is one game, in seat order.
@@ -599,12 +699,9 @@ impl Glicko2 {
         self.scratch.seat_slots = seat_slots;
         match self.params.clock.period {
             Period::Every(_) => {
-                self.state.open = Some(self.params.clock.index(step.at));
+                self.state.open = Some(now);
                 if let Some(t) = trace {
-                    t.section(format!(
-                        "{ALGORITHM} match: rated when period {} closes",
-                        self.params.clock.index(step.at)
-                    ));
+                    t.section(format!("{ALGORITHM} match: rated when period {now} closes"));
                 }
                 Ok(())
             }
@@ -643,13 +740,11 @@ impl Glicko2 {
         Some(out)
     }
 
-    /// `(values, last, played)` of a player once the open period is closed (with `closed`).
-    fn settled(&self, p: &PlayerState, closed: Option<&[Rated]>) -> (Rated, Timestamp, bool) {
+    /// `(values, idle mark)` of a player once the open period is closed (with `closed`).
+    fn settled(&self, p: &PlayerState, closed: Option<&[Rated]>) -> (Rated, i64) {
         match closed {
-            Some(out) if p.slot != NO_SLOT => {
-                (out[p.slot as usize], self.state.slots[p.slot as usize].last, true)
-            }
-            _ => (Rated { rating: p.rating, rd: p.rd, volatility: p.volatility }, p.last, p.played),
+            Some(out) if p.slot != NO_SLOT => (out[p.slot as usize], self.since_closing()),
+            _ => (Rated { rating: p.rating, rd: p.rd, volatility: p.volatility }, p.since),
         }
     }
 
@@ -664,21 +759,36 @@ impl Glicko2 {
         let Some(p) = self.state.players.get(player.index()).filter(|p| p.joined) else {
             return ((params.initial_rating - CENTRE) / SCALE, params.initial_rd / SCALE);
         };
-        let (values, last, played) = match params.clock.period {
+        let (values, since) = match params.clock.period {
             Period::Every(_) if p.slot != NO_SLOT => {
                 let slot = &self.state.slots[p.slot as usize];
                 if Some(params.clock.index(at)) <= self.state.open {
-                    return (slot.mu, slot.phi);
+                    return (slot.mu, slot.phi2.sqrt());
                 }
                 let side = closed.get_or_insert_with(|| self.closed_on_the_side());
                 self.settled(p, side.as_deref())
             }
             _ => self.settled(p, None),
         };
-        let k = self.sat_out(last, played, at);
+        let k = params.clock.idle_since(since, at, params.clock.index(at));
         let phi = idle_phi(values.rd / SCALE, values.volatility, k, params.phi_max).0;
         ((values.rating - CENTRE) / SCALE, phi)
     }
+}
+
+/// A player's values at the start of a period (the step is at `at`, in period `now`).
+#[inline]
+fn entry(params: &Params, p: &PlayerState, player: u32, at: Timestamp, now: i64) -> Slot {
+    // Contract section 3: periods sat out since the last game or join, counting the join's own
+    // period; with period=game the fractional idle time.
+    let k = params.clock.idle_since(p.since, at, now);
+    // Seed 002, step 2: mu = (r - 1500) / 173.7178, phi = RD / 173.7178
+    let mu = (p.rating - CENTRE) / SCALE;
+    let phi0 = p.rd / SCALE;
+    // Seed 002, "only Step 6 applies" for each period sat out: phi = sqrt(phi^2 + sigma^2),
+    // capped at rd_max (contract section 3), k periods at once; kept squared.
+    let (phi2, capped) = idle_phi_squared(phi0, p.volatility, k, params.phi_max);
+    Slot { player, mu, phi2, sigma: p.volatility, g: g_of_square(phi2), k, capped }
 }
 
 /// Seed 002, steps 3 to 8 for every slot of a period: fills `out`, or fails naming the quantity.
@@ -727,8 +837,23 @@ fn rate(
     params: &Params,
     slot: &Slot,
     sums: &Acc,
-    mut trace: Option<&mut Trace>,
+    trace: Option<&mut Trace>,
 ) -> Result<Rated, ProjectErrorKind> {
+    match trace {
+        None => rate_in::<false>(params, slot, sums, None),
+        Some(t) => rate_in::<true>(params, slot, sums, Some(t)),
+    }
+}
+
+/// [`rate`], compiled with and without its trace (see [`volatility_in`]).
+#[inline]
+fn rate_in<const TRACED: bool>(
+    params: &Params,
+    slot: &Slot,
+    sums: &Acc,
+    trace: Option<&mut Trace>,
+) -> Result<Rated, ProjectErrorKind> {
+    let mut trace = if TRACED { trace } else { None };
     let who = Some(PlayerId(slot.player));
     let fail = |quantity, why: &str| {
         Err(ProjectErrorKind::NonFinite {
@@ -751,22 +876,23 @@ fn rate(
         t.quantity(who, "Delta", "v Σ g(phi_j) (s_j - E)", delta);
     }
     // Seed 002, step 5.
-    let sigma = volatility(
+    let sigma = volatility_in::<TRACED>(
         delta,
-        slot.phi,
+        slot.phi2,
         v,
         slot.sigma,
-        params.tau,
-        params.epsilon,
+        &params.steps,
         who,
         trace.as_deref_mut(),
     )?;
-    // Seed 002, step 6: phi* = sqrt(phi^2 + sigma'^2), capped at rd_max (contract section 3).
-    let grown = slot.phi.hypot(sigma);
-    let (phi_star, capped) =
-        if grown >= params.phi_max { (params.phi_max, true) } else { (grown, false) };
+    // Seed 002, step 6: phi* = sqrt(phi^2 + sigma'^2), capped at rd_max (contract section 3);
+    // kept squared, as step 7 uses it.
+    let grown2 = slot.phi2 + sigma * sigma;
+    let capped = grown2 >= params.phi_max * params.phi_max;
+    let phi_star2 = if capped { params.phi_max * params.phi_max } else { grown2 };
     // Seed 002, step 7: phi' = 1 / sqrt(1/phi*^2 + 1/v), mu' = mu + phi'^2 Σ g(phi_j) (s_j - E)
-    let phi_new = 1.0 / (1.0 / (phi_star * phi_star) + 1.0 / v).sqrt();
+    // (1/v is the sum it was computed from).
+    let phi_new = 1.0 / (1.0 / phi_star2 + sums.info).sqrt();
     let mu_new = slot.mu + phi_new * phi_new * sums.gain;
     // Seed 002, step 8: r' = 173.7178 mu' + 1500, RD' = 173.7178 phi'
     let rating = SCALE * mu_new + CENTRE;
@@ -778,7 +904,7 @@ fn rate(
         return fail("r'", "173.7178 mu' + 1500 overflowed");
     }
     if let Some(t) = trace {
-        t.quantity(who, "phi*", "min(sqrt(phi^2 + sigma'^2), rd_max / 173.7178)", phi_star);
+        t.quantity(who, "phi*", "min(sqrt(phi^2 + sigma'^2), rd_max / 173.7178)", phi_star2.sqrt());
         if capped {
             t.flag(who, "rd-at-cap", format!("phi* reached rd_max = {}", params.rd_max));
         }
@@ -795,7 +921,12 @@ fn trace_start(t: &mut Trace, slots: &[Slot], pairs: &[Pair], i: usize) {
     let who = Some(PlayerId(slot.player));
     t.quantity(who, "mu", "(r - 1500) / 173.7178", slot.mu);
     t.quantity(who, "k", "periods sat out before this one (idle units with period=game)", slot.k);
-    t.quantity(who, "phi", "min(sqrt((RD / 173.7178)^2 + k sigma^2), rd_max / 173.7178)", slot.phi);
+    t.quantity(
+        who,
+        "phi",
+        "min(sqrt((RD / 173.7178)^2 + k sigma^2), rd_max / 173.7178)",
+        slot.phi2.sqrt(),
+    );
     t.quantity(who, "sigma", "volatility at the period's start", slot.sigma);
     if slot.capped {
         t.flag(who, "rd-at-cap", "idle growth reached rd_max".to_string());
@@ -813,7 +944,7 @@ fn trace_start(t: &mut Trace, slots: &[Slot], pairs: &[Pair], i: usize) {
         };
         t.quantity(who, "j", "opponent's player id", f64::from(opp.player));
         t.quantity(who, "mu_j", "opponent's mu at the period's start", opp.mu);
-        t.quantity(who, "phi_j", "opponent's phi at the period's start", opp.phi);
+        t.quantity(who, "phi_j", "opponent's phi at the period's start", opp.phi2.sqrt());
         t.quantity(who, "g(phi_j)", "1 / sqrt(1 + 3 phi_j^2 / pi^2)", opp.g);
         t.quantity(
             who,
@@ -839,14 +970,15 @@ impl Projector for Glicko2 {
         step: &Step<'_>,
         mut trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
+        let now = self.cursor.index(&self.params.clock, step.at);
         if let Some(open) = self.state.open {
-            if self.params.clock.index(step.at) > open {
+            if now > open {
                 self.close(step.seq, trace.as_deref_mut())?;
             }
         }
         match step.input {
             Input::Joined { player, prior } => self.joined(step, player, prior, trace),
-            Input::Match { seats } => self.matched(step, seats, trace),
+            Input::Match { seats } => self.matched(step, now, seats, trace),
             Input::Tick | Input::Timeout { .. } => Ok(()),
         }
     }
@@ -860,17 +992,12 @@ impl Projector for Glicko2 {
             .enumerate()
             .filter(|(_, p)| p.joined)
             .map(|(i, p)| {
-                let (values, last, played) = self.settled(p, closed.as_deref());
+                let (values, since) = self.settled(p, closed.as_deref());
                 // Contract section 3: every period sat out up to the last one (the one holding the
                 // last MatchResult) applies step 6; with period=game, idle time up to that match.
-                let k = horizon.map_or(0.0, |end| match self.params.clock.period {
-                    Period::Every(_) => {
-                        let clock = &self.params.clock;
-                        let idle_from = clock.index(last) + i64::from(played);
-                        (clock.index(end) + 1 - idle_from).max(0) as f64
-                    }
-                    Period::Game => self.params.clock.idle_units(last, end),
-                });
+                let clock = &self.params.clock;
+                let k =
+                    horizon.map_or(0.0, |end| clock.idle_since(since, end, clock.index(end) + 1));
                 let rd = if k == 0.0 {
                     values.rd
                 } else {
@@ -897,6 +1024,6 @@ impl Projector for Glicko2 {
         let mut closed = None;
         let (mu_a, phi_a) = self.entering(a, at, &mut closed);
         let (mu_b, phi_b) = self.entering(b, at, &mut closed);
-        expected(mu_a, mu_b, g(phi_a.hypot(phi_b)))
+        expected(mu_a, mu_b, g_of_square(phi_a * phi_a + phi_b * phi_b))
     }
 }

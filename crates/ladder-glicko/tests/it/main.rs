@@ -3,6 +3,7 @@
 mod common;
 mod config;
 mod differential;
+mod fast_path;
 mod glickman;
 mod periods;
 mod props;
