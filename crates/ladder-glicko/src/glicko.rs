@@ -84,7 +84,6 @@ const NO_SLOT: u32 = u32::MAX;
 /// One player's values. Invariant for joined players: `rating` finite, `rd` in (0, rd_max].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct PlayerState {
-    joined: bool,
     /// r after the last rated period (or the prior).
     rating: f64,
     /// RD after the last rated period (or the prior), before any idle growth.
@@ -93,13 +92,22 @@ struct PlayerState {
     /// with `period=game` its instant.
     since: i64,
     /// MatchResults sat in.
-    games: u64,
+    games: u32,
     /// Index into the open period's slots, or `NO_SLOT`.
     slot: u32,
 }
 
+impl PlayerState {
+    /// Whether the player joined: RD is positive for every joined player, and the
+    /// record of one who has not is all zeros (so the record needs no flag of its own).
+    #[inline]
+    fn is_joined(&self) -> bool {
+        self.rd > 0.0
+    }
+}
+
 const UNJOINED: PlayerState =
-    PlayerState { joined: false, rating: 0.0, rd: 0.0, since: 0, games: 0, slot: NO_SLOT };
+    PlayerState { rating: 0.0, rd: 0.0, since: 0, games: 0, slot: NO_SLOT };
 
 /// A player's values at the start of the open period, computed when they first play in it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -115,6 +123,8 @@ struct Slot {
     t: f64,
     /// Whether RD* hit rd_max.
     capped: bool,
+    /// The period's sums so far: each game adds to both slots as it arrives.
+    sums: Acc,
 }
 
 /// One game of the open period: slot `a` against slot `b`, `s` being a's result (1, 0.5, 0).
@@ -138,7 +148,7 @@ pub struct GlickoState {
 }
 
 /// Per-slot sums of seed 001, step 2.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct Acc {
     /// Σ g(RD_j)^2 E (1 - E)
     info: f64,
@@ -162,7 +172,6 @@ impl Acc {
 /// Reused buffers (not state).
 #[derive(Clone, Debug, Default)]
 struct Scratch {
-    acc: Vec<Acc>,
     out: Vec<(f64, f64)>,
     seat_slots: Vec<u32>,
 }
@@ -298,8 +307,8 @@ impl Glicko {
             t.section(self.params.clock.period_title(ALGORITHM, self.state.open.unwrap_or(0)));
         }
         let since = self.since_closing();
-        let Scratch { acc, out, .. } = &mut self.scratch;
-        compute_period(&self.params, &self.state.slots, &self.state.pairs, acc, out, trace)
+        let Scratch { out, .. } = &mut self.scratch;
+        compute_period(&self.params, &self.state.slots, &self.state.pairs, out, trace)
             .map_err(|kind| ProjectError::new(seq, kind))?;
         for (slot, &(rating, rd)) in self.state.slots.iter().zip(out.iter()) {
             let p = &mut self.state.players[slot.player as usize];
@@ -340,7 +349,7 @@ impl Glicko {
 
     /// A two-seat match on two sides with period=game, untraced: the one-match period computed
     /// directly, without the period's buffers. The same arithmetic in the same order as
-    /// [`compute_period`] ([`entry`], [`Acc::add`], [`rate`]), so the result is bit-identical to
+    /// [`compute_period`] ([`entry`], [`add_game`], [`rate`]), so the result is bit-identical to
     /// the general path (a test checks it).
     #[inline]
     fn match_of_two(
@@ -352,15 +361,16 @@ impl Glicko {
         let (i, j) = (x.player.index(), y.player.index());
         let params = &self.params;
         let (pa, pb) = (&self.state.players[i], &self.state.players[j]);
-        let a = entry(params, pa, x.player.0, step.at, 0);
-        let b = entry(params, pb, y.player.0, step.at, 0);
+        let (mut a, mut b) =
+            (entry(params, pa, x.player.0, step.at, 0), entry(params, pb, y.player.0, step.at, 0));
         let s = outcome(x.score, y.score);
-        let (mut acc_a, mut acc_b) = (Acc::default(), Acc::default());
-        acc_a.add(b.g, expected(a.rating, b.rating, b.g), s);
-        acc_b.add(a.g, expected(b.rating, a.rating, a.g), 1.0 - s);
+        // add_game on the two slots, without the slice: the same sums in the same order.
+        let (e_ab, e_ba) = (expected(a.rating, b.rating, b.g), expected(b.rating, a.rating, a.g));
+        a.sums.add(b.g, e_ab, s);
+        b.sums.add(a.g, e_ba, 1.0 - s);
         let fail = |kind| ProjectError::new(step.seq, kind);
-        let (ra, rda) = rate(params, &a, &acc_a).map_err(fail)?;
-        let (rb, rdb) = rate(params, &b, &acc_b).map_err(fail)?;
+        let (ra, rda) = rate(params, &a, &a.sums).map_err(fail)?;
+        let (rb, rdb) = rate(params, &b, &b.sums).map_err(fail)?;
         let since = params.clock.mark(step.at, false);
         for (k, rating, rd) in [(i, ra, rda), (j, rb, rdb)] {
             let p = &mut self.state.players[k];
@@ -384,7 +394,7 @@ impl Glicko {
         if i >= self.state.players.len() {
             self.state.players.resize(i + 1, UNJOINED);
         }
-        if self.state.players[i].joined {
+        if self.state.players[i].is_joined() {
             // The log refuses a second join; a replay that sees one keeps the first.
             return Ok(());
         }
@@ -404,8 +414,7 @@ impl Glicko {
         }
         let rd = asked.min(self.params.rd_max);
         let since = self.params.clock.mark(step.at, false);
-        self.state.players[i] =
-            PlayerState { joined: true, rating, rd, since, games: 0, slot: NO_SLOT };
+        self.state.players[i] = PlayerState { rating, rd, since, games: 0, slot: NO_SLOT };
         if let Some(t) = trace {
             t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));
             t.quantity(Some(id), "r", "prior.rating, else initial_rating", rating);
@@ -429,11 +438,21 @@ impl Glicko {
         trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
         for seat in seats {
-            let known = self.state.players.get(seat.player.index()).is_some_and(|p| p.joined);
-            if !known {
+            let Some(p) = self.state.players.get(seat.player.index()).filter(|p| p.is_joined())
+            else {
                 return Err(ProjectError::new(
                     step.seq,
                     ProjectErrorKind::UnknownPlayer(seat.player.0),
+                ));
+            };
+            // The count is a u32 to keep the record small; refuse rather than wrap.
+            if p.games == u32::MAX {
+                return Err(ProjectError::new(
+                    step.seq,
+                    ProjectErrorKind::Overflow {
+                        what: format!("player #{}'s games", seat.player.0),
+                        limit: u64::from(u32::MAX),
+                    },
                 ));
             }
         }
@@ -447,7 +466,9 @@ impl Glicko {
                 let b = self.touch(y.player.0, step.at, now);
                 self.state.players[x.player.index()].games += 1;
                 self.state.players[y.player.index()].games += 1;
-                self.state.pairs.push(Pair { a, b, s: outcome(x.score, y.score) });
+                let pair = Pair { a, b, s: outcome(x.score, y.score) };
+                add_game(&mut self.state.slots, pair);
+                self.state.pairs.push(pair);
                 self.state.last_match = Some(step.at);
                 self.state.open = Some(now);
                 return Ok(());
@@ -466,7 +487,9 @@ impl Glicko {
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side != y.side {
                     let (a, b) = (seat_slots[i], seat_slots[j]);
-                    self.state.pairs.push(Pair { a, b, s: outcome(x.score, y.score) });
+                    let pair = Pair { a, b, s: outcome(x.score, y.score) };
+                    add_game(&mut self.state.slots, pair);
+                    self.state.pairs.push(pair);
                 }
             }
         }
@@ -503,16 +526,8 @@ impl Glicko {
         if self.state.slots.is_empty() {
             return None;
         }
-        let (mut acc, mut out) = (Vec::new(), Vec::new());
-        compute_period(
-            &self.params,
-            &self.state.slots,
-            &self.state.pairs,
-            &mut acc,
-            &mut out,
-            None,
-        )
-        .ok()?;
+        let mut out = Vec::new();
+        compute_period(&self.params, &self.state.slots, &self.state.pairs, &mut out, None).ok()?;
         Some(out)
     }
 
@@ -535,7 +550,7 @@ impl Glicko {
         closed: &mut Option<Option<Vec<(f64, f64)>>>,
     ) -> (f64, f64) {
         let params = &self.params;
-        let Some(p) = self.state.players.get(player.index()).filter(|p| p.joined) else {
+        let Some(p) = self.state.players.get(player.index()).filter(|p| p.is_joined()) else {
             return (params.initial_rating, params.initial_rd);
         };
         let (r, rd, since) = match params.clock.period {
@@ -554,6 +569,18 @@ impl Glicko {
     }
 }
 
+/// Seed 001, step 2's sums for one game of the open period, added to both slots as it arrives:
+/// each side sees the other's values at the period's start (RD*), known once both slots exist.
+#[inline]
+fn add_game(slots: &mut [Slot], pair: Pair) {
+    let (a, b) = (slots[pair.a as usize], slots[pair.b as usize]);
+    // Seed 001, step 2: E(r, r_j, RD_j), each side seeing the other's RD*.
+    let e_ab = expected(a.rating, b.rating, b.g);
+    let e_ba = expected(b.rating, a.rating, a.g);
+    slots[pair.a as usize].sums.add(b.g, e_ab, pair.s);
+    slots[pair.b as usize].sums.add(a.g, e_ba, 1.0 - pair.s);
+}
+
 /// A player's values at the start of a period (the step is at `at`, in period `now`).
 #[inline]
 fn entry(params: &Params, p: &PlayerState, player: u32, at: Timestamp, now: i64) -> Slot {
@@ -562,7 +589,7 @@ fn entry(params: &Params, p: &PlayerState, player: u32, at: Timestamp, now: i64)
     let t = params.clock.idle_since(p.since, at, now);
     // Seed 001, step 1: RD* = min(sqrt(RD^2 + c^2 t), 350)
     let (rd2, capped) = rd_star_squared(p.rd, t, params.c2, params.rd_max);
-    Slot { player, rating: p.rating, rd2, g: g_of_square(rd2), t, capped }
+    Slot { player, rating: p.rating, rd2, g: g_of_square(rd2), t, capped, sums: Acc::default() }
 }
 
 /// Seed 001, step 2 for every slot of a period: fills `out` with `(r', RD')` per slot, or fails
@@ -571,22 +598,12 @@ fn compute_period(
     params: &Params,
     slots: &[Slot],
     pairs: &[Pair],
-    acc: &mut Vec<Acc>,
     out: &mut Vec<(f64, f64)>,
     mut trace: Option<&mut Trace>,
 ) -> Result<(), ProjectErrorKind> {
-    acc.clear();
-    acc.resize(slots.len(), Acc::default());
-    for pair in pairs {
-        let (a, b) = (&slots[pair.a as usize], &slots[pair.b as usize]);
-        // Seed 001, step 2: E(r, r_j, RD_j), each side seeing the other's RD*.
-        let e_ab = expected(a.rating, b.rating, b.g);
-        let e_ba = expected(b.rating, a.rating, a.g);
-        acc[pair.a as usize].add(b.g, e_ab, pair.s);
-        acc[pair.b as usize].add(a.g, e_ba, 1.0 - pair.s);
-    }
     out.clear();
-    for (i, (slot, sums)) in slots.iter().zip(acc.iter()).enumerate() {
+    for (i, slot) in slots.iter().enumerate() {
+        let sums = &slot.sums;
         let (r_new, rd_new) = rate(params, slot, sums)?;
         out.push((r_new, rd_new));
         if let Some(t) = trace.as_deref_mut() {
@@ -713,7 +730,7 @@ impl Projector for Glicko {
             .players
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.joined)
+            .filter(|(_, p)| p.is_joined())
             .map(|(i, p)| {
                 let (rating, rd, since) = self.settled(p, closed.as_deref());
                 let clock = &params.clock;
@@ -723,7 +740,7 @@ impl Projector for Glicko {
                     rating,
                     rd: Some(rd_star(rd, t, params.c2, params.rd_max).0),
                     volatility: None,
-                    games: p.games,
+                    games: u64::from(p.games),
                     display: None,
                 }
             })

@@ -107,7 +107,6 @@ const NO_SLOT: u32 = u32::MAX;
 /// in (0, rd_max], `volatility` positive and finite.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct PlayerState {
-    joined: bool,
     rating: f64,
     /// RD after the last rated period, before any sat-out period since.
     rd: f64,
@@ -115,19 +114,21 @@ struct PlayerState {
     /// Where periods sat out count from ([`Clock::mark`]): the join's own period, or the one
     /// after the last game; with `period=game`, the instant of the last game or join.
     since: i64,
-    games: u64,
+    games: u32,
     slot: u32,
 }
 
-const UNJOINED: PlayerState = PlayerState {
-    joined: false,
-    rating: 0.0,
-    rd: 0.0,
-    volatility: 0.0,
-    since: 0,
-    games: 0,
-    slot: NO_SLOT,
-};
+impl PlayerState {
+    /// Whether the player joined: the volatility is positive for every joined player, and the
+    /// record of one who has not is all zeros (so the record needs no flag of its own).
+    #[inline]
+    fn is_joined(&self) -> bool {
+        self.volatility > 0.0
+    }
+}
+
+const UNJOINED: PlayerState =
+    PlayerState { rating: 0.0, rd: 0.0, volatility: 0.0, since: 0, games: 0, slot: NO_SLOT };
 
 /// A player's values at the start of the open period, on the Glicko-2 scale.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -142,6 +143,8 @@ struct Slot {
     /// Periods sat out (or idle units with period=game) before this one.
     k: f64,
     capped: bool,
+    /// The period's sums so far: each game adds to both slots as it arrives.
+    sums: Acc,
 }
 
 /// One game of the open period: slot `a` against slot `b`, `s` being a's result.
@@ -163,7 +166,7 @@ pub struct Glicko2State {
 }
 
 /// Per-slot sums of seed 002, steps 3 and 4.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct Acc {
     /// Σ g(phi_j)^2 E (1 - E) = 1/v
     info: f64,
@@ -193,7 +196,6 @@ struct Rated {
 
 #[derive(Clone, Debug, Default)]
 struct Scratch {
-    acc: Vec<Acc>,
     out: Vec<Rated>,
     seat_slots: Vec<u32>,
 }
@@ -512,8 +514,8 @@ impl Glicko2 {
             t.section(self.params.clock.period_title(ALGORITHM, self.state.open.unwrap_or(0)));
         }
         let since = self.since_closing();
-        let Scratch { acc, out, .. } = &mut self.scratch;
-        compute_period(&self.params, &self.state.slots, &self.state.pairs, acc, out, trace)
+        let Scratch { out, .. } = &mut self.scratch;
+        compute_period(&self.params, &self.state.slots, &self.state.pairs, out, trace)
             .map_err(|kind| ProjectError::new(seq, kind))?;
         for (slot, rated) in self.state.slots.iter().zip(out.iter()) {
             let p = &mut self.state.players[slot.player as usize];
@@ -555,7 +557,7 @@ impl Glicko2 {
 
     /// A two-seat match on two sides with period=game, untraced: the one-match period computed
     /// directly, without the period's buffers. The same arithmetic in the same order as
-    /// [`compute_period`] ([`entry`], [`Acc::add`], [`rate`]), so the result is bit-identical to
+    /// [`compute_period`] ([`entry`], [`add_game`], [`rate`]), so the result is bit-identical to
     /// the general path (a test checks it).
     #[inline]
     fn match_of_two(
@@ -567,15 +569,16 @@ impl Glicko2 {
         let (i, j) = (x.player.index(), y.player.index());
         let params = &self.params;
         let (pa, pb) = (&self.state.players[i], &self.state.players[j]);
-        let a = entry(params, pa, x.player.0, step.at, 0);
-        let b = entry(params, pb, y.player.0, step.at, 0);
+        let (mut a, mut b) =
+            (entry(params, pa, x.player.0, step.at, 0), entry(params, pb, y.player.0, step.at, 0));
         let s = outcome(x.score, y.score);
-        let (mut acc_a, mut acc_b) = (Acc::default(), Acc::default());
-        acc_a.add(b.g, expected(a.mu, b.mu, b.g), s);
-        acc_b.add(a.g, expected(b.mu, a.mu, a.g), 1.0 - s);
+        // add_game on the two slots, without the slice: the same sums in the same order.
+        let (e_ab, e_ba) = (expected(a.mu, b.mu, b.g), expected(b.mu, a.mu, a.g));
+        a.sums.add(b.g, e_ab, s);
+        b.sums.add(a.g, e_ba, 1.0 - s);
         let fail = |kind| ProjectError::new(step.seq, kind);
-        let ra = rate_in::<false>(params, &a, &acc_a, None).map_err(fail)?;
-        let rb = rate_in::<false>(params, &b, &acc_b, None).map_err(fail)?;
+        let ra = rate_in::<false>(params, &a, &a.sums, None).map_err(fail)?;
+        let rb = rate_in::<false>(params, &b, &b.sums, None).map_err(fail)?;
         let since = params.clock.mark(step.at, true);
         for (k, rated) in [(i, ra), (j, rb)] {
             let p = &mut self.state.players[k];
@@ -600,7 +603,7 @@ impl Glicko2 {
         if i >= self.state.players.len() {
             self.state.players.resize(i + 1, UNJOINED);
         }
-        if self.state.players[i].joined {
+        if self.state.players[i].is_joined() {
             return Ok(());
         }
         let bad = |quantity, detail: &str| {
@@ -623,7 +626,6 @@ impl Glicko2 {
         }
         let rd = asked.min(self.params.rd_max);
         self.state.players[i] = PlayerState {
-            joined: true,
             rating,
             rd,
             volatility,
@@ -655,11 +657,21 @@ impl Glicko2 {
         trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
         for seat in seats {
-            let known = self.state.players.get(seat.player.index()).is_some_and(|p| p.joined);
-            if !known {
+            let Some(p) = self.state.players.get(seat.player.index()).filter(|p| p.is_joined())
+            else {
                 return Err(ProjectError::new(
                     step.seq,
                     ProjectErrorKind::UnknownPlayer(seat.player.0),
+                ));
+            };
+            // The count is a u32 to keep the record small; refuse rather than wrap.
+            if p.games == u32::MAX {
+                return Err(ProjectError::new(
+                    step.seq,
+                    ProjectErrorKind::Overflow {
+                        what: format!("player #{}'s games", seat.player.0),
+                        limit: u64::from(u32::MAX),
+                    },
                 ));
             }
         }
@@ -673,7 +685,9 @@ impl Glicko2 {
                 let b = self.touch(y.player.0, step.at, now);
                 self.state.players[x.player.index()].games += 1;
                 self.state.players[y.player.index()].games += 1;
-                self.state.pairs.push(Pair { a, b, s: outcome(x.score, y.score) });
+                let pair = Pair { a, b, s: outcome(x.score, y.score) };
+                add_game(&mut self.state.slots, pair);
+                self.state.pairs.push(pair);
                 self.state.last_match = Some(step.at);
                 self.state.open = Some(now);
                 return Ok(());
@@ -692,7 +706,9 @@ impl Glicko2 {
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side != y.side {
                     let (a, b) = (seat_slots[i], seat_slots[j]);
-                    self.state.pairs.push(Pair { a, b, s: outcome(x.score, y.score) });
+                    let pair = Pair { a, b, s: outcome(x.score, y.score) };
+                    add_game(&mut self.state.slots, pair);
+                    self.state.pairs.push(pair);
                 }
             }
         }
@@ -727,16 +743,8 @@ impl Glicko2 {
         if self.state.slots.is_empty() {
             return None;
         }
-        let (mut acc, mut out) = (Vec::new(), Vec::new());
-        compute_period(
-            &self.params,
-            &self.state.slots,
-            &self.state.pairs,
-            &mut acc,
-            &mut out,
-            None,
-        )
-        .ok()?;
+        let mut out = Vec::new();
+        compute_period(&self.params, &self.state.slots, &self.state.pairs, &mut out, None).ok()?;
         Some(out)
     }
 
@@ -756,7 +764,7 @@ impl Glicko2 {
         closed: &mut Option<Option<Vec<Rated>>>,
     ) -> (f64, f64) {
         let params = &self.params;
-        let Some(p) = self.state.players.get(player.index()).filter(|p| p.joined) else {
+        let Some(p) = self.state.players.get(player.index()).filter(|p| p.is_joined()) else {
             return ((params.initial_rating - CENTRE) / SCALE, params.initial_rd / SCALE);
         };
         let (values, since) = match params.clock.period {
@@ -776,6 +784,18 @@ impl Glicko2 {
     }
 }
 
+/// Seed 002, steps 3 and 4's sums for one game of the open period, added to both slots as it
+/// arrives: each side sees the other's values at the period's start, known once both slots exist.
+#[inline]
+fn add_game(slots: &mut [Slot], pair: Pair) {
+    let (a, b) = (slots[pair.a as usize], slots[pair.b as usize]);
+    // Seed 002, step 3: E(mu, mu_j, phi_j), each side seeing the other's phi at the period's start.
+    let e_ab = expected(a.mu, b.mu, b.g);
+    let e_ba = expected(b.mu, a.mu, a.g);
+    slots[pair.a as usize].sums.add(b.g, e_ab, pair.s);
+    slots[pair.b as usize].sums.add(a.g, e_ba, 1.0 - pair.s);
+}
+
 /// A player's values at the start of a period (the step is at `at`, in period `now`).
 #[inline]
 fn entry(params: &Params, p: &PlayerState, player: u32, at: Timestamp, now: i64) -> Slot {
@@ -788,7 +808,8 @@ fn entry(params: &Params, p: &PlayerState, player: u32, at: Timestamp, now: i64)
     // Seed 002, "only Step 6 applies" for each period sat out: phi = sqrt(phi^2 + sigma^2),
     // capped at rd_max (contract section 3), k periods at once; kept squared.
     let (phi2, capped) = idle_phi_squared(phi0, p.volatility, k, params.phi_max);
-    Slot { player, mu, phi2, sigma: p.volatility, g: g_of_square(phi2), k, capped }
+    let sums = Acc::default();
+    Slot { player, mu, phi2, sigma: p.volatility, g: g_of_square(phi2), k, capped, sums }
 }
 
 /// Seed 002, steps 3 to 8 for every slot of a period: fills `out`, or fails naming the quantity.
@@ -796,22 +817,12 @@ fn compute_period(
     params: &Params,
     slots: &[Slot],
     pairs: &[Pair],
-    acc: &mut Vec<Acc>,
     out: &mut Vec<Rated>,
     mut trace: Option<&mut Trace>,
 ) -> Result<(), ProjectErrorKind> {
-    acc.clear();
-    acc.resize(slots.len(), Acc::default());
-    for pair in pairs {
-        let (a, b) = (&slots[pair.a as usize], &slots[pair.b as usize]);
-        // Seed 002, step 3: E(mu, mu_j, phi_j), each side seeing the other's phi at the period's start.
-        let e_ab = expected(a.mu, b.mu, b.g);
-        let e_ba = expected(b.mu, a.mu, a.g);
-        acc[pair.a as usize].add(b.g, e_ab, pair.s);
-        acc[pair.b as usize].add(a.g, e_ba, 1.0 - pair.s);
-    }
     out.clear();
-    for (i, (slot, sums)) in slots.iter().zip(acc.iter()).enumerate() {
+    for (i, slot) in slots.iter().enumerate() {
+        let sums = &slot.sums;
         let who = PlayerId(slot.player);
         if let Some(t) = trace.as_deref_mut() {
             trace_start(t, slots, pairs, i);
@@ -990,7 +1001,7 @@ impl Projector for Glicko2 {
             .players
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.joined)
+            .filter(|(_, p)| p.is_joined())
             .map(|(i, p)| {
                 let (values, since) = self.settled(p, closed.as_deref());
                 // Contract section 3: every period sat out up to the last one (the one holding the
@@ -1010,7 +1021,7 @@ impl Projector for Glicko2 {
                     rating: values.rating,
                     rd: Some(rd),
                     volatility: Some(values.volatility),
-                    games: p.games,
+                    games: u64::from(p.games),
                     display: None,
                 }
             })

@@ -152,6 +152,14 @@ pub enum ProjectErrorKind {
     /// A step named a player the projector never saw join.
     #[error("player #{0} never joined")]
     UnknownPlayer(u32),
+    /// A counter of the state reached the largest value it can hold.
+    #[error("{what} reached its limit of {limit}")]
+    Overflow {
+        /// What was counted, e.g. `player #3's games`.
+        what: String,
+        /// The largest value the counter holds.
+        limit: u64,
+    },
 }
 
 impl ProjectError {
