@@ -196,6 +196,33 @@ proptest! {
     }
 }
 
+proptest! {
+    /// The untraced two-seat path must equal the general path (forced by a trace) bit for bit,
+    /// errors included.
+    #[test]
+    fn two_seat_fast_path_is_the_general_path(
+        k in prop_oneof![1e-3..100.0f64, 100.0..1e300f64],
+        ratings in proptest::collection::vec(prop_oneof![-1e4..1e4f64, -1e300..1e300f64], 2..6),
+        games in proptest::collection::vec((0usize..6, 0usize..6, prop_oneof![Just(0.0), Just(0.5), Just(1.0)]), 1..30),
+    ) {
+        let (mut fast, mut general) = (projector(&format!("k={k}")), projector(&format!("k={k}")));
+        for (i, &r) in ratings.iter().enumerate() {
+            join(&mut fast, i as u32, Some(r));
+            join(&mut general, i as u32, Some(r));
+        }
+        for (a, b, s) in games {
+            let (a, b) = ((a % ratings.len()) as u32, (b % ratings.len()) as u32);
+            if a == b {
+                continue;
+            }
+            let x = play(&mut fast, &[(a, s, 0), (b, 1.0 - s, 1)], None);
+            let y = play(&mut general, &[(a, s, 0), (b, 1.0 - s, 1)], Some(&mut Trace::new()));
+            prop_assert_eq!(x, y);
+            prop_assert_eq!(fast.state(), general.state());
+        }
+    }
+}
+
 #[test]
 fn fixtures() {
     insta::glob!("../../../../fixtures", "*.jsonl", |path| {
