@@ -626,9 +626,17 @@ impl Glicko2 {
         }
     }
 
+    /// The open period computed on the side, per slot; `None` when there is none or it fails
+    /// (a failure is reported by [`Projector::settle`], which drivers call at the end).
     fn closed_on_the_side(&self) -> Option<Vec<Rated>> {
+        self.close_on_the_side().ok().flatten()
+    }
+
+    /// The open period computed on the side, per slot (`None` when there is none), or why its
+    /// arithmetic fails.
+    fn close_on_the_side(&self) -> Result<Option<Vec<Rated>>, ProjectErrorKind> {
         if self.state.slots.is_empty() {
-            return None;
+            return Ok(None);
         }
         let (mut acc, mut out) = (Vec::new(), Vec::new());
         compute_period(
@@ -638,9 +646,8 @@ impl Glicko2 {
             &mut acc,
             &mut out,
             None,
-        )
-        .ok()?;
-        Some(out)
+        )?;
+        Ok(Some(out))
     }
 
     /// `(values, last, played)` of a player once the open period is closed (with `closed`).
@@ -888,6 +895,11 @@ impl Projector for Glicko2 {
                 }
             })
             .collect()
+    }
+
+    /// The open period closes (seed's arithmetic included), or its failure is an error at `seq`.
+    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
+        self.close_on_the_side().map(drop).map_err(|kind| ProjectError::new(seq, kind))
     }
 
     /// Contract section 4: `E = 1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))`, which is
