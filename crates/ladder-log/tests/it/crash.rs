@@ -15,22 +15,22 @@ const EVENTS: usize = 3_000;
 const KILLS: usize = 24;
 
 /// A small xorshift generator: the test's randomness without a dependency.
-struct Rng(u64);
+pub struct Rng(pub u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
 
 /// The input: joins (without ids: a repeated join is a duplicate by content), then matches,
 /// timeouts, voids and ticks with ids, in time order.
-fn input() -> String {
+pub fn input() -> String {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let players: Vec<String> = (0..30).map(|i| format!("player-{i}")).collect();
     let mut out = String::new();
