@@ -119,20 +119,26 @@ fn extreme_priors() -> Vec<Prior> {
 fn ends(kind: ParamKind) -> Vec<String> {
     match kind {
         ParamKind::Number { min, min_inclusive, max, max_inclusive } => {
-            let lo = match (min, min_inclusive) {
-                (m, _) if m == f64::NEG_INFINITY => -1e300,
-                (m, true) => m,
-                (m, false) if m == 0.0 => 1e-300,
-                (m, false) => m + m.abs() * 1e-15,
+            let lo = if min == f64::NEG_INFINITY {
+                -1e300
+            } else if min_inclusive {
+                min
+            } else if min == 0.0 {
+                1e-300
+            } else {
+                min + min.abs() * 1e-15
             };
-            let hi = match (max, max_inclusive) {
-                (m, _) if m == f64::INFINITY => 1e300,
-                (m, true) => m,
-                (m, false) => m - m.abs() * 1e-15,
+            let hi = if max == f64::INFINITY {
+                1e300
+            } else if max_inclusive {
+                max
+            } else {
+                max - max.abs() * 1e-15
             };
-            // Also the near ends a real configuration might use.
-            let mut v = vec![lo, hi, lo.max(-1e6).max(if min == 0.0 { 1e-6 } else { lo }), 1e6];
-            v.retain(|x| *x >= lo && *x <= hi);
+            // Also the near ends a real configuration might use, where they are in range.
+            let mut v = vec![lo, hi, 1e-6, -1e6, 1e6];
+            v.retain(|x| lo <= *x && *x <= hi);
+            v.dedup();
             v.into_iter().map(|x| format!("{x:e}")).collect()
         }
         ParamKind::Choice(words) => words.iter().map(|w| w.to_string()).collect(),
