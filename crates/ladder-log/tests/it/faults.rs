@@ -264,6 +264,9 @@ fn child_fill() -> ! {
                 }
                 let cause = std::error::Error::source(&e).map(|s| format!(": {s}"));
                 println!("\nCHILD message {e}{}", cause.unwrap_or_default());
+                // Closing after ENOSPC once hung forever in sled's flush-on-drop.
+                drop(l);
+                println!("\nCHILD closed");
                 std::process::exit(0)
             }
         }
@@ -292,9 +295,23 @@ fn a_full_tmpfs_refuses_the_append_whole_and_loses_nothing() {
     for _ in 0..3 {
         // The child fills the disk; its acknowledged heads and its error come back on stdout.
         let mut child = spawn(FILL, "fill", &ledger, None);
+        let out = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            BufReader::new(out).lines().map_while(Result::ok).collect::<Vec<String>>()
+        });
+        // Bounded wait: a hang (closing the ledger after ENOSPC) is a failure, not a stuck run.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("the child hung after the disk filled");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let lines = reader.join().unwrap();
+        assert!(lines.iter().any(|l| l == "CHILD closed"), "the child did not close: {lines:?}");
         let (mut message, mut unconfirmed) = (String::new(), false);
-        for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-            let line = line.unwrap();
+        for line in lines {
             if let Some(seq) = line.strip_prefix("CHILD acked ") {
                 acked = seq.parse().unwrap();
             } else if let Some(m) = line.strip_prefix("CHILD message ") {
@@ -379,4 +396,81 @@ fn a_read_only_ledger_is_refused_with_a_clear_message_and_loses_nothing() {
     l.append(items(&lines[500..].join("\n")), &AppendOptions::default()).unwrap();
     assert_eq!(l.verify(None).unwrap().seq as usize, expected.len());
     eprintln!("read-only (bind mount): 1 fault, 500 events acknowledged, 0 lost");
+}
+
+/// Event `i` of the bulk test: 200 joins, then matches with 60-byte ids, like a big CSV import.
+fn bulk_line(i: usize) -> String {
+    if i < 200 {
+        return format!(r#"{{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"p{i}"}}"#);
+    }
+    let (a, b) = (i % 200, (i + 1) % 200);
+    format!(
+        r#"{{"type":"MatchResult","at":"2026-03-01T10:00:00Z","id":"m-{i}-{}","seats":[{{"player":"p{a}","score":1}},{{"player":"p{b}","score":0}}]}}"#,
+        "x".repeat(60)
+    )
+}
+
+/// The child of the bulk test: 1,000 events acknowledged, then one import of 60,000 that fills
+/// the disk.
+fn child_bulk() -> ! {
+    let path = PathBuf::from(std::env::var(LEDGER_ENV).unwrap());
+    let mut l = Ledger::open(&path).unwrap();
+    let first: Vec<String> = (0..1_000).map(bulk_line).collect();
+    let r = l.append(items(&first.join("\n")), &AppendOptions::default()).unwrap();
+    println!("\nCHILD acked {}", r.head.seq);
+    let big: Vec<String> = (1_000..61_000).map(bulk_line).collect();
+    match l.append(items(&big.join("\n")), &AppendOptions::default()) {
+        Ok(r) => println!("\nCHILD acked {}", r.head.seq),
+        Err(e) => println!("\nCHILD message {e}"),
+    }
+    drop(l);
+    std::process::exit(0)
+}
+
+const BULK: &str = "faults::opening_a_ledger_on_a_full_disk_is_refused_and_damages_nothing";
+
+/// sled 0.34 recovering a ledger on a full disk (after a big import hit ENOSPC) left it
+/// unreadable at most tmpfs sizes tried (2, 4, 7, 9, 10, 12 MB): every acknowledged event lost.
+/// Opening is now refused below `MIN_FREE_BYTES` free, before sled writes anything.
+#[test]
+fn opening_a_ledger_on_a_full_disk_is_refused_and_damages_nothing() {
+    if role().as_deref() == Some("bulk") {
+        child_bulk();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("mnt");
+    let (mut faults, mut opens_refused) = (0, 0);
+    for size_mb in [7, 10] {
+        let Some(mount) =
+            Mount::new(&["-t", "tmpfs", "-o", &format!("size={size_mb}m"), "tmpfs"], &mnt)
+        else {
+            eprintln!("open on a full disk: mounting a tmpfs is not permitted here; injected faults instead");
+            let (faults, _, lost) = injected(ErrorKind::StorageFull, 0x7f4a_7c15, 8);
+            assert_eq!(lost, 0);
+            eprintln!("full disk (injected instead): {faults} faults, {lost} lost");
+            return;
+        };
+        let ledger = mnt.join("ledger");
+        let out = spawn(BULK, "bulk", &ledger, None).wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("CHILD acked 1000"), "{text}");
+        assert!(text.contains("CHILD message no space left for the ledger"), "{text}");
+        faults += 1;
+        // Twice, as a user retrying would: refused each time, and sled never runs.
+        for _ in 0..2 {
+            match Ledger::open(&ledger) {
+                Err(LogError::Full { .. }) => opens_refused += 1,
+                other => panic!("opening on a full disk: {other:?}"),
+            }
+        }
+        mount.remount(&format!("remount,size={}m", size_mb + 16));
+        let want: Vec<String> = items(&(0..1_000).map(bulk_line).collect::<Vec<_>>().join("\n"))
+            .into_iter()
+            .map(|r| to_line(&r.unwrap()))
+            .collect();
+        assert_eq!(check_after(&ledger, &want, 1_000, 0), 1_000);
+        drop(mount);
+    }
+    eprintln!("open on a full disk: {faults} faults, {opens_refused} opens refused, 0 lost");
 }
