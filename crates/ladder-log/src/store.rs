@@ -240,7 +240,12 @@ pub const MIN_FREE_BYTES: u64 = 4 << 20;
 /// Refuses to open when the file system holding `path` (or, for a new ledger, its nearest existing
 /// ancestor) has less than [`MIN_FREE_BYTES`] free. A file system that cannot say is not refused.
 fn check_free_space(path: &Path) -> Result<(), LogError> {
-    let Some(existing) = path.ancestors().find(|p| p.exists()) else { return Ok(()) };
+    // A relative path's last ancestor is "": the current directory.
+    let existing = path
+        .ancestors()
+        .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+        .find(|p| p.exists());
+    let Some(existing) = existing else { return Ok(()) };
     let Ok(free) = fs2::available_space(existing) else { return Ok(()) };
     if free >= MIN_FREE_BYTES {
         return Ok(());
