@@ -279,6 +279,28 @@ fn ten_thousand_games_in_one_period_and_a_player_who_only_wins() {
     }
 }
 
+/// Every performance variant on a player who only wins (seed 003: p1 has no finite rating for
+/// all wins), and every other algorithm under each of its choices: finite or a typed error.
+#[test]
+fn a_player_who_only_wins_under_every_choice_of_every_algorithm() {
+    let events = only_wins(50);
+    let (mut finite, mut typed) = (0, 0);
+    for algorithm in registry::ALGORITHMS {
+        for spec in registry::params(algorithm).unwrap() {
+            let ParamKind::Choice(words) = spec.kind else { continue };
+            for word in words {
+                match run(algorithm, &sets(&[(spec.key, word)]), &events) {
+                    Outcome::Finite => finite += 1,
+                    Outcome::Typed(_) => typed += 1,
+                    Outcome::Refused => panic!("{algorithm} {}={word} refused", spec.key),
+                }
+            }
+        }
+    }
+    assert!(finite > 0, "finite {finite}, typed {typed}");
+    eprintln!("only wins, every choice: {finite} finite, {typed} typed errors");
+}
+
 /// Found by these tests: Glicko and Glicko-2 compute the last rating period on the side when
 /// standings are asked for, and when that arithmetic failed they silently reported the period as
 /// never played (`a` joined at 1e6 and lost, yet kept 1e6). Now the replay settles each projector
