@@ -212,6 +212,9 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
                 if args.auto_join { "" } else { "; --auto-join adds missing joins" }
             )
         }
+        Err(e @ AppendError::Unconfirmed(_)) => {
+            return Err(e).context(format!("import into {} failed", ledger_path.display()))
+        }
         Err(e) => {
             return Err(e).context(format!(
                 "import into {} failed; nothing was imported",

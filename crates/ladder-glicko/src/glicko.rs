@@ -521,14 +521,21 @@ impl Glicko {
         }
     }
 
-    /// The open period computed on the side, per slot; `None` when there is none or it fails.
+    /// The open period computed on the side, per slot; `None` when there is none or it fails
+    /// (a failure is reported by [`Projector::settle`], which drivers call at the end).
     fn closed_on_the_side(&self) -> Option<Vec<(f64, f64)>> {
+        self.close_on_the_side().ok().flatten()
+    }
+
+    /// The open period computed on the side, per slot (`None` when there is none), or why its
+    /// arithmetic fails.
+    fn close_on_the_side(&self) -> Result<Option<Vec<(f64, f64)>>, ProjectErrorKind> {
         if self.state.slots.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut out = Vec::new();
-        compute_period(&self.params, &self.state.slots, &self.state.pairs, &mut out, None).ok()?;
-        Some(out)
+        compute_period(&self.params, &self.state.slots, &self.state.pairs, &mut out, None)?;
+        Ok(Some(out))
     }
 
     /// `(r, RD, idle mark)` of a player once the open period is closed (using `closed` when given).
@@ -745,6 +752,11 @@ impl Projector for Glicko {
                 }
             })
             .collect()
+    }
+
+    /// The open period closes (seed's arithmetic included), or its failure is an error at `seq`.
+    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
+        self.close_on_the_side().map(drop).map_err(|kind| ProjectError::new(seq, kind))
     }
 
     /// Contract section 4: `E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400))`, each

@@ -739,13 +739,21 @@ impl Glicko2 {
         }
     }
 
+    /// The open period computed on the side, per slot; `None` when there is none or it fails
+    /// (a failure is reported by [`Projector::settle`], which drivers call at the end).
     fn closed_on_the_side(&self) -> Option<Vec<Rated>> {
+        self.close_on_the_side().ok().flatten()
+    }
+
+    /// The open period computed on the side, per slot (`None` when there is none), or why its
+    /// arithmetic fails.
+    fn close_on_the_side(&self) -> Result<Option<Vec<Rated>>, ProjectErrorKind> {
         if self.state.slots.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut out = Vec::new();
-        compute_period(&self.params, &self.state.slots, &self.state.pairs, &mut out, None).ok()?;
-        Some(out)
+        compute_period(&self.params, &self.state.slots, &self.state.pairs, &mut out, None)?;
+        Ok(Some(out))
     }
 
     /// `(values, idle mark)` of a player once the open period is closed (with `closed`).
@@ -1026,6 +1034,11 @@ impl Projector for Glicko2 {
                 }
             })
             .collect()
+    }
+
+    /// The open period closes (seed's arithmetic included), or its failure is an error at `seq`.
+    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
+        self.close_on_the_side().map(drop).map_err(|kind| ProjectError::new(seq, kind))
     }
 
     /// Contract section 4: `E = 1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))`, which is

@@ -108,7 +108,7 @@ impl Ledger {
                 }
             }
         }
-        batch.commit(self).map_err(AppendError::Storage)
+        batch.commit(self)
     }
 }
 
@@ -453,7 +453,7 @@ impl Batch {
         Ok(())
     }
 
-    fn commit(mut self, ledger: &mut Ledger) -> Result<AppendReport, LogError> {
+    fn commit(mut self, ledger: &mut Ledger) -> Result<AppendReport, AppendError> {
         if self.report.appended == 0 {
             return Ok(self.report);
         }
@@ -466,7 +466,7 @@ impl Batch {
         })();
         if let Err(e) = written {
             let _ = self.abort(ledger);
-            return Err(e);
+            return Err(AppendError::Storage(e));
         }
         // The commit point.
         let committed = ledger
@@ -475,7 +475,7 @@ impl Batch {
             .and_then(|()| ledger.store.flush());
         if let Err(e) = committed {
             ledger.poisoned = true;
-            return Err(e);
+            return Err(AppendError::Unconfirmed(e));
         }
         ledger.head = head;
         ledger.players.extend(self.new_players);

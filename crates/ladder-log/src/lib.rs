@@ -36,7 +36,8 @@ pub use block::{chain_hash, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
 pub use index::ID_BUCKETS;
 pub use ledger::{Checkpoint, Events, Ledger};
 pub use store::{
-    Entry, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY, SLED_CACHE_BYTES,
+    Entry, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY, MIN_FREE_BYTES,
+    SLED_CACHE_BYTES,
 };
 
 use ladder_events::codec::DecodeError;
@@ -170,6 +171,33 @@ pub enum LogError {
         /// The ledger's path.
         path: PathBuf,
     },
+    /// The ledger cannot be written: a read-only file system, or no permission. sled opens a
+    /// ledger for writing even to read it, so this comes at open as well as at an append.
+    #[error(
+        "the ledger {} cannot be written (read-only file system or no permission); make it \
+         writable and run the command again, or copy the directory somewhere writable to read it",
+        path.display()
+    )]
+    ReadOnly {
+        /// The ledger's path.
+        path: PathBuf,
+        /// The engine's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The disk holding the ledger is full (or a quota is reached).
+    #[error(
+        "no space left for the ledger {}; free disk space and run the command again (the \
+         events the ledger acknowledged are kept)",
+        path.display()
+    )]
+    Full {
+        /// The ledger's path.
+        path: PathBuf,
+        /// The engine's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The storage engine failed.
     #[error("storage error {context}")]
     Storage {
@@ -218,9 +246,39 @@ pub enum AppendError {
         /// The rule and what broke it.
         violation: Violation,
     },
-    /// The storage failed; nothing of the batch is stored.
+    /// The storage failed before the commit point; nothing of the batch is stored.
     #[error(transparent)]
     Storage(#[from] LogError),
+    /// The storage failed at the commit point (writing or flushing the new head): the batch was
+    /// not acknowledged, and whether it is stored is known only after opening the ledger again.
+    /// It is stored whole or not at all; re-running an import of events with ids is safe.
+    #[error(
+        "the append was not confirmed (the storage failed while committing it): open the ledger \
+         again and check its head; re-running the same import is safe, stored events with ids \
+         are skipped as duplicates"
+    )]
+    Unconfirmed(#[source] LogError),
+}
+
+impl LogError {
+    /// The error for an engine failure at `path` while doing `what`: a read-only file system or
+    /// a refused permission is [`LogError::ReadOnly`], a full disk or quota [`LogError::Full`],
+    /// anything else [`LogError::Storage`]. Every [`Store`] reports io failures through this.
+    pub fn from_io(
+        path: &std::path::Path,
+        what: impl fmt::Display,
+        source: std::io::Error,
+    ) -> Self {
+        use std::io::ErrorKind;
+        let path = path.to_path_buf();
+        match source.kind() {
+            ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
+                LogError::ReadOnly { path, source }
+            }
+            ErrorKind::StorageFull | ErrorKind::QuotaExceeded => LogError::Full { path, source },
+            _ => LogError::Storage { context: format!("{what} in {}", path.display()), source },
+        }
+    }
 }
 
 /// Why verification failed.

@@ -127,10 +127,32 @@ pub const SLED_CACHE_BYTES: u64 = 64 << 20;
 pub const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The sled 0.34 implementation of [`Store`]: one sled tree per [`Tree`].
+///
+/// After its first storage failure (a full disk, a read-only file system, an io error) the store
+/// is spent: every later call returns that failure without touching sled, and dropping it leaves
+/// sled's handles unclosed (the process keeps the ledger's lock until it exits). sled 0.34 flushes
+/// when its last handle drops, and after an io error that flush can wait forever for a write that
+/// will never complete; the next open discards whatever the failed append left beyond the head.
 pub struct SledStore {
     path: PathBuf,
+    /// The sled handles; `None` only while dropping.
+    engine: Option<Engine>,
+    /// The first storage failure: its kind and message.
+    failed: Mutex<Option<(std::io::ErrorKind, String)>>,
+}
+
+struct Engine {
     db: sled::Db,
     trees: [sled::Tree; 5],
+}
+
+impl Drop for SledStore {
+    fn drop(&mut self) {
+        let failed = self.failed.get_mut().map_or(true, |f| f.is_some());
+        if failed {
+            std::mem::forget(self.engine.take());
+        }
+    }
 }
 
 impl SledStore {
@@ -141,7 +163,12 @@ impl SledStore {
     /// milliseconds after a database of this process is dropped, so a refused lock is retried for
     /// up to [`LOCK_RETRY`] before it is reported: opening, closing and opening again in one
     /// process works, and another process still gets its answer within that time.
+    ///
+    /// A disk with less than [`MIN_FREE_BYTES`] free is [`LogError::Full`] before sled touches
+    /// the files: sled 0.34 writes while it recovers a database, and on a full disk that recovery
+    /// leaves the database unreadable (found by `tests/it/faults.rs`).
     pub fn open(path: &Path) -> Result<SledStore, LogError> {
+        check_free_space(path)?;
         let start = std::time::Instant::now();
         let db = loop {
             let opened = sled::Config::new()
@@ -165,19 +192,73 @@ impl SledStore {
             open(Tree::Meta)?,
             open(Tree::Checkpoints)?,
         ];
-        Ok(SledStore { path: path.to_path_buf(), db, trees })
+        Ok(SledStore {
+            path: path.to_path_buf(),
+            engine: Some(Engine { db, trees }),
+            failed: Mutex::new(None),
+        })
+    }
+
+    fn engine(&self) -> &Engine {
+        match &self.engine {
+            Some(e) => e,
+            None => unreachable!("the engine is taken only while dropping"),
+        }
     }
 
     fn tree(&self, tree: Tree) -> &sled::Tree {
-        &self.trees[tree.index()]
+        &self.engine().trees[tree.index()]
+    }
+
+    fn failed(&self) -> MutexGuard<'_, Option<(std::io::ErrorKind, String)>> {
+        self.failed.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The earlier failure, if the store is spent.
+    fn check(&self, what: impl fmt::Display) -> Result<(), LogError> {
+        match &*self.failed() {
+            None => Ok(()),
+            Some((kind, message)) => Err(LogError::from_io(
+                &self.path,
+                format_args!("{what} after an earlier storage failure"),
+                std::io::Error::new(*kind, message.clone()),
+            )),
+        }
     }
 
     fn err(&self, what: impl fmt::Display, e: sled::Error) -> LogError {
-        LogError::Storage {
-            context: format!("{what} in {}", self.path.display()),
-            source: e.into(),
-        }
+        let io: std::io::Error = e.into();
+        self.failed().get_or_insert_with(|| (io.kind(), io.to_string()));
+        LogError::from_io(&self.path, what, io)
     }
+}
+
+/// The free space [`SledStore::open`] asks for on the ledger's file system: room for sled's
+/// recovery writes (a snapshot, a fresh 512 KB segment) with a wide margin.
+pub const MIN_FREE_BYTES: u64 = 4 << 20;
+
+/// Refuses to open when the file system holding `path` (or, for a new ledger, its nearest existing
+/// ancestor) has less than [`MIN_FREE_BYTES`] free. A file system that cannot say is not refused.
+fn check_free_space(path: &Path) -> Result<(), LogError> {
+    // A relative path's last ancestor is "": the current directory.
+    let existing = path
+        .ancestors()
+        .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+        .find(|p| p.exists());
+    let Some(existing) = existing else { return Ok(()) };
+    let Ok(free) = fs2::available_space(existing) else { return Ok(()) };
+    if free >= MIN_FREE_BYTES {
+        return Ok(());
+    }
+    let why = format!(
+        "{free} bytes free, and opening a ledger needs {MIN_FREE_BYTES}: sled writes while it \
+         recovers a ledger, and on a full disk that would damage it"
+    );
+    Err(LogError::from_io(
+        path,
+        "opening the ledger",
+        std::io::Error::new(std::io::ErrorKind::StorageFull, why),
+    ))
 }
 
 /// sled reports its lock as `Io(Other, "could not acquire lock on ...")`; fs2 underneath says
@@ -188,7 +269,7 @@ fn open_error(path: &Path, e: sled::Error) -> LogError {
     if io.kind() == std::io::ErrorKind::WouldBlock || text.contains("could not acquire lock") {
         LogError::Locked { path: path.to_path_buf() }
     } else {
-        LogError::Storage { context: format!("opening the ledger {}", path.display()), source: io }
+        LogError::from_io(path, "opening the ledger", io)
     }
 }
 
@@ -198,6 +279,7 @@ fn sled_entry(r: sled::Result<(sled::IVec, sled::IVec)>) -> sled::Result<Entry> 
 
 impl Store for SledStore {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
+        self.check(format_args!("reading tree {tree}"))?;
         self.tree(tree)
             .get(key)
             .map(|v| v.map(|v| Value(ValueInner::Sled(v))))
@@ -205,6 +287,7 @@ impl Store for SledStore {
     }
 
     fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
+        self.check(format_args!("writing tree {tree}"))?;
         self.tree(tree)
             .insert(key, value)
             .map(drop)
@@ -212,6 +295,7 @@ impl Store for SledStore {
     }
 
     fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
+        self.check(format_args!("removing from tree {tree}"))?;
         self.tree(tree)
             .remove(key)
             .map(drop)
@@ -219,6 +303,7 @@ impl Store for SledStore {
     }
 
     fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
+        self.check(format_args!("writing a batch to tree {tree}"))?;
         let mut batch = sled::Batch::default();
         for (k, v) in writes {
             match v {
@@ -232,6 +317,7 @@ impl Store for SledStore {
     }
 
     fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
+        self.check(format_args!("reading tree {tree}"))?;
         self.tree(tree)
             .range(..=key)
             .next_back()
@@ -245,17 +331,22 @@ impl Store for SledStore {
         tree: Tree,
         from: &[u8],
     ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
+        if let Err(e) = self.check(format_args!("scanning tree {tree}")) {
+            return Box::new(std::iter::once(Err(e)));
+        }
         Box::new(self.tree(tree).range(from..).map(move |r| {
             sled_entry(r).map_err(|e| self.err(format_args!("scanning tree {tree}"), e))
         }))
     }
 
     fn flush(&self) -> Result<(), LogError> {
-        self.db.flush().map(drop).map_err(|e| self.err("flushing", e))
+        self.check("flushing")?;
+        self.engine().db.flush().map(drop).map_err(|e| self.err("flushing", e))
     }
 
     fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
-        self.db.size_on_disk().map(Some).map_err(|e| self.err("measuring the size", e))
+        self.check("measuring the size")?;
+        self.engine().db.size_on_disk().map(Some).map_err(|e| self.err("measuring the size", e))
     }
 }
 

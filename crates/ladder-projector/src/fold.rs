@@ -103,7 +103,8 @@ pub fn voided_ids(events: &[Event]) -> HashSet<String> {
         .collect()
 }
 
-/// Folds a whole history (sequence numbers from 1) into one projector and returns the roster.
+/// Folds a whole history (sequence numbers from 1) into one projector, checks that its end settles
+/// ([`Projector::settle`]) and returns the roster.
 pub fn fold_all(events: &[Event], projector: &mut dyn Projector) -> Result<Roster, ProjectError> {
     let voided = voided_ids(events);
     let mut feeder = Feeder::new();
@@ -116,6 +117,7 @@ pub fn fold_all(events: &[Event], projector: &mut dyn Projector) -> Result<Roste
             None,
         )?;
     }
+    projector.settle(events.len() as u64)?;
     Ok(feeder.roster)
 }
 

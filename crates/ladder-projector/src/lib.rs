@@ -189,6 +189,16 @@ pub trait Projector {
     /// closing of the open period (and idle growth up to it) on the side.
     fn standings(&self) -> Vec<Standing>;
 
+    /// Checks that the state can be reported once the replay ends after event `seq`: algorithms
+    /// with rating periods compute the closing of the open period (what [`Projector::standings`]
+    /// does on the side) and return its arithmetic failure as an error at `seq`, where
+    /// `standings()` alone would have to leave that period out. Drivers call it once, at the end.
+    /// Algorithms without periods have nothing to check.
+    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
+        let _ = seq;
+        Ok(())
+    }
+
     /// The algorithm's own expectation that `a` beats `b` in a game starting at `at`, from the
     /// state just before it (used by `--score`, contract section 4). A draw counts as half a win.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64;

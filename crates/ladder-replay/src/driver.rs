@@ -125,8 +125,10 @@ pub struct Replayed {
     pub head: [u8; 32],
 }
 
-/// Folds the history into every projector, decoding each event once. `on_step` is called after
-/// each applied event (for progress, and for `ladder history` which reads the projectors).
+/// Folds the history into every projector, decoding each event once, and checks that each settles
+/// at the end ([`Projector::settle`]: a rating period that cannot close is an error naming the last
+/// event, not a period left out). `on_step` is called after each applied event (for progress, and
+/// for `ladder history` which reads the projectors).
 pub fn replay(
     history: &dyn History,
     projectors: &mut [&mut dyn Projector],
@@ -160,6 +162,9 @@ pub fn replay(
         through = h.seq;
         head = h.hash;
         on_step(Stepped { seq: h.seq, event: &h.event, roster: &feeder.roster, projectors });
+    }
+    for p in projectors.iter() {
+        p.settle(through)?;
     }
     Ok(Replayed { scores, roster: feeder.roster, through, head })
 }

@@ -144,5 +144,8 @@ pub fn replay_parallel(
             return Err(e.into());
         }
     }
+    for p in projectors.iter() {
+        p.settle(through)?;
+    }
     Ok(Replayed { scores, roster: feeder.roster, through, head })
 }

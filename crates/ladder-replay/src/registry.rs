@@ -159,6 +159,9 @@ impl Projector for Algo {
     fn standings(&self) -> Vec<Standing> {
         self.inner().standings()
     }
+    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
+        self.inner().settle(seq)
+    }
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         self.inner().expectation(a, b, at)
     }

@@ -340,3 +340,5 @@ fn parallel_folds_equal_sequential_ones() {
         }
     }
 }
+#[path = "replay/extremes.rs"]
+mod extremes;

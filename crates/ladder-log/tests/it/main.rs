@@ -3,6 +3,7 @@
 
 mod child;
 mod crash;
+mod faults;
 mod golden;
 mod lock;
 mod model;
