@@ -1,0 +1,255 @@
+//! The whole program at scale: `ladder sim` ladders of 1M, 10M and 30M matches among 100,000
+//! players, then `ladder import`, `ladder verify`, `ladder replay` per algorithm and an
+//! 8-configuration `ladder sweep`, each as its own process (wall time and peak resident memory
+//! from GNU time), beside the same games through skillratings' Glicko, Glicko-2 and Elo in this
+//! process.
+//!
+//! `cargo bench -p ladder-cli --bench scale` runs 1,000,000 matches; `LADDER_SCALE=1000000,10000000`
+//! chooses the sizes, `LADDER_SCALE_DIR` where ledgers go (default a temporary directory; each
+//! ledger is deleted after its size is done), `LADDER_SCALE_RUNS` the runs per figure (median,
+//! default 3). Needs GNU time at /usr/bin/time (Debian package `time`). Prints one markdown table
+//! per size: the table in docs/PERFORMANCE.md.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const PLAYERS: u32 = 100_000;
+const LADDER: &str = env!("CARGO_BIN_EXE_ladder");
+
+/// One timed child: wall seconds and peak RSS in MB.
+struct Run {
+    seconds: f64,
+    rss_mb: f64,
+}
+
+/// Runs `ladder ARGS` under GNU time with stdout to `out` (or discarded) and returns its figures.
+fn ladder(args: &[&str], out: Option<&Path>) -> Run {
+    let stdout = match out {
+        Some(path) => Stdio::from(std::fs::File::create(path).expect("output file")),
+        None => Stdio::null(),
+    };
+    let report = tempfile::NamedTempFile::new().expect("time report");
+    let status = Command::new("/usr/bin/time")
+        .args(["-f", "%e %M", "-o"])
+        .arg(report.path())
+        .arg(LADDER)
+        .args(args)
+        .stdout(stdout)
+        .stderr(Stdio::inherit())
+        .status()
+        .expect("GNU time at /usr/bin/time (Debian package `time`)");
+    assert!(status.success(), "ladder {args:?} failed");
+    let text = std::fs::read_to_string(report.path()).expect("time report");
+    let last = text.lines().last().expect("a report line");
+    let mut it = last.split_whitespace();
+    let seconds: f64 = it.next().and_then(|s| s.parse().ok()).expect("seconds");
+    let kb: f64 = it.next().and_then(|s| s.parse().ok()).expect("max RSS");
+    Run { seconds, rss_mb: kb / 1024.0 }
+}
+
+fn median(mut runs: Vec<Run>) -> Run {
+    runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    let rss = runs.iter().map(|r| r.rss_mb).fold(0.0, f64::max);
+    let mid = runs.swap_remove(runs.len() / 2);
+    Run { seconds: mid.seconds, rss_mb: rss }
+}
+
+/// The two-seat games of a sim file, as (a, b, a's score) over dense ids, for skillratings.
+fn games(jsonl: &Path) -> (usize, Vec<(u32, u32, f64)>) {
+    use std::io::BufRead;
+    let file = std::io::BufReader::new(std::fs::File::open(jsonl).expect("sim file"));
+    let mut ids = std::collections::HashMap::<String, u32>::new();
+    let mut games = Vec::new();
+    let mut intern = |name: &str| {
+        let n = ids.len() as u32;
+        *ids.entry(name.to_string()).or_insert(n)
+    };
+    for line in file.lines() {
+        let line = line.expect("line");
+        let event = ladder_events::json::parse_line(&line).expect("sim writes valid events");
+        if let ladder_events::Body::MatchResult { seats } = &event.body {
+            if let [a, b] = seats.as_slice() {
+                let s = if a.score > b.score {
+                    1.0
+                } else if a.score < b.score {
+                    0.0
+                } else {
+                    0.5
+                };
+                games.push((intern(&a.player), intern(&b.player), s));
+            }
+        }
+    }
+    (ids.len(), games)
+}
+
+fn outcome(s: f64) -> skillratings::Outcomes {
+    if s == 1.0 {
+        skillratings::Outcomes::WIN
+    } else if s == 0.0 {
+        skillratings::Outcomes::LOSS
+    } else {
+        skillratings::Outcomes::DRAW
+    }
+}
+
+/// Seconds for skillratings' per-game function over `games` on a dense Vec.
+fn peer<R: Copy>(
+    players: usize,
+    games: &[(u32, u32, f64)],
+    start: R,
+    rate: impl Fn(&R, &R, &skillratings::Outcomes) -> (R, R),
+) -> f64 {
+    let began = Instant::now();
+    let mut r = vec![start; players];
+    for &(a, b, s) in games {
+        let (x, y) = rate(&r[a as usize], &r[b as usize], &outcome(s));
+        r[a as usize] = x;
+        r[b as usize] = y;
+    }
+    std::hint::black_box(&r);
+    began.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let sizes: Vec<u64> = std::env::var("LADDER_SCALE")
+        .unwrap_or_else(|_| "1000000".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("LADDER_SCALE: numbers separated by commas"))
+        .collect();
+    let runs: usize =
+        std::env::var("LADDER_SCALE_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir: PathBuf =
+        std::env::var("LADDER_SCALE_DIR").map(PathBuf::from).unwrap_or_else(|_| temp.path().into());
+    std::fs::create_dir_all(&dir).expect("scale directory");
+
+    for matches in sizes {
+        let jsonl = dir.join(format!("sim-{matches}.jsonl"));
+        let db = dir.join(format!("ledger-{matches}.db"));
+        let _ = std::fs::remove_dir_all(&db);
+        let m = matches.to_string();
+        let p = PLAYERS.to_string();
+        let sim = ladder(&["sim", "--players", &p, "--matches", &m, "--seed", "1"], Some(&jsonl));
+        let events = std::fs::read_to_string(&jsonl).map(|t| t.lines().count()).unwrap_or(0);
+        let jsonl_s = jsonl.to_str().expect("utf-8 path");
+        let db_s = db.to_str().expect("utf-8 path");
+        let import = ladder(&["import", "--ledger", db_s, jsonl_s], None);
+        let disk = dir_size(&db);
+        let verify =
+            median((0..runs).map(|_| ladder(&["verify", "--ledger", db_s], None)).collect());
+        println!("\n### {matches} matches among {PLAYERS} players ({events} events)\n");
+        println!(
+            "| step | seconds | events/s | peak RSS (MB) | skillratings, same games (s) | ratio |"
+        );
+        println!("|---|---|---|---|---|---|");
+        let row = |what: &str, r: &Run, peer: Option<f64>| {
+            let (p, ratio) = match peer {
+                Some(p) => (format!("{p:.2}"), format!("{:.2}", r.seconds / p)),
+                None => ("".into(), "".into()),
+            };
+            println!(
+                "| {what} | {:.2} | {:.0} | {:.0} | {p} | {ratio} |",
+                r.seconds,
+                events as f64 / r.seconds,
+                r.rss_mb
+            );
+        };
+        row("sim (write JSONL)", &sim, None);
+        row("import", &import, None);
+        row("verify", &verify, None);
+
+        let (players, games) = games(&jsonl);
+        let g1 = skillratings::glicko::GlickoConfig::new();
+        let g2 = skillratings::glicko2::Glicko2Config::new();
+        let el = skillratings::elo::EloConfig { k: ladder_elo::DEFAULT_K };
+        let peers = [
+            (
+                "glicko",
+                Some(peer(
+                    players,
+                    &games,
+                    skillratings::glicko::GlickoRating::new(),
+                    |a, b, o| skillratings::glicko::glicko(a, b, o, &g1),
+                )),
+            ),
+            (
+                "glicko2",
+                Some(peer(
+                    players,
+                    &games,
+                    skillratings::glicko2::Glicko2Rating::new(),
+                    |a, b, o| skillratings::glicko2::glicko2(a, b, o, &g2),
+                )),
+            ),
+            (
+                "elo",
+                Some(peer(players, &games, skillratings::elo::EloRating::new(), |a, b, o| {
+                    skillratings::elo::elo(a, b, o, &el)
+                })),
+            ),
+            ("tgr", None),
+        ];
+        drop(games);
+        for (algo, peer) in peers {
+            let r = median(
+                (0..runs)
+                    .map(|_| {
+                        ladder(
+                            &["replay", "--ledger", db_s, "--algo", algo, "--format", "json"],
+                            None,
+                        )
+                    })
+                    .collect(),
+            );
+            row(&format!("replay {algo}"), &r, peer);
+        }
+        let sweep = median(
+            (0..runs)
+                .map(|_| {
+                    ladder(
+                        &[
+                            "sweep",
+                            "--ledger",
+                            db_s,
+                            "--algo",
+                            "glicko2",
+                            "--grid",
+                            "tau=0.3,0.5,0.7,0.9",
+                            "--grid",
+                            "sigma=0.04,0.06",
+                            "--format",
+                            "json",
+                        ],
+                        None,
+                    )
+                })
+                .collect(),
+        );
+        row("sweep glicko2, 8 configurations", &sweep, None);
+        println!(
+            "\nledger on disk: {:.0} MB ({:.2}x the JSON Lines, {:.0} MB)",
+            disk as f64 / 1e6,
+            disk as f64 / std::fs::metadata(&jsonl).map(|m| m.len()).unwrap_or(1) as f64,
+            std::fs::metadata(&jsonl).map(|m| m.len()).unwrap_or(0) as f64 / 1e6
+        );
+        let _ = std::fs::remove_dir_all(&db);
+        let _ = std::fs::remove_file(&jsonl);
+    }
+}
+
+fn dir_size(path: &Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => dir_size(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
