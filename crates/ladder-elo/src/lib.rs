@@ -18,8 +18,8 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError, ProjectErrorKind,
-    Projector, SeatIn, Standing, Step, Trace,
+    check_seats, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -195,23 +195,9 @@ impl Elo {
         mut trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
         let players = &self.state.players;
-        for seat in seats {
-            let Some(p) = players.get(seat.player.index()).filter(|p| p.joined) else {
-                return Err(ProjectError::new(
-                    step.seq,
-                    ProjectErrorKind::UnknownPlayer(seat.player.0),
-                ));
-            };
-            if p.games == u32::MAX {
-                return Err(ProjectError::new(
-                    step.seq,
-                    ProjectErrorKind::Overflow {
-                        what: format!("player #{}'s games", seat.player.0),
-                        limit: u64::from(u32::MAX),
-                    },
-                ));
-            }
-        }
+        check_seats(step.seq, seats, |id| {
+            players.get(id.index()).filter(|p| p.joined).map(|p| p.games)
+        })?;
         if let (None, [x, y]) = (&trace, seats) {
             if x.side != y.side && x.player != y.player {
                 return self.match_of_two(step, x, y);

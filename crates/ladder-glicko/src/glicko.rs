@@ -12,7 +12,7 @@ use crate::clock::{check_rd, Clock, Cursor};
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId, ProjectError,
+    check_seats, Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId, ProjectError,
     ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
@@ -437,25 +437,9 @@ impl Glicko {
         seats: &[SeatIn],
         trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
-        for seat in seats {
-            let Some(p) = self.state.players.get(seat.player.index()).filter(|p| p.is_joined())
-            else {
-                return Err(ProjectError::new(
-                    step.seq,
-                    ProjectErrorKind::UnknownPlayer(seat.player.0),
-                ));
-            };
-            // The count is a u32 to keep the record small; refuse rather than wrap.
-            if p.games == u32::MAX {
-                return Err(ProjectError::new(
-                    step.seq,
-                    ProjectErrorKind::Overflow {
-                        what: format!("player #{}'s games", seat.player.0),
-                        limit: u64::from(u32::MAX),
-                    },
-                ));
-            }
-        }
+        check_seats(step.seq, seats, |id| {
+            self.state.players.get(id.index()).filter(|p| p.is_joined()).map(|p| p.games)
+        })?;
         if let (None, [x, y]) = (&trace, seats) {
             if x.side != y.side && x.player != y.player {
                 if self.params.clock.period == Period::Game {

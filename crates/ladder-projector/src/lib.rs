@@ -107,6 +107,34 @@ impl Standing {
     }
 }
 
+/// Refuses the seats of a match at step `seq` that a projector cannot apply: a player who never
+/// joined (`games` gives `None`), or one whose game count, kept as a `u32` so that per-player
+/// records stay small, is already at its limit. `games` gives a joined player's count.
+pub fn check_seats(
+    seq: u64,
+    seats: &[SeatIn],
+    games: impl Fn(PlayerId) -> Option<u32>,
+) -> Result<(), ProjectError> {
+    for seat in seats {
+        match games(seat.player) {
+            None => {
+                return Err(ProjectError::new(seq, ProjectErrorKind::UnknownPlayer(seat.player.0)))
+            }
+            Some(u32::MAX) => {
+                return Err(ProjectError::new(
+                    seq,
+                    ProjectErrorKind::Overflow {
+                        what: format!("player #{}'s games", seat.player.0),
+                        limit: u64::from(u32::MAX),
+                    },
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// The outcome for the first of two seats, by comparing their scores (contract section 1: equal
 /// is a draw): 1 win, 0.5 draw, 0 loss.
 pub fn outcome(first: f64, second: f64) -> f64 {
