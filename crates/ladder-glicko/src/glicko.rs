@@ -611,7 +611,8 @@ fn rate(params: &Params, slot: &Slot, sums: &Acc) -> Result<(f64, f64), ProjectE
     // Seed 001, step 2: 1/d^2 = q^2 Σ g(RD_j)^2 E (1 - E)
     let inv_d2 = Q * Q * sums.info;
     // Seed 001, step 2: 1/RD'^2 = 1/RD*^2 + 1/d^2
-    let rd_new2 = 1.0 / (1.0 / slot.rd2 + inv_d2);
+    // (as RD*^2 / (1 + RD*^2 / d^2): one division instead of two)
+    let rd_new2 = slot.rd2 / (1.0 + slot.rd2 * inv_d2);
     let rd_new = rd_new2.sqrt();
     // Seed 001, step 2: r' = r + q RD'^2 Σ g(RD_j) (s_j - E)
     let r_new = slot.rating + Q * rd_new2 * sums.gain;

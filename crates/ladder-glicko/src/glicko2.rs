@@ -895,8 +895,10 @@ fn rate_in<const TRACED: bool>(
     let phi_star2 = if capped { params.phi_max * params.phi_max } else { grown2 };
     // Seed 002, step 7: phi' = 1 / sqrt(1/phi*^2 + 1/v), mu' = mu + phi'^2 Σ g(phi_j) (s_j - E)
     // (1/v is the sum it was computed from).
-    let phi_new = 1.0 / (1.0 / phi_star2 + sums.info).sqrt();
-    let mu_new = slot.mu + phi_new * phi_new * sums.gain;
+    // (phi'^2 as phi*^2 / (1 + phi*^2 / v): one division instead of two, and mu' needs no root)
+    let phi_new2 = phi_star2 / (1.0 + phi_star2 * sums.info);
+    let phi_new = phi_new2.sqrt();
+    let mu_new = slot.mu + phi_new2 * sums.gain;
     // Seed 002, step 8: r' = 173.7178 mu' + 1500, RD' = 173.7178 phi'
     let rating = SCALE * mu_new + CENTRE;
     let rd = (SCALE * phi_new).min(params.rd_max);
