@@ -2,7 +2,7 @@
 
 use crate::cmd_replay::{config_of, until_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
-use anyhow::bail;
+use crate::Hinted;
 use clap::{Args, ValueEnum};
 use ladder_events::Body;
 use ladder_projector::Projector;
@@ -118,7 +118,11 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     if replayed.roster.get(name).is_none() {
-        bail!("{name:?} never appears in this history (names are matched byte for byte)");
+        return Err(Hinted::refused(
+            format!("{name:?} never appears in this history"),
+            "names are matched byte for byte; `ladder leaderboard --algo elo` lists every player",
+        )
+        .into());
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {

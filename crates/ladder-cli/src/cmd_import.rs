@@ -1,8 +1,8 @@
 //! `ladder import`: append a whole history, all or nothing.
 
 use crate::source::open_for_write;
-use crate::UsageError;
-use anyhow::{bail, Context};
+use crate::{Hinted, UsageError};
+use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_events::{Event, Violation};
 use ladder_import::csv::{parse_skip, read_files, CsvOptions, Mapping, Preset};
@@ -206,11 +206,14 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
     let report = match result {
         Ok(r) => r,
         Err(AppendError::Refused { index, violation }) => {
-            bail!(
-                "{}: {violation}\nnothing was imported (fix the line, or pass --skip-invalid to skip such lines{})",
-                origins.get(index),
-                if args.auto_join { "" } else { "; --auto-join adds missing joins" }
+            return Err(Hinted::refused(
+                format!("{}: {violation}\nnothing was imported", origins.get(index)),
+                format!(
+                    "{}; or pass --skip-invalid to skip such lines and import the rest",
+                    crate::rule_hint(violation.rule, args.auto_join)
+                ),
             )
+            .into())
         }
         Err(e) => {
             return Err(e).context(format!(

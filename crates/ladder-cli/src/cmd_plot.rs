@@ -2,7 +2,8 @@
 
 use crate::cmd_replay::{config_of, until_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
-use anyhow::{bail, Context};
+use crate::Hinted;
+use anyhow::Context;
 use clap::Args;
 use ladder_plot::{rating_bands, Series};
 use ladder_replay::{registry, replay, Options};
@@ -54,7 +55,11 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
     )?;
     for name in &args.players {
         if replayed.roster.get(name).is_none() {
-            bail!("{name:?} never appears in this history (names are matched byte for byte)");
+            return Err(Hinted::refused(
+                format!("{name:?} never appears in this history"),
+                "names are matched byte for byte; `ladder leaderboard --algo elo` lists every player",
+            )
+            .into());
         }
     }
     let svg = rating_bands(&series);

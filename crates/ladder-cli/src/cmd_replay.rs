@@ -2,7 +2,7 @@
 
 use crate::cli::EventsArg;
 use crate::source::{open_for_read, LedgerHistory};
-use crate::UsageError;
+use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
 use ladder_projector::{describe_specs, Config, ParamValue, Projector};
 use ladder_replay::checkpoint::replay_checkpointed;
@@ -102,6 +102,21 @@ pub struct LeaderboardArgs {
     pub format: BoardFormat,
 }
 
+/// The algorithms `--algo` takes, each with a page in docs/algorithms/.
+const ALGORITHMS: [&str; 6] = ["tgr", "glicko", "glicko2", "zonestats", "elo", "performance"];
+
+/// A refused `--algo` or constant, with where to read about the valid ones.
+pub fn config_error(algo: &str, e: impl std::fmt::Display) -> Hinted {
+    let hint = if ALGORITHMS.contains(&algo) {
+        format!(
+            "`--set help=1` lists the constants of {algo}; docs/algorithms/{algo}.md explains each"
+        )
+    } else {
+        "docs/algorithms/ has a page for each algorithm".to_string()
+    };
+    Hinted::usage(e.to_string(), hint)
+}
+
 /// Validates the algorithm and constants, printing warnings on stderr.
 pub fn config_of(args: &AlgoArgs) -> anyhow::Result<Config> {
     Ok(configs_of(args, &[])?.remove(0))
@@ -114,7 +129,7 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
         sets.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
     if sets.iter().any(|(k, _)| k == "help") {
-        let specs = registry::params(&args.algo).map_err(|e| UsageError(e.to_string()))?;
+        let specs = registry::params(&args.algo).map_err(|e| config_error(&args.algo, e))?;
         return Err(
             UsageError(format!("constants of {}:\n{}", args.algo, describe_specs(specs))).into()
         );
@@ -132,7 +147,7 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
     }
     let mut out = Vec::new();
     for v in variants {
-        let config = registry::config(&args.algo, &v).map_err(|e| UsageError(e.to_string()))?;
+        let config = registry::config(&args.algo, &v).map_err(|e| config_error(&args.algo, e))?;
         for w in &config.warnings {
             eprintln!("warning: {w}");
         }
@@ -196,7 +211,11 @@ pub fn replay_configs(
     let replayed = match result {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {
-            anyhow::bail!("{e}\nthe algorithm cannot apply this event under these constants; `ladder log --from {} --limit 1` shows it", e.seq)
+            return Err(Hinted::refused(
+                format!("{e}\nthe algorithm cannot apply this event under these constants"),
+                format!("`ladder log --from {} --limit 1` shows the event; other constants may apply it (`--set help=1` lists them)", e.seq),
+            )
+            .into())
         }
         Err(e) => return Err(e.into()),
     };

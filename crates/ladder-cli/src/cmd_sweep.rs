@@ -1,7 +1,7 @@
 //! `ladder sweep`: every combination of a grid of constants, replayed in one pass and ranked by
 //! how well each predicts the results (contract section 4's `--score`).
 
-use crate::cmd_replay::{replay_configs, AlgoArgs};
+use crate::cmd_replay::{config_error, replay_configs, AlgoArgs};
 use crate::UsageError;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -102,8 +102,10 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     for combo in &combos {
         let mut sets = base.clone();
         sets.extend(combo.iter().cloned());
-        configs
-            .push(registry::config(&args.algo.algo, &sets).map_err(|e| UsageError(e.to_string()))?);
+        configs.push(
+            registry::config(&args.algo.algo, &sets)
+                .map_err(|e| config_error(&args.algo.algo, e))?,
+        );
     }
     let mut warned = std::collections::BTreeSet::new();
     for w in configs.iter().flat_map(|c| &c.warnings) {
