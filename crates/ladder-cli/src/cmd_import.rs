@@ -226,6 +226,37 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `n thing` or `n things`.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The report's first line, naming only what happened: `appended 8 events, including 1 join
+/// added by --auto-join; 2 duplicates of stored events skipped`.
+fn summary(r: &AppendReport) -> String {
+    let mut added = Vec::new();
+    if r.auto_joined > 0 {
+        added.push(format!("{} added by --auto-join", count(r.auto_joined, "join", "joins")));
+    }
+    if r.ticks_inserted > 0 {
+        let ticks = count(r.ticks_inserted, "midnight tick", "midnight ticks");
+        added.push(format!("{ticks} added by --ticks"));
+    }
+    let mut line = format!("appended {}", count(r.appended, "event", "events"));
+    if !added.is_empty() {
+        line.push_str(&format!(", including {}", added.join(" and ")));
+    }
+    if r.duplicates > 0 {
+        let dups = count(r.duplicates, "duplicate", "duplicates");
+        line.push_str(&format!("; {dups} of stored events skipped"));
+    }
+    if !r.skipped.is_empty() {
+        let bad = count(r.skipped.len() as u64, "invalid line", "invalid lines");
+        line.push_str(&format!("; {bad} skipped (listed above)"));
+    }
+    line
+}
+
 fn print_report(
     r: &AppendReport,
     origins: &Origins,
@@ -257,11 +288,7 @@ fn print_report(
     for (i, v) in &r.skipped {
         writeln!(out, "skipped {}: {v}", origins.get(*i))?;
     }
-    writeln!(
-        out,
-        "appended {} events ({} joins added by --auto-join, {} midnight ticks added by --ticks); {} duplicates skipped; {} invalid lines skipped",
-        r.appended, r.auto_joined, r.ticks_inserted, r.duplicates, r.skipped.len()
-    )?;
+    writeln!(out, "{}", summary(r))?;
     if !not_results.is_empty() || filtered > 0 {
         let mut reasons: Vec<(&str, usize)> = Vec::new();
         for (_, why) in not_results {
@@ -280,4 +307,33 @@ fn print_report(
     }
     writeln!(out, "head {}", r.head)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+    use ladder_events::{Rule, Violation};
+    use ladder_log::AppendReport;
+
+    #[test]
+    fn the_summary_names_only_what_happened() {
+        let plain = AppendReport { appended: 1, ..Default::default() };
+        assert_eq!(summary(&plain), "appended 1 event");
+        let joins = AppendReport { appended: 8, auto_joined: 1, ..Default::default() };
+        assert_eq!(summary(&joins), "appended 8 events, including 1 join added by --auto-join");
+        let all = AppendReport {
+            appended: 10,
+            auto_joined: 2,
+            ticks_inserted: 1,
+            duplicates: 3,
+            skipped: vec![(4, Violation::new(Rule::PlayerName, "empty"))],
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&all),
+            "appended 10 events, including 2 joins added by --auto-join and 1 midnight tick added by --ticks; 3 duplicates of stored events skipped; 1 invalid line skipped (listed above)"
+        );
+        let again = AppendReport { duplicates: 8, ..Default::default() };
+        assert_eq!(summary(&again), "appended 0 events; 8 duplicates of stored events skipped");
+    }
 }

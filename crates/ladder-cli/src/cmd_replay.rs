@@ -117,6 +117,22 @@ pub fn config_error(algo: &str, e: impl std::fmt::Display) -> Hinted {
     Hinted::usage(e.to_string(), hint)
 }
 
+/// A player name that is not in the history, with the names that differ only in case or spaces.
+pub fn unknown_player(name: &str, roster: &ladder_projector::Roster) -> Hinted {
+    let folded = |s: &str| s.trim().to_lowercase();
+    let close: Vec<String> = (0..roster.len())
+        .map(|i| roster.name(ladder_projector::PlayerId(i as u32)))
+        .filter(|n| folded(n) == folded(name))
+        .map(|n| format!("{n:?}"))
+        .collect();
+    let hint = if close.is_empty() {
+        "names are matched byte for byte; `ladder leaderboard --algo elo` lists every player".into()
+    } else {
+        format!("did you mean {}? names are matched byte for byte", close.join(" or "))
+    };
+    Hinted::refused(format!("{name:?} never appears in this history"), hint)
+}
+
 /// Validates the algorithm and constants, printing warnings on stderr.
 pub fn config_of(args: &AlgoArgs) -> anyhow::Result<Config> {
     Ok(configs_of(args, &[])?.remove(0))
@@ -373,8 +389,14 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                     r.row.standing.games
                 )?;
             }
+            if board.ranked.is_empty() && !board.provisional.is_empty() {
+                writeln!(
+                    out,
+                    "    -  nobody yet: a player is ranked once their RD falls to provisional_rd (games lower it, idle days raise it)"
+                )?;
+            }
             if !board.provisional.is_empty() {
-                writeln!(out, "\nprovisional (RD above provisional_rd), by name:")?;
+                writeln!(out, "\nprovisional (RD above provisional_rd), by name, (rating):")?;
                 for r in &board.provisional {
                     writeln!(
                         out,

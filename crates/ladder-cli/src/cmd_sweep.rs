@@ -121,6 +121,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.plot {
         let svg = plot(&axes, &configs, &run.replayed.scores)?;
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}; open it in a browser", path.display());
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
