@@ -302,10 +302,12 @@ pub fn read_files(
             let player = |key: &str, column: &str| -> Result<Result<String, Violation>, CsvError> {
                 let name = field(cols.get(key, column)?);
                 Ok(if name.is_empty() {
-                    Err(Violation::new(
-                        Rule::PlayerName,
-                        format!("column {column:?} ({key}) is empty"),
-                    ))
+                    let what = if key == column {
+                        format!("column {column:?}")
+                    } else {
+                        format!("column {column:?} ({key})")
+                    };
+                    Err(Violation::new(Rule::PlayerName, format!("{what} is empty")))
                 } else {
                     Ok(name.to_string())
                 })
@@ -503,6 +505,9 @@ mod tests {
         let m = Mapping::parse("at=d,a=x,b=y,score_a=s").unwrap();
         let b = read("d,x,y,s\n2020-01-01, ,B,1\n", Preset::Columns(m));
         assert_eq!(b.events[0].1.as_ref().unwrap_err().detail, "column \"x\" (a) is empty");
+        let m = Mapping::parse("at=date,winner=winner,loser=loser").unwrap();
+        let b = read("date,winner,loser\n2020-01-01,A,\n", Preset::Columns(m));
+        assert_eq!(b.events[0].1.as_ref().unwrap_err().detail, "column \"loser\" is empty");
     }
 
     #[test]
