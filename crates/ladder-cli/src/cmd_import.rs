@@ -20,7 +20,8 @@ pub const EXAMPLES: &str = "Examples:
   ladder import --auto-join --ticks games.jsonl            add missing joins and midnights
   cat games.jsonl | ladder import -                        read standard input
   ladder import --skip-invalid --format json games.jsonl   skip bad lines, machine-readable report
-  ladder import --auto-join --columns at=date,a=home_team,b=away_team,score_a=home_score,score_b=away_score results.csv
+  ladder import --auto-join --columns at=date,winner=w,loser=l games.csv
+  ladder import --auto-join --columns at=date,a=home,b=away,score_a=hs,score_b=as results.csv
   ladder import --auto-join --preset tennis atp_matches_2023.csv atp_matches_2024.csv
 
 A bad line refuses the whole import (the message names the file, line and rule) and nothing is

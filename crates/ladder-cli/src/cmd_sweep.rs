@@ -168,21 +168,34 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
                 args.warmup,
                 std::f64::consts::LN_2
             )?;
+            // Each constant's column is as wide as its longest value (at least 10).
+            let widths: Vec<usize> = axes
+                .iter()
+                .map(|(k, _)| {
+                    configs
+                        .iter()
+                        .filter_map(|c| c.values.iter().find(|(key, _)| key == k))
+                        .map(|(_, v)| v.to_string().chars().count())
+                        .chain([k.chars().count(), 10])
+                        .max()
+                        .unwrap_or(10)
+                })
+                .collect();
             write!(out, "{:>4}", "rank")?;
-            for k in &keys {
-                write!(out, "  {k:>10}")?;
+            for (k, w) in keys.iter().zip(&widths) {
+                write!(out, "  {k:>w$}")?;
             }
             writeln!(out, "  {:>10}  {:>8}  {:>8}", "log loss", "brier", "accuracy")?;
             let f = |x: Option<f64>, d: usize| x.map_or("-".into(), |x| format!("{x:.d$}"));
             for (rank, &i) in order.iter().enumerate() {
                 write!(out, "{:>4}", rank + 1)?;
-                for (k, _) in &axes {
+                for ((k, _), w) in axes.iter().zip(&widths) {
                     let v = configs[i]
                         .values
                         .iter()
                         .find(|(key, _)| key == k)
                         .map(|(_, v)| v.to_string());
-                    write!(out, "  {:>10}", v.unwrap_or_default())?;
+                    write!(out, "  {:>w$}", v.unwrap_or_default())?;
                 }
                 let s = &run.replayed.scores[i];
                 writeln!(
