@@ -299,12 +299,15 @@ fn print_report(
             }
         }
         let list: Vec<String> = reasons.iter().map(|(w, n)| format!("{n} {w}")).collect();
-        writeln!(
-            out,
-            "rows that are not results: {} ({}); rows dropped by --skip: {filtered}",
-            not_results.len(),
-            list.join(", ")
-        )?;
+        let mut parts = Vec::new();
+        if !not_results.is_empty() {
+            let n = not_results.len();
+            parts.push(format!("rows that are not results: {n} ({})", list.join(", ")));
+        }
+        if filtered > 0 {
+            parts.push(format!("rows dropped by --skip: {filtered}"));
+        }
+        writeln!(out, "{}", parts.join("; "))?;
     }
     writeln!(out, "head {}", r.head)?;
     Ok(())

@@ -225,3 +225,35 @@ fn no_colour_off_a_terminal_even_without_no_color() {
         assert!(!all.contains(&0x1b), "ANSI escape in `ladder {args:?}`");
     }
 }
+
+#[test]
+fn the_import_summary_names_only_what_happened() {
+    let e = Env::new();
+    // Row 3 is dropped by --skip, row 4 has no loser: two joins (a, b) and one match are appended.
+    let csv = e.file("g.csv", b"d;w;l\n2020-01-01;a;b\n2020-01-02;zed;b\n2020-01-03;a;\n");
+    let out = e.ok(&[
+        "import",
+        "--auto-join",
+        "--skip-invalid",
+        "--skip",
+        "w=^z",
+        "--delimiter",
+        ";",
+        "--columns",
+        "at=d,winner=w,loser=l",
+        csv.to_str().unwrap(),
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(
+        lines[0].starts_with("skipped ")
+            && lines[0].ends_with(r#"g.csv:4: rule player-name: column "l" (loser) is empty"#),
+        "{out}"
+    );
+    assert_eq!(
+        lines[1],
+        "appended 3 events, including 2 joins added by --auto-join; 1 invalid line skipped (listed above)"
+    );
+    assert_eq!(lines[2], "rows dropped by --skip: 1");
+    assert!(lines[3].starts_with("head 3:"), "{out}");
+}
