@@ -14,9 +14,14 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "ladder", version, propagate_version = true, max_term_width = 100)]
 #[command(after_help = "Examples:
+  ladder demo                                the whole tour on built-in data, in a second
   ladder import --auto-join games.jsonl      append a JSON Lines history to ./ladder.db
   ladder verify                              check the hash chain and print the head
-  ladder log --format jsonl > backup.jsonl   export the history")]
+  ladder leaderboard --algo glicko2          rank the players
+  ladder log --format jsonl > backup.jsonl   export the history
+
+Every command has --help with examples. Exit codes: 0 success, 1 refused input or failed
+verification, 2 usage error. docs/outputs.md describes every output.")]
 pub struct Cli {
     /// Where the ledger lives (a sled database directory).
     #[arg(
@@ -59,6 +64,9 @@ pub enum Command {
     /// Print the stored events (a table, or JSON Lines for export).
     #[command(after_help = cmd_log::EXAMPLES)]
     Log(cmd_log::LogArgs),
+    /// Recompute the hash chain and print the head, or name the first bad event.
+    #[command(after_help = cmd_verify::EXAMPLES)]
+    Verify(cmd_verify::VerifyArgs),
     /// Replay the history through an algorithm and print every player's standing.
     #[command(after_help = cmd_replay::REPLAY_EXAMPLES)]
     Replay(cmd_replay::ReplayArgs),
@@ -100,9 +108,6 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Recompute the hash chain and print the head, or name the first bad event.
-    #[command(after_help = cmd_verify::EXAMPLES)]
-    Verify(cmd_verify::VerifyArgs),
 }
 
 /// Runs the parsed command.
@@ -129,5 +134,27 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Explain(args) => cmd_explain::run(&cli.ledger, args),
         Command::Rep(args) => cmd_perf::run_rep_cmd(args),
         Command::Perf(args) => cmd_perf::run_perf_cmd(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_examples_fit_the_help_width_so_none_is_wrapped() {
+        // Help is wrapped at 100 columns; a wrapped example cannot be copied and pasted.
+        let cli = Cli::command();
+        let mut texts = vec![("ladder".to_string(), cli.get_after_help().map(|h| h.to_string()))];
+        for sub in cli.get_subcommands() {
+            texts.push((sub.get_name().to_string(), sub.get_after_help().map(|h| h.to_string())));
+        }
+        for (name, text) in texts {
+            let text = text.unwrap_or_else(|| panic!("`ladder {name} --help` has no examples"));
+            for line in text.lines() {
+                assert!(line.chars().count() <= 100, "ladder {name}: {line:?} is wrapped");
+            }
+        }
     }
 }

@@ -1,10 +1,9 @@
 //! `ladder append`: one event typed by a person. The only place ladder reads the wall clock.
 
 use crate::source::open_for_write;
-use crate::UsageError;
-use anyhow::bail;
+use crate::{Hinted, UsageError};
 use clap::{Args, Subcommand};
-use ladder_events::{Body, Event, Prior, Seat, Timestamp};
+use ladder_events::{Body, Event, Prior, Rule, Seat, Timestamp};
 use ladder_log::{AppendError, AppendOptions};
 use std::path::Path;
 use std::process::ExitCode;
@@ -18,8 +17,18 @@ pub const EXAMPLES: &str = "Examples:
   ladder append timeout alice                           nobody fitted in the queue
   ladder append tick --at 2026-03-02                    a midnight
   ladder append void m-17 --reason \"wrong account\"
+  ladder append match alice bob --score 1-0 --format json   the event and the new head as JSON
 
 --at takes an RFC 3339 instant or a date; without it, now.";
+
+/// Output formats of `append`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AppendFormat {
+    /// For people: the event appended and the new head.
+    Text,
+    /// `{"appended", "duplicates", "auto_joined", "event", "head"}` on one line.
+    Json,
+}
 
 /// Arguments of `append`.
 #[derive(Debug, Args)]
@@ -30,6 +39,9 @@ pub struct AppendArgs {
     /// An idempotency id for the event.
     #[arg(long, global = true)]
     pub id: Option<String>,
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value = "text")]
+    pub format: AppendFormat,
     /// What to append.
     #[command(subcommand)]
     pub what: What,
@@ -127,12 +139,33 @@ pub fn run(ledger_path: &Path, args: AppendArgs) -> anyhow::Result<ExitCode> {
     let line = ladder_events::json::to_line(&event);
     let checked = event.check().map(|()| event);
     let mut ledger = open_for_write(ledger_path)?;
+    let auto_join = opts.auto_join;
     match ledger.append([checked], &opts) {
+        Ok(r) if args.format == AppendFormat::Json => {
+            let event: serde_json::Value = serde_json::from_str(&line)?;
+            let v = serde_json::json!({
+                "appended": r.appended,
+                "duplicates": r.duplicates,
+                "auto_joined": r.auto_joined,
+                "event": event,
+                "head": r.head.to_string(),
+            });
+            println!("{v}");
+        }
         Ok(r) if r.duplicates > 0 => {
             println!("duplicate of a stored event, nothing appended; head {}", r.head)
         }
         Ok(r) => println!("appended {line}\nhead {}", r.head),
-        Err(AppendError::Refused { violation, .. }) => bail!("refused {line}\n{violation}"),
+        Err(AppendError::Refused { violation, .. }) => {
+            let hint = match violation.rule {
+                Rule::UnknownPlayer if !auto_join => {
+                    "`ladder append join NAME` first, or pass --auto-join to `append match`"
+                }
+                Rule::TimeOrder => "events go in time order: give --at an instant after the ledger's last event (`ladder log` shows it)",
+                rule => crate::rule_hint(rule, auto_join),
+            };
+            return Err(Hinted::refused(format!("refused {line}\n{violation}"), hint).into());
+        }
         Err(e) => return Err(e.into()),
     }
     Ok(ExitCode::SUCCESS)

@@ -26,6 +26,20 @@ pub const FOOTBALL_COLUMNS: &str =
     "at=date,a=home_team,b=away_team,score_a=home_score,score_b=away_score";
 const FOOTBALL_NAME: &str = "results-2014-2018.csv";
 
+/// What the demo tells the user to try next, on their own data (a ledger at ./ladder.db).
+const NEXT_STEPS: &str =
+    "Next, on your own data (the ledger is ./ladder.db unless --ledger says otherwise):
+  ladder import --auto-join games.jsonl                   JSON Lines events (docs/events.md)
+  ladder import --auto-join --columns at=date,winner=w,loser=l games.csv
+  ladder verify                                           the head to publish
+  ladder leaderboard --algo glicko2 --top 20
+  ladder replay --algo tgr --set sc=30 --format json      every standing, other constants
+  ladder diff tgr tgr:p=0.9                               who moves between two settings
+  ladder explain --algo tgr --event 42                    the numbers behind one change
+  ladder sweep --algo elo --grid k=16,24,32               which constants predict best
+  ladder plot --algo glicko2 --player alice --output alice.svg
+Every command has --help with examples; docs/first-five-minutes.md is a whole first session.";
+
 /// Arguments of `demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {}
@@ -123,15 +137,7 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
     }
     demo_diff(&history)?;
     demo_audit(&ledger)?;
-    println!("\nNext, on your own data:");
-    println!(
-        "  ladder import --auto-join games.jsonl       JSON Lines events (see docs/events.md)"
-    );
-    println!("  ladder import --auto-join --columns at=date,winner=w,loser=l games.csv");
-    println!("  ladder verify                               prints the head to publish");
-    println!(
-        "  ladder log --format jsonl > export.jsonl    export; re-import rebuilds the same head"
-    );
+    println!("\n{NEXT_STEPS}");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,10 +1,11 @@
 //! `ladder explain`: the audit of one event — where it sits in the chain, every quantity behind
 //! each player's change, what an auditor should look at, and what other constants would give.
 
+use crate::cmd_replay::config_error;
 use crate::cmd_replay::{config_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
-use crate::UsageError;
-use anyhow::{bail, Context};
+use crate::{Hinted, UsageError};
+use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_events::{json::to_line, Body};
 use ladder_log::{hex, Ledger};
@@ -179,10 +180,10 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
     let ledger = open_for_read(ledger_path, args.algo.events.events.as_deref())?;
     let head = ledger.head();
     if args.event == 0 || args.event > head.seq {
-        return Err(UsageError(format!(
-            "--event {}: the ledger holds events 1 to {}",
-            args.event, head.seq
-        ))
+        return Err(Hinted::usage(
+            format!("--event {}: the ledger holds events 1 to {}", args.event, head.seq),
+            "`ladder log` lists the events with their sequence numbers",
+        )
         .into());
     }
     let stored =
@@ -191,7 +192,11 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
     let mut names: Vec<String> = stored.event.players().map(str::to_string).collect();
     if let Some(p) = &args.player {
         if !names.contains(p) {
-            bail!("event {} does not name {p:?}; it names: {}", args.event, names.join(", "));
+            return Err(Hinted::refused(
+                format!("event {} does not name {p:?}; it names: {}", args.event, names.join(", ")),
+                "leave out --player to explain every player of the event",
+            )
+            .into());
         }
         names = vec![p.clone()];
     }
@@ -200,7 +205,8 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
         let mut sets: Vec<(String, String)> =
             base.values.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         sets.extend(Config::parse_assignments(vs).map_err(|e| UsageError(format!("--vs: {e}")))?);
-        let c = registry::config(base.algorithm, &sets).map_err(|e| UsageError(e.to_string()))?;
+        let c =
+            registry::config(base.algorithm, &sets).map_err(|e| config_error(base.algorithm, e))?;
         for w in &c.warnings {
             eprintln!("warning: {w}");
         }

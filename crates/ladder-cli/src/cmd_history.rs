@@ -1,8 +1,7 @@
 //! `ladder history`: one player's rating, RD and rank after each of their events.
 
-use crate::cmd_replay::{config_of, until_of, AlgoArgs};
+use crate::cmd_replay::{config_of, unknown_player, until_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
-use anyhow::bail;
 use clap::{Args, ValueEnum};
 use ladder_events::Body;
 use ladder_projector::Projector;
@@ -118,7 +117,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     if replayed.roster.get(name).is_none() {
-        bail!("{name:?} never appears in this history (names are matched byte for byte)");
+        return Err(unknown_player(name, &replayed.roster).into());
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {

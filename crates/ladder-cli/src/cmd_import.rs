@@ -1,8 +1,8 @@
 //! `ladder import`: append a whole history, all or nothing.
 
 use crate::source::open_for_write;
-use crate::UsageError;
-use anyhow::{bail, Context};
+use crate::{Hinted, UsageError};
+use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_events::{Event, Violation};
 use ladder_import::csv::{parse_skip, read_files, CsvOptions, Mapping, Preset};
@@ -20,7 +20,8 @@ pub const EXAMPLES: &str = "Examples:
   ladder import --auto-join --ticks games.jsonl            add missing joins and midnights
   cat games.jsonl | ladder import -                        read standard input
   ladder import --skip-invalid --format json games.jsonl   skip bad lines, machine-readable report
-  ladder import --auto-join --columns at=date,a=home_team,b=away_team,score_a=home_score,score_b=away_score results.csv
+  ladder import --auto-join --columns at=date,winner=w,loser=l games.csv
+  ladder import --auto-join --columns at=date,a=home,b=away,score_a=hs,score_b=as results.csv
   ladder import --auto-join --preset tennis atp_matches_2023.csv atp_matches_2024.csv
 
 A bad line refuses the whole import (the message names the file, line and rule) and nothing is
@@ -206,11 +207,14 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
     let report = match result {
         Ok(r) => r,
         Err(AppendError::Refused { index, violation }) => {
-            bail!(
-                "{}: {violation}\nnothing was imported (fix the line, or pass --skip-invalid to skip such lines{})",
-                origins.get(index),
-                if args.auto_join { "" } else { "; --auto-join adds missing joins" }
+            return Err(Hinted::refused(
+                format!("{}: {violation}\nnothing was imported", origins.get(index)),
+                format!(
+                    "{}; or pass --skip-invalid to skip such lines and import the rest",
+                    crate::rule_hint(violation.rule, args.auto_join)
+                ),
             )
+            .into())
         }
         Err(e @ AppendError::Unconfirmed(_)) => {
             return Err(e).context(format!("import into {} failed", ledger_path.display()))
@@ -224,6 +228,37 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
     };
     print_report(&report, &origins, &not_results, filtered, json_out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `n thing` or `n things`.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The report's first line, naming only what happened: `appended 8 events, including 1 join
+/// added by --auto-join; 2 duplicates of stored events skipped`.
+fn summary(r: &AppendReport) -> String {
+    let mut added = Vec::new();
+    if r.auto_joined > 0 {
+        added.push(format!("{} added by --auto-join", count(r.auto_joined, "join", "joins")));
+    }
+    if r.ticks_inserted > 0 {
+        let ticks = count(r.ticks_inserted, "midnight tick", "midnight ticks");
+        added.push(format!("{ticks} added by --ticks"));
+    }
+    let mut line = format!("appended {}", count(r.appended, "event", "events"));
+    if !added.is_empty() {
+        line.push_str(&format!(", including {}", added.join(" and ")));
+    }
+    if r.duplicates > 0 {
+        let dups = count(r.duplicates, "duplicate", "duplicates");
+        line.push_str(&format!("; {dups} of stored events skipped"));
+    }
+    if !r.skipped.is_empty() {
+        let bad = count(r.skipped.len() as u64, "invalid line", "invalid lines");
+        line.push_str(&format!("; {bad} skipped (listed above)"));
+    }
+    line
 }
 
 fn print_report(
@@ -257,11 +292,7 @@ fn print_report(
     for (i, v) in &r.skipped {
         writeln!(out, "skipped {}: {v}", origins.get(*i))?;
     }
-    writeln!(
-        out,
-        "appended {} events ({} joins added by --auto-join, {} midnight ticks added by --ticks); {} duplicates skipped; {} invalid lines skipped",
-        r.appended, r.auto_joined, r.ticks_inserted, r.duplicates, r.skipped.len()
-    )?;
+    writeln!(out, "{}", summary(r))?;
     if !not_results.is_empty() || filtered > 0 {
         let mut reasons: Vec<(&str, usize)> = Vec::new();
         for (_, why) in not_results {
@@ -271,13 +302,45 @@ fn print_report(
             }
         }
         let list: Vec<String> = reasons.iter().map(|(w, n)| format!("{n} {w}")).collect();
-        writeln!(
-            out,
-            "rows that are not results: {} ({}); rows dropped by --skip: {filtered}",
-            not_results.len(),
-            list.join(", ")
-        )?;
+        let mut parts = Vec::new();
+        if !not_results.is_empty() {
+            let n = not_results.len();
+            parts.push(format!("rows that are not results: {n} ({})", list.join(", ")));
+        }
+        if filtered > 0 {
+            parts.push(format!("rows dropped by --skip: {filtered}"));
+        }
+        writeln!(out, "{}", parts.join("; "))?;
     }
     writeln!(out, "head {}", r.head)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+    use ladder_events::{Rule, Violation};
+    use ladder_log::AppendReport;
+
+    #[test]
+    fn the_summary_names_only_what_happened() {
+        let plain = AppendReport { appended: 1, ..Default::default() };
+        assert_eq!(summary(&plain), "appended 1 event");
+        let joins = AppendReport { appended: 8, auto_joined: 1, ..Default::default() };
+        assert_eq!(summary(&joins), "appended 8 events, including 1 join added by --auto-join");
+        let all = AppendReport {
+            appended: 10,
+            auto_joined: 2,
+            ticks_inserted: 1,
+            duplicates: 3,
+            skipped: vec![(4, Violation::new(Rule::PlayerName, "empty"))],
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&all),
+            "appended 10 events, including 2 joins added by --auto-join and 1 midnight tick added by --ticks; 3 duplicates of stored events skipped; 1 invalid line skipped (listed above)"
+        );
+        let again = AppendReport { duplicates: 8, ..Default::default() };
+        assert_eq!(summary(&again), "appended 0 events; 8 duplicates of stored events skipped");
+    }
 }

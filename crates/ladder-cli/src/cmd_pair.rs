@@ -1,8 +1,9 @@
 //! `ladder pair`: TGR's queue (seed 000) on the ratings of the ledger.
 
 use crate::cli::EventsArg;
+use crate::cmd_replay::config_error;
 use crate::source::{open_for_read, LedgerHistory};
-use crate::UsageError;
+use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_events::Timestamp;
@@ -57,7 +58,7 @@ pub fn run(ledger_path: &Path, args: PairArgs) -> anyhow::Result<ExitCode> {
         sets.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
     let config = Config::new(ladder_tgr::ALGORITHM, ladder_tgr::PARAMS, &sets)
-        .map_err(|e| UsageError(e.to_string()))?;
+        .map_err(|e| config_error("tgr", e))?;
     let mut tgr = Tgr::new(config)?;
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let mut last_at = Timestamp(i64::MIN);
@@ -74,7 +75,12 @@ pub fn run(ledger_path: &Path, args: PairArgs) -> anyhow::Result<ExitCode> {
             .roster
             .get(name)
             .and_then(|id| tgr.values_at(id, at).map(|v| (id, v)))
-            .ok_or_else(|| anyhow::anyhow!("{name:?} has not joined the ladder"))
+            .ok_or_else(|| {
+                Hinted::refused(
+                    format!("{name:?} has not joined the ladder"),
+                    "names are matched byte for byte; `ladder leaderboard --algo tgr` lists every player",
+                )
+            })
     };
     let (_, me) = lookup(&args.player)?;
     let mut waiting = Vec::new();

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Args;
-use ladder_performance::{run_perf, run_rep, Variant};
+use ladder_performance::{parse_games, perf, run_perf, run_rep, Variant};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -16,6 +16,7 @@ pub const REP_EXAMPLES: &str = "Examples (seed 003's `rep`):
 pub const PERF_EXAMPLES: &str = "Examples:
   ladder rep '+1000' 20 | ladder perf --variant p4     1746
   printf '+1500 abc 3\\n-1620 def\\n' | ladder perf --variant p3 --extra
+  ladder rep '+1000' 20 | ladder perf --variant p4 --format json   unrounded, with +/- and ra
 
 Game lines, newest first: a result (`+` win, `-` loss, `=` draw), the opponent's rating, then an
 optional name and an optional number of days ago. Unnamed games all count as one opponent.
@@ -40,6 +41,19 @@ pub struct PerfArgs {
     /// Also print the +/- stability values and the `ra` rating accuracy.
     #[arg(long)]
     pub extra: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: PerfFormat,
+}
+
+/// Output formats of `perf`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PerfFormat {
+    /// Seed 003's lines: the rounded rating (with --extra, `+/-` and `ra` lines).
+    Text,
+    /// `{"variant", "games", "rating", "rounded", "plus", "minus", "ra"}`, unrounded; when no
+    /// finite rating exists, `{"variant", "games", "rating": null, "error"}` and exit 1.
+    Json,
 }
 
 fn stdin_text() -> anyhow::Result<String> {
@@ -56,6 +70,25 @@ pub fn run_rep_cmd(args: RepArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn run_perf_cmd(args: PerfArgs) -> anyhow::Result<ExitCode> {
+    if args.format == PerfFormat::Json {
+        let games = parse_games(&stdin_text()?)?;
+        let variant = args.variant.name();
+        let (v, code) = match perf(args.variant, &games) {
+            Ok(r) => (
+                serde_json::json!({
+                    "variant": variant, "games": games.len(), "rating": r.rating,
+                    "rounded": r.rounded(), "plus": r.plus, "minus": r.minus, "ra": r.ra,
+                }),
+                ExitCode::SUCCESS,
+            ),
+            Err(e) => (
+                serde_json::json!({"variant": variant, "games": games.len(), "rating": null, "error": e.to_string()}),
+                ExitCode::from(1),
+            ),
+        };
+        writeln!(std::io::stdout().lock(), "{v}")?;
+        return Ok(code);
+    }
     let out = run_perf(args.variant, &stdin_text()?, args.extra)?;
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)

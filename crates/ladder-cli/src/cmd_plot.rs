@@ -1,8 +1,8 @@
 //! `ladder plot`: players' ratings over time with their RD band, as SVG.
 
-use crate::cmd_replay::{config_of, until_of, AlgoArgs};
+use crate::cmd_replay::{config_of, unknown_player, until_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 use ladder_plot::{rating_bands, Series};
 use ladder_replay::{registry, replay, Options};
@@ -54,13 +54,20 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
     )?;
     for name in &args.players {
         if replayed.roster.get(name).is_none() {
-            bail!("{name:?} never appears in this history (names are matched byte for byte)");
+            return Err(unknown_player(name, &replayed.roster).into());
         }
     }
     let svg = rating_bands(&series);
     match &args.output {
         Some(path) => {
-            std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?
+            std::fs::write(path, svg)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            let points: usize = series.iter().map(|s| s.points.len()).sum();
+            let players = match series.len() {
+                1 => "1 player".to_string(),
+                n => format!("{n} players"),
+            };
+            eprintln!("wrote {}: {players}, {points} points; open it in a browser", path.display());
         }
         None => {
             use std::io::Write;

@@ -2,7 +2,7 @@
 
 use crate::cli::EventsArg;
 use crate::source::{open_for_read, LedgerHistory};
-use crate::UsageError;
+use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
 use ladder_projector::{describe_specs, Config, ParamValue, Projector};
 use ladder_replay::checkpoint::replay_checkpointed;
@@ -102,6 +102,37 @@ pub struct LeaderboardArgs {
     pub format: BoardFormat,
 }
 
+/// The algorithms `--algo` takes, each with a page in docs/algorithms/.
+const ALGORITHMS: [&str; 6] = ["tgr", "glicko", "glicko2", "zonestats", "elo", "performance"];
+
+/// A refused `--algo` or constant, with where to read about the valid ones.
+pub fn config_error(algo: &str, e: impl std::fmt::Display) -> Hinted {
+    let hint = if ALGORITHMS.contains(&algo) {
+        format!(
+            "`--set help=1` lists the constants of {algo}; docs/algorithms/{algo}.md explains each"
+        )
+    } else {
+        "docs/algorithms/ has a page for each algorithm".to_string()
+    };
+    Hinted::usage(e.to_string(), hint)
+}
+
+/// A player name that is not in the history, with the names that differ only in case or spaces.
+pub fn unknown_player(name: &str, roster: &ladder_projector::Roster) -> Hinted {
+    let folded = |s: &str| s.trim().to_lowercase();
+    let close: Vec<String> = (0..roster.len())
+        .map(|i| roster.name(ladder_projector::PlayerId(i as u32)))
+        .filter(|n| folded(n) == folded(name))
+        .map(|n| format!("{n:?}"))
+        .collect();
+    let hint = if close.is_empty() {
+        "names are matched byte for byte; `ladder leaderboard --algo elo` lists every player".into()
+    } else {
+        format!("did you mean {}? names are matched byte for byte", close.join(" or "))
+    };
+    Hinted::refused(format!("{name:?} never appears in this history"), hint)
+}
+
 /// Validates the algorithm and constants, printing warnings on stderr.
 pub fn config_of(args: &AlgoArgs) -> anyhow::Result<Config> {
     Ok(configs_of(args, &[])?.remove(0))
@@ -114,7 +145,7 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
         sets.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
     if sets.iter().any(|(k, _)| k == "help") {
-        let specs = registry::params(&args.algo).map_err(|e| UsageError(e.to_string()))?;
+        let specs = registry::params(&args.algo).map_err(|e| config_error(&args.algo, e))?;
         return Err(
             UsageError(format!("constants of {}:\n{}", args.algo, describe_specs(specs))).into()
         );
@@ -132,7 +163,7 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
     }
     let mut out = Vec::new();
     for v in variants {
-        let config = registry::config(&args.algo, &v).map_err(|e| UsageError(e.to_string()))?;
+        let config = registry::config(&args.algo, &v).map_err(|e| config_error(&args.algo, e))?;
         for w in &config.warnings {
             eprintln!("warning: {w}");
         }
@@ -196,7 +227,11 @@ pub fn replay_configs(
     let replayed = match result {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {
-            anyhow::bail!("{e}\nthe algorithm cannot apply this event under these constants; `ladder log --from {} --limit 1` shows it", e.seq)
+            return Err(Hinted::refused(
+                format!("{e}\nthe algorithm cannot apply this event under these constants"),
+                format!("`ladder log --from {} --limit 1` shows the event; other constants may apply it (`--set help=1` lists them)", e.seq),
+            )
+            .into())
         }
         Err(e) => return Err(e.into()),
     };
@@ -354,8 +389,14 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                     r.row.standing.games
                 )?;
             }
+            if board.ranked.is_empty() && !board.provisional.is_empty() {
+                writeln!(
+                    out,
+                    "    -  nobody yet: a player is ranked once their RD falls to provisional_rd (games lower it, idle days raise it)"
+                )?;
+            }
             if !board.provisional.is_empty() {
-                writeln!(out, "\nprovisional (RD above provisional_rd), by name:")?;
+                writeln!(out, "\nprovisional (RD above provisional_rd), by name, (rating):")?;
                 for r in &board.provisional {
                     writeln!(
                         out,

@@ -2,8 +2,8 @@
 //! into the ledger.
 
 use crate::source::open_for_write;
-use crate::UsageError;
-use anyhow::{bail, Context};
+use crate::{Hinted, UsageError};
+use anyhow::Context;
 use clap::Args;
 use ladder_events::{json::to_line, Timestamp};
 use ladder_log::{AppendError, AppendOptions};
@@ -89,7 +89,11 @@ pub fn run(ledger_path: &Path, args: SimArgs) -> anyhow::Result<ExitCode> {
                 r.appended, r.duplicates, r.head
             ),
             Err(AppendError::Refused { index, violation }) => {
-                bail!("simulated event {} was refused: {violation}\nthe ledger already holds a different history at these instants; use an empty ledger or another --start", index + 1)
+                return Err(Hinted::refused(
+                    format!("simulated event {} was refused: {violation}", index + 1),
+                    "the ledger already holds a different history at these instants: use an empty ledger (--ledger NEW.db) or another --start",
+                )
+                .into())
             }
             Err(e) => return Err(e).context("appending the simulated ladder"),
         }

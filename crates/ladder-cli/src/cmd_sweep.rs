@@ -1,7 +1,7 @@
 //! `ladder sweep`: every combination of a grid of constants, replayed in one pass and ranked by
 //! how well each predicts the results (contract section 4's `--score`).
 
-use crate::cmd_replay::{replay_configs, AlgoArgs};
+use crate::cmd_replay::{config_error, replay_configs, AlgoArgs};
 use crate::UsageError;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -102,8 +102,10 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     for combo in &combos {
         let mut sets = base.clone();
         sets.extend(combo.iter().cloned());
-        configs
-            .push(registry::config(&args.algo.algo, &sets).map_err(|e| UsageError(e.to_string()))?);
+        configs.push(
+            registry::config(&args.algo.algo, &sets)
+                .map_err(|e| config_error(&args.algo.algo, e))?,
+        );
     }
     let mut warned = std::collections::BTreeSet::new();
     for w in configs.iter().flat_map(|c| &c.warnings) {
@@ -119,6 +121,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.plot {
         let svg = plot(&axes, &configs, &run.replayed.scores)?;
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}; open it in a browser", path.display());
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
@@ -165,21 +168,34 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
                 args.warmup,
                 std::f64::consts::LN_2
             )?;
+            // Each constant's column is as wide as its longest value (at least 10).
+            let widths: Vec<usize> = axes
+                .iter()
+                .map(|(k, _)| {
+                    configs
+                        .iter()
+                        .filter_map(|c| c.values.iter().find(|(key, _)| key == k))
+                        .map(|(_, v)| v.to_string().chars().count())
+                        .chain([k.chars().count(), 10])
+                        .max()
+                        .unwrap_or(10)
+                })
+                .collect();
             write!(out, "{:>4}", "rank")?;
-            for k in &keys {
-                write!(out, "  {k:>10}")?;
+            for (k, w) in keys.iter().zip(&widths) {
+                write!(out, "  {k:>w$}")?;
             }
             writeln!(out, "  {:>10}  {:>8}  {:>8}", "log loss", "brier", "accuracy")?;
             let f = |x: Option<f64>, d: usize| x.map_or("-".into(), |x| format!("{x:.d$}"));
             for (rank, &i) in order.iter().enumerate() {
                 write!(out, "{:>4}", rank + 1)?;
-                for (k, _) in &axes {
+                for ((k, _), w) in axes.iter().zip(&widths) {
                     let v = configs[i]
                         .values
                         .iter()
                         .find(|(key, _)| key == k)
                         .map(|(_, v)| v.to_string());
-                    write!(out, "  {:>10}", v.unwrap_or_default())?;
+                    write!(out, "  {:>w$}", v.unwrap_or_default())?;
                 }
                 let s = &run.replayed.scores[i];
                 writeln!(

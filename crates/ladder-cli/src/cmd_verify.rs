@@ -47,6 +47,19 @@ fn bad_seq(e: &VerifyError) -> Option<u64> {
     }
 }
 
+/// What to do about a failed verification.
+fn hint(e: &VerifyError) -> Option<String> {
+    match e {
+        VerifyError::Broken { seq, .. } => Some(format!(
+            "`ladder log --from {seq} --limit 1` shows the first bad event; rebuild the ledger from a backup or an export (`ladder import` into a new ledger)"
+        )),
+        VerifyError::HeadMissing { .. } => Some(
+            "the ledger was cut at its tail or rewritten since that head was published; compare it with an export taken then (`ladder verify --events FILE.jsonl`)".into(),
+        ),
+        _ => None,
+    }
+}
+
 pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let expect = match &args.expect_head {
         Some(text) => {
@@ -72,7 +85,12 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => {
             match args.format {
-                VerifyFormat::Text => eprintln!("error: verification failed: {e}"),
+                VerifyFormat::Text => {
+                    eprintln!("error: verification failed: {e}");
+                    if let Some(hint) = hint(&e) {
+                        eprintln!("hint: {hint}");
+                    }
+                }
                 VerifyFormat::Json => println!(
                     "{}",
                     serde_json::json!({"ok": false, "bad_seq": bad_seq(&e), "error": e.to_string()})

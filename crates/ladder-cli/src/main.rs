@@ -39,11 +39,94 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// An error with a suggestion of what to do next: `main` prints `error: MESSAGE`, then
+/// `hint: HINT`, and exits 2 for a usage error, 1 otherwise.
+#[derive(Debug)]
+pub struct Hinted {
+    /// What went wrong, and where.
+    pub message: String,
+    /// What the user can do about it.
+    pub hint: String,
+    /// A mistake in how the command was called (exit 2) rather than refused input (exit 1).
+    pub usage: bool,
+}
+
+impl Hinted {
+    /// Refused input or a failed operation (exit 1).
+    pub fn refused(message: impl Into<String>, hint: impl Into<String>) -> Hinted {
+        Hinted { message: message.into(), hint: hint.into(), usage: false }
+    }
+
+    /// A usage error (exit 2).
+    pub fn usage(message: impl Into<String>, hint: impl Into<String>) -> Hinted {
+        Hinted { message: message.into(), hint: hint.into(), usage: true }
+    }
+}
+
+impl std::fmt::Display for Hinted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Hinted {}
+
+/// What to do about a refused event, by the rule it broke (docs/events.md lists the rules).
+pub fn rule_hint(rule: ladder_events::Rule, auto_join: bool) -> &'static str {
+    use ladder_events::Rule;
+    match rule {
+        Rule::Syntax | Rule::UnknownType | Rule::MissingField | Rule::UnknownField => {
+            "each line is one JSON object with a `type` and an `at` (docs/events.md)"
+        }
+        Rule::Timestamp => "`at` is an RFC 3339 instant like 2026-03-01T12:00:00Z, or a date",
+        Rule::TimeOrder => {
+            "events go in time order and after the ledger's last event; sort the file by `at`"
+        }
+        Rule::UnknownPlayer if !auto_join => "pass --auto-join to append the missing joins first",
+        Rule::IdConflict => "that id is stored with other content: give this event its own id",
+        Rule::TickNotMidnight | Rule::TickOrder | Rule::TickRepeated => {
+            "leave ticks out and pass --ticks: ladder inserts one at each date boundary"
+        }
+        _ => "docs/events.md lists every rule",
+    }
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// The exit code of a failed command and the hint printed after its error, for the failures a
+/// user meets most: a mistaken command line, a ledger held by another process, a missing file.
+fn exit_and_hint(err: &anyhow::Error) -> (u8, Option<String>) {
+    if let Some(h) = err.chain().find_map(|e| e.downcast_ref::<Hinted>()) {
+        return (if h.usage { 2 } else { 1 }, Some(h.hint.clone()));
+    }
+    if err.chain().any(|e| e.is::<UsageError>()) {
+        return (2, Some("add --help to the command for its usage and examples".into()));
+    }
+    let locked = err.chain().any(|e| {
+        matches!(
+            e.downcast_ref::<ladder_log::LogError>(),
+            Some(ladder_log::LogError::Locked { .. })
+        )
+    });
+    if locked {
+        return (
+            1,
+            Some("one process at a time may open a ledger: wait for the other `ladder` command to finish (nothing is lost), or read an export with --events FILE.jsonl".into()),
+        );
+    }
+    let not_found = err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+    });
+    if not_found {
+        return (1, Some("check the path (relative paths start from the current directory; `-` reads standard input where a command takes a file)".into()));
+    }
+    (1, None)
 }
 
 fn main() -> ExitCode {
@@ -53,14 +136,11 @@ fn main() -> ExitCode {
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");
-            if err.downcast_ref::<UsageError>().is_some() {
-                eprintln!(
-                    "hint: run `ladder help` or add --help to the command for usage and examples"
-                );
-                ExitCode::from(2)
-            } else {
-                ExitCode::from(1)
+            let (code, hint) = exit_and_hint(&err);
+            if let Some(hint) = hint {
+                eprintln!("hint: {hint}");
             }
+            ExitCode::from(code)
         }
     }
 }

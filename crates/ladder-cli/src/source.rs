@@ -1,7 +1,7 @@
 //! Opening the history a command reads: the ledger, or an exported JSON Lines file.
 
-use crate::UsageError;
-use anyhow::{bail, Context};
+use crate::Hinted;
+use anyhow::Context;
 use ladder_import::jsonl::JsonLines;
 use ladder_log::{AppendError, AppendOptions, Ledger};
 use std::fs::File;
@@ -32,16 +32,20 @@ pub fn open_for_read(path: &Path, events: Option<&Path>) -> anyhow::Result<Ledge
             Ok(_) => Ok(ledger),
             Err(AppendError::Refused { index, violation }) => {
                 let at = origins.get(index).map_or(name.clone(), |o| o.to_string());
-                bail!("{at}: {violation}\n(the file given to --events must be a valid history, as `ladder import` would accept it)")
+                Err(Hinted::refused(
+                    format!("{at}: {violation}"),
+                    "the file given to --events must be a whole valid history, as `ladder import` into an empty ledger would accept it",
+                )
+                .into())
             }
             Err(e) => Err(e).context(format!("cannot load {name}")),
         };
     }
     if !path.exists() {
-        return Err(UsageError(format!(
-            "there is no ledger at {}: import events first (`ladder import FILE`), point --ledger (or LADDER_LEDGER) at one, or read a file with --events",
-            path.display()
-        ))
+        return Err(Hinted::usage(
+            format!("there is no ledger at {}", path.display()),
+            "import events first (`ladder import --auto-join FILE`), point --ledger (or LADDER_LEDGER) at one, or read an exported file with --events FILE.jsonl; `ladder demo` shows every step on built-in data",
+        )
         .into());
     }
     Ledger::open(path).with_context(|| format!("cannot open the ledger {}", path.display()))

@@ -297,6 +297,21 @@ pub fn read_files(
                 continue;
             }
             let field = |i: usize| record.get(i).unwrap_or("").trim();
+            // A player's cell, refused when empty under the CSV's own column name (the event's
+            // own check would name a JSON field the user never wrote).
+            let player = |key: &str, column: &str| -> Result<Result<String, Violation>, CsvError> {
+                let name = field(cols.get(key, column)?);
+                Ok(if name.is_empty() {
+                    let what = if key == column {
+                        format!("column {column:?}")
+                    } else {
+                        format!("column {column:?} ({key})")
+                    };
+                    Err(Violation::new(Rule::PlayerName, format!("{what} is empty")))
+                } else {
+                    Ok(name.to_string())
+                })
+            };
             match &opts.preset {
                 Preset::Columns(m) => {
                     let at = parse_at(field(cols.get("at", &m.at)?));
@@ -306,15 +321,12 @@ pub fn read_files(
                     };
                     let event = match (&at, &m.outcome) {
                         (Err(v), _) => Err(v.clone()),
-                        (Ok(at), Outcome::WinnerLoser { winner, loser }) => Ok(two_player(
-                            *at,
-                            id,
-                            (field(cols.get("winner", winner)?).to_string(), 1.0),
-                            (field(cols.get("loser", loser)?).to_string(), 0.0),
-                        )),
+                        (Ok(at), Outcome::WinnerLoser { winner, loser }) => {
+                            let (w, l) = (player("winner", winner)?, player("loser", loser)?);
+                            w.and_then(|w| l.map(|l| two_player(*at, id, (w, 1.0), (l, 0.0))))
+                        }
                         (Ok(at), Outcome::Scores { a, b, score_a, score_b }) => {
-                            let pa = field(cols.get("a", a)?).to_string();
-                            let pb = field(cols.get("b", b)?).to_string();
+                            let (pa, pb) = (player("a", a)?, player("b", b)?);
                             let sa = parse_score(score_a, field(cols.get("score_a", score_a)?));
                             let sb = match score_b {
                                 Some(c) => parse_score(c, field(cols.get("score_b", c)?)),
@@ -329,7 +341,13 @@ pub fn read_files(
                                     }
                                 }),
                             };
-                            sa.and_then(|sa| sb.map(|sb| two_player(*at, id, (pa, sa), (pb, sb))))
+                            pa.and_then(|pa| {
+                                pb.and_then(|pb| {
+                                    sa.and_then(|sa| {
+                                        sb.map(|sb| two_player(*at, id, (pa, sa), (pb, sb)))
+                                    })
+                                })
+                            })
                         }
                     };
                     let event = event.and_then(|e| e.check().map(|()| e));
@@ -469,6 +487,27 @@ mod tests {
         );
         assert_eq!(b.events[2].1.as_ref().unwrap_err().rule, Rule::Finite);
         assert_eq!(b.events[3].1.as_ref().unwrap_err().rule, Rule::SeatRepeated);
+    }
+
+    #[test]
+    fn an_empty_player_cell_names_its_column() {
+        let m = Mapping::parse("at=date,winner=w,loser=l").unwrap();
+        let b =
+            read("date,w,l\n2020-01-01,A,\n2020-01-02,,B\n2020-01-03,A,B\n", Preset::Columns(m));
+        let v = b.events[0].1.as_ref().unwrap_err();
+        assert_eq!(
+            (v.rule, v.detail.as_str()),
+            (Rule::PlayerName, "column \"l\" (loser) is empty")
+        );
+        let v = b.events[1].1.as_ref().unwrap_err();
+        assert_eq!(v.detail, "column \"w\" (winner) is empty");
+        assert!(b.events[2].1.is_ok());
+        let m = Mapping::parse("at=d,a=x,b=y,score_a=s").unwrap();
+        let b = read("d,x,y,s\n2020-01-01, ,B,1\n", Preset::Columns(m));
+        assert_eq!(b.events[0].1.as_ref().unwrap_err().detail, "column \"x\" (a) is empty");
+        let m = Mapping::parse("at=date,winner=winner,loser=loser").unwrap();
+        let b = read("date,winner,loser\n2020-01-01,A,\n", Preset::Columns(m));
+        assert_eq!(b.events[0].1.as_ref().unwrap_err().detail, "column \"loser\" is empty");
     }
 
     #[test]

@@ -27,7 +27,8 @@ fn replay_reports_an_arithmetic_failure_with_the_events_sequence_number() {
     }
     insta::assert_snapshot!(e.run(&["replay", "--algo", "tgr"], b"").stderr, @r"
     error: event 3: V is not finite (PE rounded to exactly 1 (ratings 1000000 vs 1500), so V divides by zero)
-    the algorithm cannot apply this event under these constants; `ladder log --from 3 --limit 1` shows it
+    the algorithm cannot apply this event under these constants
+    hint: `ladder log --from 3 --limit 1` shows the event; other constants may apply it (`--set help=1` lists them)
     ");
     // The same history is fine where the arithmetic allows it, and the ledger is untouched.
     let r = e.run(&["replay", "--algo", "elo", "--format", "json"], b"");

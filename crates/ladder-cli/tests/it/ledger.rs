@@ -177,6 +177,14 @@ fn verify_expect_head_detects_a_cut() {
     assert_eq!(r.code, 1, "{}", r.stdout);
     let v: serde_json::Value = serde_json::from_str(r.stdout.trim()).unwrap();
     assert_eq!(v["ok"], false);
+    let r = p.run(&["verify", "--expect-head", &head], b"");
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.starts_with("error: verification failed:"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("\nhint: the ledger was cut at its tail or rewritten"),
+        "{}",
+        r.stderr
+    );
     let r = p.run(&["verify", "--expect-head", "12:nothex"], b"");
     assert_eq!(r.code, 2);
 }

@@ -2,6 +2,7 @@
 
 mod audit;
 mod bad_input;
+mod cli_habits;
 mod faults;
 mod ledger;
 mod perf;
