@@ -2,7 +2,7 @@
 //! memory, checkpoints, and the tail merge. Appending is in `append.rs`.
 
 use crate::block::{self, key, seq_of_key, Block, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
-use crate::index::{self, decode_facts, Fact, FACTS_FORMAT};
+use crate::index::{self, decode_facts, Fact, Names, FACTS_FORMAT};
 use crate::store::{MemStore, SledStore, Store, Tree, Value, Write};
 use crate::{Head, LogError, StoredEvent, VerifyError, GENESIS};
 use ladder_events::{codec, Body, Event};
@@ -35,7 +35,7 @@ pub struct Ledger {
     path: Option<PathBuf>,
     pub(crate) head: Head,
     /// Player name → seq of their PlayerJoined.
-    pub(crate) players: HashMap<String, u64>,
+    pub(crate) players: Names,
     /// Voided match id → seq of the MatchVoided.
     pub(crate) voids: HashMap<String, u64>,
     /// UTC day → seq of its MidnightTick.
@@ -47,6 +47,9 @@ pub struct Ledger {
     /// Set when a storage error struck between the first write of a commit and its end: the state
     /// on disk is unknown until the ledger is opened again.
     pub(crate) poisoned: bool,
+    /// An append merges its id fingerprints into the on-disk index when this many are pending
+    /// ([`crate::append::ID_SPILL`]; smaller in tests, to exercise the spills).
+    pub(crate) id_spill: usize,
 }
 
 impl std::fmt::Debug for Ledger {
@@ -117,12 +120,13 @@ impl Ledger {
             store,
             path,
             head,
-            players: HashMap::new(),
+            players: Names::default(),
             voids: HashMap::new(),
             ticks: HashMap::new(),
             tail_blocks: Vec::new(),
             tail_facts: Vec::new(),
             poisoned: false,
+            id_spill: crate::append::ID_SPILL,
         };
         if ledger.discard_beyond(head.seq)? > 0 {
             ledger.store.flush()?;
@@ -159,10 +163,14 @@ impl Ledger {
             })?;
             for fact in decode_facts(&k, &v)? {
                 match fact {
-                    Fact::Join { seq, player } => self.players.insert(player, seq),
-                    Fact::Void { seq, match_id } => self.voids.insert(match_id, seq),
-                    Fact::Tick { seq, day } => self.ticks.insert(day, seq),
-                };
+                    Fact::Join { seq, player } => self.players.insert(&player, seq),
+                    Fact::Void { seq, match_id } => {
+                        self.voids.insert(match_id, seq);
+                    }
+                    Fact::Tick { seq, day } => {
+                        self.ticks.insert(day, seq);
+                    }
+                }
             }
             chunks.push((kseq, v.len()));
         }
@@ -214,7 +222,7 @@ impl Ledger {
 
     /// The seq of player `player`'s PlayerJoined, if they joined.
     pub fn joined_at(&self, player: &str) -> Option<u64> {
-        self.players.get(player).copied()
+        self.players.get(player)
     }
 
     /// The seq of the stored event whose `id` is `id`, if any (the idempotency index).
