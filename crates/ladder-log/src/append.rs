@@ -14,7 +14,7 @@
 //! "Content" is `at` and the body: the id is the key the content is filed under.
 
 use crate::block::{self, key, Builder};
-use crate::index::{self, Bloom, Fact, Names, FACTS_FORMAT, ID_BUCKETS};
+use crate::index::{self, Bloom, Fact, FpMap, Names, FACTS_FORMAT, ID_BUCKETS};
 use crate::ledger::{head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES};
 use crate::store::Tree;
 use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
@@ -57,7 +57,7 @@ struct Batch {
     new_voids: HashMap<String, u64>,
     new_ticks: HashMap<i64, u64>,
     /// Id fingerprint → seq, for ids of this batch not yet in the on-disk index.
-    ids: HashMap<u64, u64>,
+    ids: FpMap<u64>,
     /// Fingerprint collisions within `ids` (different ids, same fingerprint).
     ids_overflow: Vec<(u64, u64)>,
     /// True once the on-disk index may hold ids of this batch or of committed events.
@@ -138,7 +138,7 @@ impl Batch {
             new_players: Names::default(),
             new_voids: HashMap::new(),
             new_ticks: HashMap::new(),
-            ids: HashMap::new(),
+            ids: FpMap::default(),
             ids_overflow: Vec::new(),
             // An empty ledger has no ids on disk that could be real (only leftovers).
             ids_on_disk: base.seq > 0,

@@ -185,6 +185,32 @@ pub fn fingerprints<'a>(
     Ok(entries(key, value)?.chunks_exact(ENTRY).map(|e| entry(e).0))
 }
 
+/// The hasher of maps keyed by id fingerprints: a fingerprint is already 8 bytes of a blake3
+/// hash, uniform and not chosen by whoever wrote the ids, so it is its own hash (SipHash on top of
+/// it was a few percent of a long import).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FpHasher(u64);
+
+impl std::hash::Hasher for FpHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by `FpMap`; any other input is still mixed in.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, fp: u64) {
+        self.0 = fp;
+    }
+}
+
+/// A map keyed by id fingerprints.
+pub type FpMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<FpHasher>>;
+
 /// Player names → seq of their PlayerJoined, for the checks of every match (two lookups per
 /// two-player match). Names of up to [`NAME_INLINE`] bytes (all usual ones) are kept inside the
 /// hash table's entries, so a lookup compares bytes already in the cache line it probed, instead
@@ -196,10 +222,22 @@ pub struct Names(std::collections::HashMap<NameKey, u64>);
 /// Bytes of a name stored inline in [`Names`].
 pub const NAME_INLINE: usize = 22;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum NameKey {
     Inline(u8, [u8; NAME_INLINE]),
     Heap(Box<str>),
+}
+
+impl std::hash::Hash for NameKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The name's bytes only (not the padding): one short write to SipHash. Equal keys have
+        // equal bytes, since a name's length decides its variant.
+        let bytes = match self {
+            NameKey::Inline(len, bytes) => &bytes[..usize::from(*len)],
+            NameKey::Heap(name) => name.as_bytes(),
+        };
+        state.write(bytes);
+    }
 }
 
 impl NameKey {
