@@ -3,7 +3,11 @@
 //! and a full iteration, then the same import again (all duplicates, found through the on-disk id
 //! index), each run in a fresh child process so its peak memory (VmHWM) is its own.
 //!
-//! `cargo bench -p ladder-log --bench ledger` (or `-- RUNS MATCHES`, default 5 runs of 1,000,000).
+//! `cargo bench -p ladder-log --bench ledger` (or `-- RUNS MATCHES [no-ids] [players=N]
+//! [input=FILE] [reimport=no]`, default 5 runs of 1,000,000 matches among 10,000 players).
+//! `players=100000` is the scale issue's population; `input=FILE` imports a JSON Lines file instead
+//! (e.g. `ladder sim --players 100000 --matches 10000000 --seed 1`), MATCHES then being ignored;
+//! `reimport=no` leaves out the all-duplicates re-import (half the time of a large run).
 //! Prints one line per run and the medians. Targets: import >= 500,000 events/s, verify and iterate
 //! >= 2,000,000 events/s, peak memory < 300 MB, ledger on disk < 3x its JSON Lines export.
 
@@ -14,9 +18,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-const PLAYERS: usize = 10_000;
-
-fn generate(path: &Path, matches: usize, ids: bool) -> u64 {
+fn generate(path: &Path, matches: usize, players: usize, ids: bool) -> u64 {
     let mut out = BufWriter::new(std::fs::File::create(path).expect("input file"));
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
@@ -26,14 +28,16 @@ fn generate(path: &Path, matches: usize, ids: bool) -> u64 {
         rng
     };
     let mut t = 1_772_323_200i64 * 1_000_000_000; // 2026-03-01
-    for p in 0..PLAYERS {
+    let w = (players - 1).to_string().len().max(5);
+    for p in 0..players {
         let at = ladder_events::Timestamp(t);
-        writeln!(out, r#"{{"type":"PlayerJoined","at":"{at}","player":"player-{p:05}"}}"#).unwrap();
+        writeln!(out, r#"{{"type":"PlayerJoined","at":"{at}","player":"player-{p:0w$}"}}"#)
+            .unwrap();
     }
     for i in 0..matches {
         t += (next() % 60_000_000_000) as i64;
-        let a = next() as usize % PLAYERS;
-        let b = (a + 1 + next() as usize % (PLAYERS - 1)) % PLAYERS;
+        let a = next() as usize % players;
+        let b = (a + 1 + next() as usize % (players - 1)) % players;
         let (sa, sb) = match next() % 10 {
             0 => ("0.5", "0.5"),
             1..=5 => ("1", "0"),
@@ -42,13 +46,13 @@ fn generate(path: &Path, matches: usize, ids: bool) -> u64 {
         let at = ladder_events::Timestamp(t);
         writeln!(
             out,
-            r#"{{"type":"MatchResult","at":"{at}"{},"seats":[{{"player":"player-{a:05}","score":{sa}}},{{"player":"player-{b:05}","score":{sb}}}]}}"#,
+            r#"{{"type":"MatchResult","at":"{at}"{},"seats":[{{"player":"player-{a:0w$}","score":{sa}}},{{"player":"player-{b:0w$}","score":{sb}}}]}}"#,
             if ids { format!(r#","id":"m-{i}""#) } else { String::new() }
         )
         .unwrap();
     }
     out.flush().unwrap();
-    (PLAYERS + matches) as u64
+    (players + matches) as u64
 }
 
 fn vm_hwm_kb() -> u64 {
@@ -76,7 +80,7 @@ fn dir_size(path: &Path) -> u64 {
 }
 
 /// One run, in this (child) process: prints `RESULT key=value ...`.
-fn run_one(input: &Path, ledger: &Path) {
+fn run_one(input: &Path, ledger: &Path, reimport_too: bool) {
     // Reading and parsing alone: the part of the import the ledger does not control.
     let file = BufReader::with_capacity(1 << 20, std::fs::File::open(input).expect("input"));
     let start = Instant::now();
@@ -119,7 +123,12 @@ fn run_one(input: &Path, ledger: &Path) {
     // Re-running the whole import: every line is a duplicate found through the on-disk id index.
     // (Without ids a re-import would be refused for time order: it is skipped, reported as 0 s.)
     let start = Instant::now();
-    if l.seq_of_id("m-0").expect("id index reads").is_some() {
+    let first_id = l.events(1).find_map(|e| e.expect("reads").event.id);
+    let has_ids = match first_id {
+        Some(id) => l.seq_of_id(&id).expect("id index reads").is_some(),
+        None => false,
+    };
+    if reimport_too && has_ids {
         let file = BufReader::with_capacity(1 << 20, std::fs::File::open(input).expect("input"));
         let lines = file.lines().map(|l| parse_line(&l.expect("input line reads")));
         let again = l.append(lines, &AppendOptions::default()).expect("re-import appends");
@@ -159,18 +168,38 @@ fn run_one(input: &Path, ledger: &Path) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if args.first().map(String::as_str) == Some("--run-one") {
-        run_one(Path::new(&args[1]), Path::new(&args[2]));
+        run_one(
+            Path::new(&args[1]),
+            Path::new(&args[2]),
+            args.get(3).map(String::as_str) != Some("no"),
+        );
         return;
     }
+    let option = |name: &str| {
+        args.iter().find_map(|a| a.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
+    };
+    let players: usize = option("players").and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let reimport = option("reimport").unwrap_or("yes").to_string();
     let runs: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(5);
     let matches: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    // The ledgers (and a generated input) go to TMPDIR: point it at a disk with room for them.
     let dir = tempfile::tempdir().expect("temp dir");
-    let input = dir.path().join("input.jsonl");
-    // A third argument `no-ids` leaves the ids out (no idempotency index), to see its share.
-    let ids = args.get(2).map(String::as_str) != Some("no-ids");
-    let events = generate(&input, matches, ids);
+    let input = match option("input") {
+        Some(file) => {
+            println!("input: {file}");
+            std::path::PathBuf::from(file)
+        }
+        None => {
+            let input = dir.path().join("input.jsonl");
+            // `no-ids` leaves the ids out (no idempotency index), to see its share.
+            let ids = !args.iter().any(|a| a == "no-ids");
+            let events = generate(&input, matches, players, ids);
+            println!("input: {events} events ({players} joins, {matches} matches)");
+            input
+        }
+    };
     println!(
-        "input: {events} events ({PLAYERS} joins, {matches} matches), {:.1} MB of JSON Lines",
+        "{:.1} MB of JSON Lines",
         std::fs::metadata(&input).map(|m| m.len()).unwrap_or(0) as f64 / 1e6
     );
     let mut results: Vec<Vec<(String, f64)>> = Vec::new();
@@ -180,6 +209,7 @@ fn main() {
             .arg("--run-one")
             .arg(&input)
             .arg(&ledger)
+            .arg(&reimport)
             .output()
             .expect("child runs");
         let text = String::from_utf8_lossy(&out.stdout);

@@ -14,7 +14,7 @@
 //! "Content" is `at` and the body: the id is the key the content is filed under.
 
 use crate::block::{self, key, Builder};
-use crate::index::{self, Fact, FACTS_FORMAT};
+use crate::index::{self, Bloom, Fact, FpMap, Names, FACTS_FORMAT, ID_BUCKETS};
 use crate::ledger::{head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES};
 use crate::store::Tree;
 use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
@@ -22,7 +22,7 @@ use ladder_events::{codec, Body, Event, Prior, Rule, Timestamp, Violation};
 use std::collections::HashMap;
 
 /// Batch id fingerprints are merged into the on-disk index when this many are pending.
-const ID_SPILL: usize = 1 << 20;
+pub(crate) const ID_SPILL: usize = 1 << 20;
 
 enum Fail {
     Invalid(Violation),
@@ -53,15 +53,18 @@ struct Batch {
     facts_first: u64,
     /// The last event's instant and whether it is a MidnightTick.
     last: Option<(Timestamp, bool)>,
-    new_players: HashMap<String, u64>,
+    new_players: Names,
     new_voids: HashMap<String, u64>,
     new_ticks: HashMap<i64, u64>,
     /// Id fingerprint → seq, for ids of this batch not yet in the on-disk index.
-    ids: HashMap<u64, u64>,
+    ids: FpMap<u64>,
     /// Fingerprint collisions within `ids` (different ids, same fingerprint).
     ids_overflow: Vec<(u64, u64)>,
     /// True once the on-disk index may hold ids of this batch or of committed events.
     ids_on_disk: bool,
+    /// Every fingerprint in the on-disk index, once a spill has read all buckets: an id it
+    /// refuses is not on disk, so the bucket is not read. `None` until then.
+    bloom: Option<Bloom>,
     /// The last stored block read, for reading stored events.
     cache: Option<block::Indexed>,
     encoded: Vec<u8>,
@@ -132,13 +135,14 @@ impl Batch {
             facts: vec![FACTS_FORMAT],
             facts_first: 0,
             last,
-            new_players: HashMap::new(),
+            new_players: Names::default(),
             new_voids: HashMap::new(),
             new_ticks: HashMap::new(),
-            ids: HashMap::new(),
+            ids: FpMap::default(),
             ids_overflow: Vec::new(),
             // An empty ledger has no ids on disk that could be real (only leftovers).
             ids_on_disk: base.seq > 0,
+            bloom: None,
             cache: None,
             encoded: Vec::with_capacity(256),
             report: AppendReport { head: base, ..AppendReport::default() },
@@ -178,7 +182,7 @@ impl Batch {
             candidates.push(s);
             candidates.extend(self.ids_overflow.iter().filter(|e| e.0 == fp).map(|e| e.1));
         }
-        if self.ids_on_disk {
+        if self.ids_on_disk && self.bloom.as_ref().is_none_or(|b| b.may_contain(fp)) {
             let bucket = index::bucket_key(fp);
             if let Some(v) = ledger.store.get(Tree::Ids, &bucket)? {
                 candidates.extend(index::lookup(&bucket, &v, fp)?);
@@ -198,7 +202,7 @@ impl Batch {
     }
 
     fn player_seq(&self, ledger: &Ledger, player: &str) -> Option<u64> {
-        self.new_players.get(player).or_else(|| ledger.players.get(player)).copied()
+        self.new_players.get(player).or_else(|| ledger.players.get(player))
     }
 
     fn ticked(&self, ledger: &Ledger, day: i64) -> bool {
@@ -366,7 +370,7 @@ impl Batch {
         }
         let fact = match event.body {
             Body::PlayerJoined { player, .. } => {
-                self.new_players.insert(player.clone(), seq);
+                self.new_players.insert(&player, seq);
                 Some(Fact::Join { seq, player })
             }
             Body::MatchVoided { match_id, .. } => {
@@ -391,8 +395,8 @@ impl Batch {
         if self.builder.is_full() {
             self.seal(ledger)?;
         }
-        if self.ids.len() + self.ids_overflow.len() >= ID_SPILL {
-            self.spill_ids(ledger)?;
+        if self.ids.len() + self.ids_overflow.len() >= ledger.id_spill {
+            self.spill_ids(ledger, true)?;
         }
         Ok(())
     }
@@ -419,8 +423,12 @@ impl Batch {
         Ok(())
     }
 
-    /// Merges the pending id fingerprints into the on-disk buckets.
-    fn spill_ids(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+    /// Merges the pending id fingerprints into the on-disk buckets. In the middle of a batch
+    /// (`mid_batch`, more lookups to come) every bucket is read, so that the Bloom filter covers
+    /// every fingerprint on disk: it is rebuilt from all buckets when it is missing or would go
+    /// over its capacity (sized for 1.5 times the ledger's events, an upper bound on its ids), and
+    /// otherwise given the pending fingerprints. At the commit only the touched buckets are read.
+    fn spill_ids(&mut self, ledger: &Ledger, mid_batch: bool) -> Result<(), LogError> {
         let mut pending: Vec<(u64, u64)> = self.ids.drain().collect();
         pending.append(&mut self.ids_overflow);
         if pending.is_empty() {
@@ -428,15 +436,51 @@ impl Batch {
         }
         pending.sort_unstable();
         self.ids_on_disk = true;
+        let rebuild =
+            mid_batch && self.bloom.as_ref().is_none_or(|b| b.would_overflow(pending.len()));
+        let mut bloom = None;
+        if rebuild {
+            let events = usize::try_from(self.next_seq).unwrap_or(usize::MAX);
+            bloom = Some(Bloom::with_capacity(events.saturating_add(events / 2)));
+        } else if let (true, Some(b)) = (mid_batch, self.bloom.as_mut()) {
+            for &(fp, _) in &pending {
+                b.insert(fp);
+            }
+        }
         let mut rest = &pending[..];
-        while let Some(&(fp, _)) = rest.first() {
-            let bucket = index::bucket_key(fp);
+        let mut next_bucket = 0usize;
+        loop {
+            // A rebuild reads every bucket; otherwise only those with pending entries.
+            let bucket = if rebuild {
+                if next_bucket == ID_BUCKETS {
+                    break;
+                }
+                next_bucket += 1;
+                ((next_bucket - 1) as u16).to_be_bytes()
+            } else {
+                match rest.first() {
+                    Some(&(fp, _)) => index::bucket_key(fp),
+                    None => break,
+                }
+            };
             let n = rest.iter().take_while(|e| index::bucket_key(e.0) == bucket).count();
             let (these, after) = rest.split_at(n);
-            let old = ledger.store.get(Tree::Ids, &bucket)?;
-            let merged = index::merge_bucket(&bucket, old.as_deref(), these)?;
-            ledger.store.insert(Tree::Ids, &bucket, &merged)?;
             rest = after;
+            let old = ledger.store.get(Tree::Ids, &bucket)?;
+            if these.is_empty() {
+                if let (Some(b), Some(old)) = (bloom.as_mut(), old.as_deref()) {
+                    index::fingerprints(&bucket, old)?.for_each(|fp| b.insert(fp));
+                }
+                continue;
+            }
+            let merged = index::merge_bucket(&bucket, old.as_deref(), these)?;
+            if let Some(b) = bloom.as_mut() {
+                index::fingerprints(&bucket, &merged)?.for_each(|fp| b.insert(fp));
+            }
+            ledger.store.insert(Tree::Ids, &bucket, &merged)?;
+        }
+        if rebuild {
+            self.bloom = bloom;
         }
         Ok(())
     }
@@ -461,7 +505,7 @@ impl Batch {
         let written = (|| {
             self.seal(ledger)?;
             self.write_facts(ledger)?;
-            self.spill_ids(ledger)?;
+            self.spill_ids(ledger, false)?;
             ledger.store.flush()
         })();
         if let Err(e) = written {
@@ -497,5 +541,60 @@ impl Batch {
         }
         self.report.head = head;
         Ok(self.report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ladder_events::json::parse_line;
+
+    fn at(i: usize) -> String {
+        format!("2026-03-01T{:02}:{:02}:{:02}Z", i / 3600, (i / 60) % 60, i % 60)
+    }
+
+    fn result(i: usize, first_wins: bool) -> Result<Event, Violation> {
+        let (sa, sb) = if first_wins { (1, 0) } else { (0, 1) };
+        parse_line(&format!(
+            r#"{{"type":"MatchResult","at":"{}","id":"m-{i}","seats":[{{"player":"a","score":{sa}}},{{"player":"b","score":{sb}}}]}}"#,
+            at(i)
+        ))
+    }
+
+    /// Spills every 64 ids, so the on-disk index, its Bloom filter (built, grown and fed) and the
+    /// lookups behind it are exercised by a batch of a thousand events.
+    #[test]
+    fn ids_spilled_mid_batch_are_still_found() {
+        let mut l = Ledger::memory();
+        l.id_spill = 64;
+        let opts = AppendOptions { auto_join: true, ..AppendOptions::default() };
+        let n = 1000;
+        let mut batch: Vec<_> = (1..=n).map(|i| result(i, true)).collect();
+        // Later in the same batch: a repeat of a spilled match (a duplicate), and a void of one.
+        batch.push(result(5, true));
+        batch.push(parse_line(&format!(
+            r#"{{"type":"MatchVoided","at":"{}","id":"v-1","match":"m-3","reason":"test"}}"#,
+            at(n)
+        )));
+        let r = l.append(batch, &opts).unwrap();
+        assert_eq!((r.appended, r.duplicates, r.auto_joined), (n as u64 + 1 + 2, 1, 2));
+        assert_eq!(l.match_seq("m-3").unwrap(), Some(3 + 2), "two joins come first");
+        assert_eq!(l.seq_of_id("m-1000").unwrap(), Some(1000 + 2));
+
+        // Again, all of it: every id is found (through the spilled index) and is a duplicate.
+        let again: Vec<_> = (1..=n).map(|i| result(i, true)).collect();
+        let r = l.append(again, &opts).unwrap();
+        assert_eq!((r.appended, r.duplicates), (0, n as u64));
+
+        // A stored id with other content is a conflict, even after many spills in this batch.
+        let mut fresh: Vec<_> = (n + 1..=3 * n).map(|i| result(i, true)).collect();
+        fresh.push(result(700, false));
+        match l.append(fresh, &opts) {
+            Err(AppendError::Refused { index, violation }) => {
+                assert_eq!((index, violation.rule), (2 * n, Rule::IdConflict));
+            }
+            other => panic!("expected an id conflict, got {other:?}"),
+        }
+        assert_eq!(l.head().seq, n as u64 + 3, "the refused batch left nothing");
     }
 }

@@ -123,6 +123,153 @@ pub fn merge_bucket(
     Ok(out)
 }
 
+/// A blocked Bloom filter of id fingerprints: "certainly not in the index" or "maybe". An append
+/// that has spilled ids to disk asks it before reading a bucket, so a new id (nearly every id of
+/// a long import) costs no read. Each fingerprint sets [`BLOOM_K`] bits inside one 512-bit block
+/// (one cache line); the fingerprint is already a uniform hash, so the block is chosen by its top
+/// bits and the bits by its low 63 bits, 9 at a time.
+#[derive(Clone, Debug)]
+pub struct Bloom {
+    words: Vec<u64>,
+    blocks: u64,
+    len: usize,
+    capacity: usize,
+}
+
+/// Bits a [`Bloom`] sets per fingerprint.
+pub const BLOOM_K: u32 = 7;
+/// Bits per fingerprint a [`Bloom`] has at its capacity (about 1% false positives).
+pub const BLOOM_BITS_PER_ID: usize = 10;
+
+impl Bloom {
+    /// An empty filter for up to `capacity` fingerprints at [`BLOOM_BITS_PER_ID`] bits each.
+    pub fn with_capacity(capacity: usize) -> Bloom {
+        let blocks = (capacity.max(1) * BLOOM_BITS_PER_ID).div_ceil(512);
+        Bloom { words: vec![0; blocks * 8], blocks: blocks as u64, len: 0, capacity }
+    }
+
+    fn block(&self, fp: u64) -> usize {
+        (((fp as u128) * (self.blocks as u128)) >> 64) as usize * 8
+    }
+
+    /// Adds a fingerprint.
+    pub fn insert(&mut self, fp: u64) {
+        let base = self.block(fp);
+        for i in 0..BLOOM_K {
+            let bit = (fp >> (9 * i)) & 511;
+            self.words[base + (bit >> 6) as usize] |= 1 << (bit & 63);
+        }
+        self.len += 1;
+    }
+
+    /// False when `fp` was certainly never added.
+    pub fn may_contain(&self, fp: u64) -> bool {
+        let base = self.block(fp);
+        (0..BLOOM_K).all(|i| {
+            let bit = (fp >> (9 * i)) & 511;
+            self.words[base + (bit >> 6) as usize] & (1 << (bit & 63)) != 0
+        })
+    }
+
+    /// True when `more` fingerprints would take it over its capacity.
+    pub fn would_overflow(&self, more: usize) -> bool {
+        self.len.saturating_add(more) > self.capacity
+    }
+}
+
+/// The fingerprints of a stored bucket, in order.
+pub fn fingerprints<'a>(
+    key: &[u8],
+    value: &'a [u8],
+) -> Result<impl Iterator<Item = u64> + 'a, LogError> {
+    Ok(entries(key, value)?.chunks_exact(ENTRY).map(|e| entry(e).0))
+}
+
+/// The hasher of maps keyed by id fingerprints: a fingerprint is already 8 bytes of a blake3
+/// hash, uniform and not chosen by whoever wrote the ids, so it is its own hash (SipHash on top of
+/// it was a few percent of a long import).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FpHasher(u64);
+
+impl std::hash::Hasher for FpHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by `FpMap`; any other input is still mixed in.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, fp: u64) {
+        self.0 = fp;
+    }
+}
+
+/// A map keyed by id fingerprints.
+pub type FpMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<FpHasher>>;
+
+/// Player names → seq of their PlayerJoined, for the checks of every match (two lookups per
+/// two-player match). Names of up to [`NAME_INLINE`] bytes (all usual ones) are kept inside the
+/// hash table's entries, so a lookup compares bytes already in the cache line it probed, instead
+/// of following a pointer to a name allocated elsewhere (a cache miss per lookup with 100,000
+/// players: the largest cost of an import's checks before).
+#[derive(Clone, Debug, Default)]
+pub struct Names(std::collections::HashMap<NameKey, u64>);
+
+/// Bytes of a name stored inline in [`Names`].
+pub const NAME_INLINE: usize = 22;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum NameKey {
+    Inline(u8, [u8; NAME_INLINE]),
+    Heap(Box<str>),
+}
+
+impl std::hash::Hash for NameKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The name's bytes only (not the padding): one short write to SipHash. Equal keys have
+        // equal bytes, since a name's length decides its variant.
+        let bytes = match self {
+            NameKey::Inline(len, bytes) => &bytes[..usize::from(*len)],
+            NameKey::Heap(name) => name.as_bytes(),
+        };
+        state.write(bytes);
+    }
+}
+
+impl NameKey {
+    fn new(name: &str) -> NameKey {
+        let bytes = name.as_bytes();
+        if bytes.len() <= NAME_INLINE {
+            let mut inline = [0; NAME_INLINE];
+            inline[..bytes.len()].copy_from_slice(bytes);
+            NameKey::Inline(bytes.len() as u8, inline)
+        } else {
+            NameKey::Heap(name.into())
+        }
+    }
+}
+
+impl Names {
+    /// The seq stored for `name`.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.0.get(&NameKey::new(name)).copied()
+    }
+
+    /// Stores `seq` for `name`.
+    pub fn insert(&mut self, name: &str, seq: u64) {
+        self.0.insert(NameKey::new(name), seq);
+    }
+
+    /// Adds every entry of `other`.
+    pub fn extend(&mut self, other: Names) {
+        self.0.extend(other.0);
+    }
+}
+
 /// A fact the ledger keeps in memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fact {
@@ -236,6 +383,38 @@ mod tests {
         assert!(lookup(&k, &b[..20], 5).is_err());
         assert!(lookup(&k, &[], 5).is_err());
         assert!(bucket_key(u64::MAX) == [0x3f, 0xff]);
+    }
+
+    #[test]
+    fn bloom_never_forgets_and_mostly_refuses() {
+        let mut b = Bloom::with_capacity(10_000);
+        let fps: Vec<u64> = (0..10_000u32).map(|i| fingerprint(&format!("id-{i}"))).collect();
+        for &fp in &fps {
+            b.insert(fp);
+        }
+        assert!(fps.iter().all(|&fp| b.may_contain(fp)), "no false negatives");
+        assert!(!b.would_overflow(0));
+        // At 10 bits per id a blocked filter with 7 bits per id lets through about 1%; 5% is a
+        // bound that only a broken filter (a few bits, or one block) would exceed.
+        let false_hits =
+            (0..10_000u32).filter(|i| b.may_contain(fingerprint(&format!("other-{i}")))).count();
+        assert!(false_hits < 500, "{false_hits} of 10,000 unknown ids passed");
+        assert!(b.would_overflow(1));
+    }
+
+    #[test]
+    fn names_short_and_long() {
+        let long = "ä".repeat(40);
+        let mut n = Names::default();
+        for (i, name) in ["p1", "", "exactly twenty-two b.", &long].iter().enumerate() {
+            n.insert(name, i as u64 + 1);
+        }
+        n.insert("p1", 9);
+        assert_eq!(n.get("p1"), Some(9));
+        assert_eq!(n.get(""), Some(2));
+        assert_eq!(n.get("exactly twenty-two b."), Some(3));
+        assert_eq!(n.get(&long), Some(4));
+        assert_eq!((n.get("p"), n.get("p1\0"), n.get(&long[..78])), (None, None, None));
     }
 
     #[test]

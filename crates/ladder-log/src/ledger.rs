@@ -2,7 +2,7 @@
 //! memory, checkpoints, and the tail merge. Appending is in `append.rs`.
 
 use crate::block::{self, key, seq_of_key, Block, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
-use crate::index::{self, decode_facts, Fact, FACTS_FORMAT};
+use crate::index::{self, decode_facts, Fact, Names, FACTS_FORMAT};
 use crate::store::{MemStore, SledStore, Store, Tree, Value, Write};
 use crate::{Head, LogError, StoredEvent, VerifyError, GENESIS};
 use ladder_events::{codec, Body, Event};
@@ -35,7 +35,7 @@ pub struct Ledger {
     path: Option<PathBuf>,
     pub(crate) head: Head,
     /// Player name → seq of their PlayerJoined.
-    pub(crate) players: HashMap<String, u64>,
+    pub(crate) players: Names,
     /// Voided match id → seq of the MatchVoided.
     pub(crate) voids: HashMap<String, u64>,
     /// UTC day → seq of its MidnightTick.
@@ -47,6 +47,9 @@ pub struct Ledger {
     /// Set when a storage error struck between the first write of a commit and its end: the state
     /// on disk is unknown until the ledger is opened again.
     pub(crate) poisoned: bool,
+    /// An append merges its id fingerprints into the on-disk index when this many are pending
+    /// ([`crate::append::ID_SPILL`]; smaller in tests, to exercise the spills).
+    pub(crate) id_spill: usize,
 }
 
 impl std::fmt::Debug for Ledger {
@@ -117,12 +120,13 @@ impl Ledger {
             store,
             path,
             head,
-            players: HashMap::new(),
+            players: Names::default(),
             voids: HashMap::new(),
             ticks: HashMap::new(),
             tail_blocks: Vec::new(),
             tail_facts: Vec::new(),
             poisoned: false,
+            id_spill: crate::append::ID_SPILL,
         };
         if ledger.discard_beyond(head.seq)? > 0 {
             ledger.store.flush()?;
@@ -159,10 +163,14 @@ impl Ledger {
             })?;
             for fact in decode_facts(&k, &v)? {
                 match fact {
-                    Fact::Join { seq, player } => self.players.insert(player, seq),
-                    Fact::Void { seq, match_id } => self.voids.insert(match_id, seq),
-                    Fact::Tick { seq, day } => self.ticks.insert(day, seq),
-                };
+                    Fact::Join { seq, player } => self.players.insert(&player, seq),
+                    Fact::Void { seq, match_id } => {
+                        self.voids.insert(match_id, seq);
+                    }
+                    Fact::Tick { seq, day } => {
+                        self.ticks.insert(day, seq);
+                    }
+                }
             }
             chunks.push((kseq, v.len()));
         }
@@ -214,7 +222,7 @@ impl Ledger {
 
     /// The seq of player `player`'s PlayerJoined, if they joined.
     pub fn joined_at(&self, player: &str) -> Option<u64> {
-        self.players.get(player).copied()
+        self.players.get(player)
     }
 
     /// The seq of the stored event whose `id` is `id`, if any (the idempotency index).
@@ -263,8 +271,36 @@ impl Ledger {
     /// else the first bad sequence number. With `expect`, also fails when the ledger does not hold
     /// that head (its seq is beyond the head, or its hash is not the chain hash at its seq), which
     /// is how a chain cut at its tail is detected.
+    ///
+    /// The chain is recomputed on this thread while a second thread decodes the same blocks (the
+    /// two are independent and take about as long each); of a chain failure and a decode failure,
+    /// the one at the earlier seq is reported, the chain's on a tie, exactly as one pass checking
+    /// each event's hash and then its decoding would.
     pub fn verify(&self, expect: Option<Head>) -> Result<Head, VerifyError> {
-        let broken = |seq: u64, reason: String| VerifyError::Broken { seq, reason };
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Value)>(16);
+            let decoder = scope.spawn(move || first_undecodable(rx));
+            let (chain, at) = self.verify_chain(expect, &tx);
+            drop(tx);
+            let undecodable = match decoder.join() {
+                Ok(found) => found,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            match undecodable {
+                Some((seq, reason)) if seq < at => Err(VerifyError::Broken { seq, reason }),
+                _ => chain,
+            }
+        })
+    }
+
+    /// The chain part of [`Ledger::verify`]: every block read is also sent to `decode`. Returns the
+    /// result and the seq it stopped at (`u64::MAX` when the whole chain was read).
+    fn verify_chain(
+        &self,
+        expect: Option<Head>,
+        decode: &std::sync::mpsc::SyncSender<(u64, Value)>,
+    ) -> (Result<Head, VerifyError>, u64) {
+        let broken = |seq: u64, reason: String| (Err(VerifyError::Broken { seq, reason }), seq);
         let head = self.head;
         let mut prev = GENESIS;
         let mut next = 1u64;
@@ -274,8 +310,14 @@ impl Ledger {
         };
         let want = expect.map(|e| e.seq);
         for entry in self.store.scan(Tree::Events, &[]) {
-            let (k, v) = entry?;
-            let b = Block::parse(&k, &v).map_err(|e| broken(next, e.to_string()))?;
+            let (k, v) = match entry {
+                Ok(e) => e,
+                Err(e) => return (Err(e.into()), next),
+            };
+            let b = match Block::parse(&k, &v) {
+                Ok(b) => b,
+                Err(e) => return broken(next, e.to_string()),
+            };
             if b.first > head.seq {
                 break;
             }
@@ -285,29 +327,30 @@ impl Ledger {
                 } else {
                     format!("a block starting at seq {} overlaps the one before", b.first)
                 };
-                return Err(broken(next, reason));
+                return broken(next, reason);
             }
+            // The decoder stops at the first failure and drops its end; the chain goes on.
+            let _ = decode.send((b.first, v.clone()));
             if b.prev != prev {
-                return Err(broken(next, "its block names a different previous hash".into()));
+                return broken(next, "its block names a different previous hash".into());
             }
             let mut rest = b.body();
             for i in 0..b.count {
                 let seq = b.first + u64::from(i);
-                let (stored, bytes, r) = block::read_record(b.first, seq, rest)
-                    .map_err(|e| broken(seq, e.to_string()))?;
+                let (stored, bytes, r) = match block::read_record(b.first, seq, rest) {
+                    Ok(r) => r,
+                    Err(e) => return broken(seq, e.to_string()),
+                };
                 rest = r;
                 if seq > head.seq {
-                    return Err(broken(seq, format!("stored beyond the head {}", head.seq)));
+                    return broken(seq, format!("stored beyond the head {}", head.seq));
                 }
                 let h = block::chain_hash(&prev, bytes);
                 if &h != stored {
-                    return Err(broken(
+                    return broken(
                         seq,
                         "its chain hash does not match its bytes and the previous hash".into(),
-                    ));
-                }
-                if let Err(e) = codec::decode(bytes) {
-                    return Err(broken(seq, format!("its bytes do not decode: {e}")));
+                    );
                 }
                 if want == Some(seq) {
                     at_expected = Some(h);
@@ -315,22 +358,25 @@ impl Ledger {
                 prev = h;
             }
             if !rest.is_empty() {
-                return Err(broken(b.last(), "bytes after the block's last record".into()));
+                // Found after every record of the block was checked, decoding included.
+                let reason = "bytes after the block's last record".into();
+                return (Err(VerifyError::Broken { seq: b.last(), reason }), b.last() + 1);
             }
             next = b.last() + 1;
         }
         if next <= head.seq {
-            return Err(broken(next, format!("missing: the head says {}", head.seq)));
+            return broken(next, format!("missing: the head says {}", head.seq));
         }
         if prev != head.hash {
-            return Err(broken(head.seq, "the head record names a different hash".into()));
+            let reason = "the head record names a different hash".into();
+            return (Err(VerifyError::Broken { seq: head.seq, reason }), head.seq + 1);
         }
         if let Some(e) = expect {
             if at_expected != Some(e.hash) {
-                return Err(VerifyError::HeadMissing { expected: e, actual: head });
+                return (Err(VerifyError::HeadMissing { expected: e, actual: head }), u64::MAX);
             }
         }
-        Ok(head)
+        (Ok(head), u64::MAX)
     }
 
     /// Stores a replay checkpoint (opaque bytes) under `key`, durably.
@@ -436,6 +482,24 @@ impl Ledger {
         }
         Ok(())
     }
+}
+
+/// The first record of the blocks received that does not decode: its seq and why. Records that
+/// cannot even be read are skipped: the chain check reports those.
+fn first_undecodable(blocks: std::sync::mpsc::Receiver<(u64, Value)>) -> Option<(u64, String)> {
+    for (first, v) in blocks {
+        let Ok(b) = Block::parse(&key(first), &v) else { continue };
+        let mut rest = b.body();
+        for i in 0..b.count {
+            let seq = first + u64::from(i);
+            let Ok((_, bytes, r)) = block::read_record(first, seq, rest) else { break };
+            rest = r;
+            if let Err(e) = codec::decode(bytes) {
+                return Some((seq, format!("its bytes do not decode: {e}")));
+            }
+        }
+    }
+    None
 }
 
 /// The stored events from a sequence number through the head, decoded block by block. Yields an

@@ -21,7 +21,8 @@
 //!   the batch: a ten-million-event import runs in bounded memory.
 //! - **Indexes sized for 30 million events.** The idempotency index is 2^14 buckets of 16-byte
 //!   (fingerprint, seq) entries on disk (not one key per id), and a hit is confirmed by reading the
-//!   event, so it never needs undoing. Joins, voids and ticks are few and live in memory.
+//!   event, so it never needs undoing. A long append keeps a Bloom filter of the spilled
+//!   fingerprints, so a new id reads no bucket. Joins, voids and ticks are few and live in memory.
 //! - **sled is behind [`Store`].** [`SledStore`] is the only code naming sled; [`MemStore`] holds the
 //!   same trees in memory (tests, `--events FILE.jsonl` replays). sled's cache is 64 MB.
 #![deny(missing_docs)]

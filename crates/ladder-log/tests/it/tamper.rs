@@ -238,3 +238,55 @@ fn corrupt_block_bytes_are_errors_not_panics() {
     assert!(l.get(10).unwrap().is_some(), "the intact start of the block still reads");
     assert!(l.get(last_of_first).is_err(), "the cut end of the first block is an error");
 }
+
+/// Bytes that do not decode, under a chain (and head) recomputed over them, are found by decoding
+/// alone, which verify does on a second thread: the seq is still the first bad one, and a broken
+/// hash at an earlier seq, or at the same seq, is what is reported instead.
+#[test]
+fn undecodable_bytes_under_a_recomputed_chain_are_named() {
+    let last = N as u64;
+    for earlier in [None, Some(17u64), Some(last)] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger");
+        build(&path);
+        let mut new_head = None;
+        tamper(&path, |b| {
+            let mut changed = false;
+            let mut prev = b.prev;
+            for (i, r) in b.records.iter_mut().enumerate() {
+                let seq = b.first + i as u64;
+                if seq == last {
+                    // Format byte 0xff: no codec reads it.
+                    r.bytes = vec![0xff, 1, 2];
+                    r.hash = ladder_log::chain_hash(&prev, &r.bytes);
+                    new_head = Some(r.hash);
+                    changed = true;
+                }
+                if Some(seq) == earlier {
+                    r.bytes[0] ^= 1;
+                    changed = true;
+                }
+                prev = r.hash;
+            }
+            changed
+        });
+        let db = crate::raw_sled(&path);
+        let mut head = last.to_be_bytes().to_vec();
+        head.extend_from_slice(&new_head.unwrap());
+        db.open_tree("meta").unwrap().insert("head", head).unwrap();
+        db.flush().unwrap();
+        drop(db);
+        let l = Ledger::open(&path).unwrap();
+        match (l.verify(None), earlier) {
+            (Err(VerifyError::Broken { seq, reason }), None) => {
+                assert_eq!(seq, last);
+                assert!(reason.contains("do not decode"), "{reason}");
+            }
+            (Err(VerifyError::Broken { seq, reason }), Some(at)) => {
+                assert_eq!(seq, at);
+                assert!(reason.contains("chain hash"), "{reason}");
+            }
+            (other, _) => panic!("expected a broken chain, got {other:?}"),
+        }
+    }
+}
