@@ -50,8 +50,9 @@ const MAPPINGS: [&str; 3] = [
 /// or `,`); the low three bits the meaning of the columns: 0-1 the tennis preset, 2-4 one of
 /// [`MAPPINGS`], 5-7 a `--columns` spec on the first line of the rest. The rest is the file.
 ///
-/// Must not panic. A refused import names the file or the option; a refused row says why; the
-/// events that are accepted come in time order.
+/// Must not panic. A refused import names the file or the option; rows are named by distinct
+/// lines after the header; a refused row says why; the events that are accepted come in time
+/// order.
 pub fn csv_import(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else { return };
     let delimiter = if mode & 0x80 != 0 { b';' } else { b',' };
@@ -81,9 +82,14 @@ pub fn csv_import(data: &[u8]) {
     match read_files(files, &opts) {
         Ok(batch) => {
             let mut last_at = i64::MIN;
+            let mut lines = std::collections::HashSet::new();
+            for (origin, _) in &batch.not_results {
+                assert!(lines.insert(origin.line), "two rows on line {}", origin.line);
+            }
             for (origin, item) in &batch.events {
                 assert_eq!(&*origin.file, CSV_FILE);
                 assert!(origin.line >= 2, "a data row is after the header: line {}", origin.line);
+                assert!(lines.insert(origin.line), "two rows on line {}", origin.line);
                 match item {
                     Ok(event) => {
                         assert!(event.at.0 >= last_at, "events out of time order");
