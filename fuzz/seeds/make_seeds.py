@@ -2,8 +2,9 @@
 """Writes the hand-made seed inputs of every fuzz target into fuzz/corpus/<target>/.
 
 Seeds come from fixtures/ and the formats' documented examples, cut small (a few KB at most) so
-the fuzzer mutates structure rather than bulk. Run from the repository root; `cargo fuzz cmin`
-later reduces the grown corpus to the inputs that add coverage.
+the fuzzer mutates structure rather than bulk. `cargo fuzz cmin` renames every input it keeps to
+its SHA-1, so run this again after it (from anywhere): it writes the seeds back under their
+names and removes the unnamed copies of them.
 """
 import os
 import struct
@@ -18,6 +19,13 @@ def out(target, name, data):
         data = data.encode()
     with open(os.path.join(d, "seed-" + name), "wb") as f:
         f.write(data)
+    for other in os.listdir(d):
+        path = os.path.join(d, other)
+        if not other.startswith("seed-"):
+            with open(path, "rb") as f:
+                same = f.read() == data
+            if same:
+                os.remove(path)
 
 
 def fixture(*parts):
