@@ -242,6 +242,23 @@ mod tests {
         }
     }
 
+    /// Found by fuzzing (`fuzz/regressions/jsonl_import/float-not-round-tripped`): serde_json's
+    /// default float parser read `1.2888888888888889e+38`, which `to_line` writes for the integer
+    /// 128888888888888888888888888888888888800, one ulp low, so an exported line re-imported as a
+    /// different event. Numbers are now parsed correctly rounded, as Rust's own parser does.
+    #[test]
+    fn printed_numbers_parse_back_exactly() {
+        let line = r#"{"type":"MatchResult","at":"2026-03-01T00:00:00Z","seats":[{"player":"a","score":1.0,"seconds":1.2888888888888889e+38},{"player":"b","score":0.0}]}"#;
+        let from_integer =
+            line.replace("1.2888888888888889e+38", &format!("1288{}800", "8".repeat(32)));
+        for text in [line, from_integer.as_str()] {
+            let event = parse_line(text).unwrap();
+            let Body::MatchResult { seats } = &event.body else { panic!("a match") };
+            assert_eq!(seats[0].seconds, Some("1.2888888888888889e38".parse::<f64>().unwrap()));
+            assert_eq!(to_line(&event), line);
+        }
+    }
+
     #[test]
     fn offsets_are_stored_as_utc() {
         let e = parse_line(r#"{"type":"MidnightTick","at":"2026-03-02T01:00:00+01:00"}"#).unwrap();

@@ -13,7 +13,7 @@
 use crate::Origin;
 use ladder_events::{Body, Event, Rule, Seat, Timestamp, Violation};
 use regex::Regex;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::Read;
 use std::sync::Arc;
 
@@ -229,6 +229,88 @@ impl Columns {
     }
 }
 
+/// A reader that numbers lines as an editor does, so rows are named by the line they start on.
+///
+/// The csv crate ends a record at `\n`, `\r\n` or a lone `\r` but counts lines by `\n` only,
+/// and a record's position is where reading it began: the `\n` left over from a `\r\n`, or the
+/// first of the blank lines before it. So rows of `\r\n` files were named one line early, rows
+/// after blank lines too, and in a file with lone `\r` line ends every row was "line 1" and two
+/// equal rows had the same default id (which hashes the line), the second dropped as already
+/// imported. Here `\n`, `\r\n` and a lone `\r` each end a line, and a record's line is that of
+/// the first non-blank line at or after its position.
+struct LineNumbers<R> {
+    inner: R,
+    /// (offset of the first byte, line number) of each non-blank line read and not yet asked for.
+    starts: VecDeque<(u64, u64)>,
+    /// Bytes passed through so far.
+    offset: u64,
+    /// The line the next byte is on.
+    line: u64,
+    /// No byte of the current line but line ends seen yet.
+    blank_so_far: bool,
+    /// The last byte was `\r` (so a `\n` now completes a `\r\n`).
+    after_cr: bool,
+}
+
+impl<R: Read> LineNumbers<R> {
+    fn new(inner: R) -> LineNumbers<R> {
+        LineNumbers {
+            inner,
+            starts: VecDeque::new(),
+            offset: 0,
+            line: 1,
+            blank_so_far: true,
+            after_cr: false,
+        }
+    }
+
+    /// The line of a record whose reading began at byte `position`. Records come in order, so
+    /// lines before `position` are forgotten.
+    fn line_of(&mut self, position: u64) -> u64 {
+        while self.starts.front().is_some_and(|&(start, _)| start < position) {
+            self.starts.pop_front();
+        }
+        self.starts.front().map_or(self.line, |&(_, line)| line)
+    }
+}
+
+impl<R: Read> Read for LineNumbers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        for (i, &b) in buf[..n].iter().enumerate() {
+            match b {
+                b'\n' if self.after_cr => {}
+                b'\r' | b'\n' => {
+                    self.line += 1;
+                    self.blank_so_far = true;
+                }
+                _ if self.blank_so_far => {
+                    self.starts.push_back((self.offset + i as u64, self.line));
+                    self.blank_so_far = false;
+                }
+                _ => {}
+            }
+            self.after_cr = b == b'\r';
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+/// The error of a file the csv crate could not read, naming the line as [`LineNumbers`] does.
+fn read_error<R: Read>(file: &str, e: &::csv::Error, lines: &mut LineNumbers<R>) -> CsvError {
+    let error = match e.kind() {
+        ::csv::ErrorKind::Utf8 { pos: Some(pos), err } => format!(
+            "line {}: field {} is not UTF-8 (invalid byte {} bytes into the field)",
+            lines.line_of(pos.byte()),
+            err.field() + 1,
+            err.valid_up_to()
+        ),
+        _ => e.to_string(),
+    };
+    CsvError::Read { file: file.to_string(), error }
+}
+
 /// A row read from a file, before sorting.
 struct Row {
     origin: Origin,
@@ -267,11 +349,11 @@ pub fn read_files(
         let mut rdr = ::csv::ReaderBuilder::new()
             .delimiter(opts.delimiter)
             .flexible(true)
-            .from_reader(reader);
-        let header = rdr
-            .headers()
-            .map_err(|e| CsvError::Read { file: file.clone(), error: e.to_string() })?
-            .clone();
+            .from_reader(LineNumbers::new(reader));
+        let header = match rdr.headers() {
+            Ok(header) => header.clone(),
+            Err(e) => return Err(read_error(&file, &e, rdr.get_mut())),
+        };
         let cols = Columns {
             index: header.iter().enumerate().map(|(i, h)| (h.trim().to_string(), i)).collect(),
             header: header.iter().collect::<Vec<_>>().join(","),
@@ -288,9 +370,9 @@ pub fn read_files(
             match rdr.read_record(&mut record) {
                 Ok(false) => break,
                 Ok(true) => {}
-                Err(e) => return Err(CsvError::Read { file: file.clone(), error: e.to_string() }),
+                Err(e) => return Err(read_error(&file, &e, rdr.get_mut())),
             }
-            let line = record.position().map_or(0, |p| p.line());
+            let line = record.position().map_or(0, |p| rdr.get_mut().line_of(p.byte()));
             let origin = Origin { file: file_arc.clone(), line };
             if skips.iter().any(|(i, re)| re.is_match(record.get(*i).unwrap_or(""))) {
                 batch.skipped_by_filter += 1;
@@ -546,6 +628,44 @@ mod tests {
                 vec![("Ann".into(), 1.0), ("Cy #3".into(), 0.0)],
                 vec![("Ann".into(), 1.0), ("Bea".into(), 0.0)],
             ]
+        );
+    }
+
+    /// Found by fuzzing (`fuzz/regressions/csv_import/lone-cr-row-on-line-1`): a row after a
+    /// lone `\r` was numbered as the line before it, so in a file with `\r` line ends every
+    /// row was "line 1" and two equal rows had the same default id. Rows after `\r\n` and after
+    /// blank lines were named a line early too.
+    #[test]
+    fn lone_cr_ends_a_line() {
+        let m = || Preset::Columns(Mapping::parse("at=d,winner=w,loser=l").unwrap());
+        let b = read("d,w,l\r2020-01-01,a,b\r2020-01-01,a,b\r\n2020-01-02,b,a\n", m());
+        let lines: Vec<u64> = b.events.iter().map(|(o, _)| o.line).collect();
+        assert_eq!(lines, vec![2, 3, 4]);
+        let ids: HashSet<_> =
+            b.events.iter().map(|(_, e)| e.as_ref().unwrap().id.clone()).collect();
+        assert_eq!(ids.len(), 3, "equal rows on different lines have different ids");
+        // `\r\n` is one line end; blank lines and a newline inside quotes count.
+        let b = read("d,w,l\r\n2020-01-01,a,b\r\n\r\n2020-01-02,\"a\nz\",b\n2020-01-03,a,b\n", m());
+        let lines: Vec<u64> = b.events.iter().map(|(o, _)| o.line).collect();
+        assert_eq!(lines, vec![2, 4, 6]);
+        let b = read("\n\nd,w,l\n\n\n2020-01-01,a,b\n \n", m());
+        let lines: Vec<u64> = b.events.iter().map(|(o, _)| o.line).collect();
+        // Line 7 is a space: a row with too few fields, refused (no instant, so it sorts first).
+        assert_eq!(lines, vec![7, 6]);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_names_the_line_and_field() {
+        let opts = CsvOptions {
+            preset: Preset::Columns(Mapping::parse("at=d,winner=w,loser=l").unwrap()),
+            delimiter: b',',
+            skips: vec![],
+        };
+        let text = b"d,w,l\r\n2020-01-01,a,b\r\n\r\n2020-01-02,\xff,b\r\n";
+        let err = read_files(vec![("t.csv".into(), Box::new(&text[..]))], &opts).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv: line 4: field 2 is not UTF-8 (invalid byte 0 bytes into the field)"
         );
     }
 

@@ -3,6 +3,7 @@
 
 mod fixtures;
 mod floor;
+mod fuzz_corpus;
 mod projector;
 mod seed;
 mod tools;
