@@ -220,7 +220,10 @@ pub fn update_player(
     if !rating.is_finite() {
         return Err(nonfinite("Rating", rating));
     }
-    let rd = rd_sq.sqrt();
+    // RD <= PRD in exact arithmetic (1/V > 0); when 1/V is tiny against 1/PRD^2, the rounding of
+    // 1 / (1/PRD^2) can land one unit above PRD, and PRD may be rd_max: keep RD at most PRD, so
+    // RD <= rd_max holds to the last bit.
+    let rd = rd_sq.sqrt().min(prd);
     if !(rd.is_finite() && rd > 0.0) {
         return Err(nonfinite("RD", rd));
     }
