@@ -119,8 +119,18 @@ impl Violation {
     }
 }
 
+/// The name of a seat's field in messages, `seats[i].name`, formatted only when a rule fails (an
+/// import checks millions of seats and almost all pass).
+struct SeatField(usize, &'static str);
+
+impl std::fmt::Display for SeatField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "seats[{}].{}", self.0, self.1)
+    }
+}
+
 /// Checks a player name: 1 to 128 scalar values, no control characters.
-pub(crate) fn check_name(field: &str, name: &str) -> Result<(), Violation> {
+pub(crate) fn check_name(field: &dyn std::fmt::Display, name: &str) -> Result<(), Violation> {
     let n = name.chars().count();
     if n == 0 {
         return Err(Violation::new(Rule::PlayerName, format!("`{field}` is empty")));
@@ -140,7 +150,7 @@ pub(crate) fn check_name(field: &str, name: &str) -> Result<(), Violation> {
     Ok(())
 }
 
-fn check_finite(field: &str, x: f64) -> Result<(), Violation> {
+fn check_finite(field: &dyn std::fmt::Display, x: f64) -> Result<(), Violation> {
     if x.is_finite() {
         Ok(())
     } else {
@@ -150,11 +160,11 @@ fn check_finite(field: &str, x: f64) -> Result<(), Violation> {
 
 fn check_prior(prior: &Prior) -> Result<(), Violation> {
     if let Some(r) = prior.rating {
-        check_finite("rating", r)?;
+        check_finite(&"rating", r)?;
     }
     for (field, v) in [("rd", prior.rd), ("volatility", prior.volatility)] {
         if let Some(v) = v {
-            check_finite(field, v)?;
+            check_finite(&field, v)?;
             if v <= 0.0 {
                 return Err(Violation::new(
                     Rule::PriorRange,
@@ -174,10 +184,10 @@ fn check_seats(seats: &[Seat]) -> Result<(), Violation> {
         ));
     }
     for (i, seat) in seats.iter().enumerate() {
-        check_name(&format!("seats[{i}].player"), &seat.player)?;
-        check_finite(&format!("seats[{i}].score"), seat.score)?;
+        check_name(&SeatField(i, "player"), &seat.player)?;
+        check_finite(&SeatField(i, "score"), seat.score)?;
         if let Some(s) = seat.seconds {
-            check_finite(&format!("seats[{i}].seconds"), s)?;
+            check_finite(&SeatField(i, "seconds"), s)?;
             if s <= 0.0 {
                 return Err(Violation::new(
                     Rule::Seconds,
@@ -192,7 +202,9 @@ fn check_seats(seats: &[Seat]) -> Result<(), Violation> {
             ));
         }
     }
-    if Event::sides(seats).iter().all(|&s| s == 0) {
+    // One side only when every seat has the first seat's team (a seat without a team is a side
+    // of its own): `Event::sides` all 0, without building it.
+    if seats[0].team.is_some() && seats.iter().all(|s| s.team == seats[0].team) {
         return Err(Violation::new(
             Rule::OneSided,
             "every seat is on the same team; a match needs at least two sides",
@@ -214,10 +226,10 @@ impl Event {
         }
         match &self.body {
             Body::PlayerJoined { player, prior } => {
-                check_name("player", player)?;
+                check_name(&"player", player)?;
                 check_prior(prior)
             }
-            Body::QueueTimeout { player } => check_name("player", player),
+            Body::QueueTimeout { player } => check_name(&"player", player),
             Body::MatchResult { seats } => check_seats(seats),
             Body::MidnightTick => {
                 if self.at.is_midnight() {
@@ -248,5 +260,53 @@ impl Event {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Body, Event, Rule, Seat, Team, Timestamp};
+
+    fn seat(i: usize, team: Option<Team>, score: f64) -> Seat {
+        Seat { player: format!("p{i}"), score, team, seconds: None }
+    }
+
+    fn match_of(seats: Vec<Seat>) -> Event {
+        Event { at: Timestamp(0), id: None, body: Body::MatchResult { seats } }
+    }
+
+    #[test]
+    fn one_sided_is_every_seat_on_the_first_seats_team() {
+        // Every assignment of {none, "a", "b", 1} to 2 to 4 seats: the rule agrees with
+        // `Event::sides` being all 0.
+        let teams =
+            [None, Some(Team::Text("a".into())), Some(Team::Text("b".into())), Some(Team::Int(1))];
+        for n in 2..=4usize {
+            for code in 0..teams.len().pow(n as u32) {
+                let seats: Vec<Seat> = (0..n)
+                    .map(|i| {
+                        seat(
+                            i,
+                            teams[(code / teams.len().pow(i as u32)) % teams.len()].clone(),
+                            1.0,
+                        )
+                    })
+                    .collect();
+                let one_sided = Event::sides(&seats).iter().all(|&s| s == 0);
+                let refused = match_of(seats).check().err().map(|v| v.rule);
+                assert_eq!(refused == Some(Rule::OneSided), one_sided, "code {code}, {n} seats");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_seat_is_named_by_its_index_and_field() {
+        let v = match_of(vec![seat(0, None, 1.0), seat(1, None, f64::NAN)]).check().unwrap_err();
+        assert_eq!(v.rule, Rule::Finite);
+        assert!(v.detail.starts_with("`seats[1].score` is NaN"), "{}", v.detail);
+        let mut empty = seat(1, None, 0.0);
+        empty.player.clear();
+        let v = match_of(vec![seat(0, None, 1.0), empty]).check().unwrap_err();
+        assert_eq!(v.detail, "`seats[1].player` is empty");
     }
 }
