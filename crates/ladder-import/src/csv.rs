@@ -366,6 +366,8 @@ pub fn read_files(
             .collect::<Result<_, CsvError>>()?;
         let file_arc: Arc<str> = file.as_str().into();
         let mut record = ::csv::StringRecord::new();
+        // The csv crate's own line count of the previous row (see `id_line`).
+        let mut last_csv_line = 0;
         loop {
             match rdr.read_record(&mut record) {
                 Ok(false) => break,
@@ -374,6 +376,13 @@ pub fn read_files(
             }
             let line = record.position().map_or(0, |p| rdr.get_mut().line_of(p.byte()));
             let origin = Origin { file: file_arc.clone(), line };
+            // Default ids hash the line the csv crate counts (by `\n` only), as they did before
+            // messages used editor lines, so re-importing a file imported before is still a
+            // no-op. Where that count does not advance (lone `\r` line ends: every row was "line
+            // 1" and equal rows collided), the editor line is hashed instead, marked by the top bit.
+            let csv_line = record.position().map_or(0, |p| p.line());
+            let id_line = if csv_line > last_csv_line { csv_line } else { line | (1 << 63) };
+            last_csv_line = last_csv_line.max(csv_line);
             if skips.iter().any(|(i, re)| re.is_match(record.get(*i).unwrap_or(""))) {
                 batch.skipped_by_filter += 1;
                 continue;
@@ -399,7 +408,7 @@ pub fn read_files(
                     let at = parse_at(field(cols.get("at", &m.at)?));
                     let id = match &m.id {
                         Some(c) => field(cols.get("id", c)?).to_string(),
-                        None => default_id(&file, line, &record),
+                        None => default_id(&file, id_line, &record),
                     };
                     let event = match (&at, &m.outcome) {
                         (Err(v), _) => Err(v.clone()),
@@ -466,7 +475,7 @@ pub fn read_files(
                     );
                     match parse_at(get("tourney_date")?) {
                         Ok(at) => {
-                            let id = default_id(&file, line, &record);
+                            let id = default_id(&file, id_line, &record);
                             tennis_raw.push((origin, at, within, [wname, wid, lname, lid], id));
                         }
                         Err(v) => rows.push(Row { origin, at: None, within, event: Err(v) }),
@@ -644,6 +653,30 @@ mod tests {
         let ids: HashSet<_> =
             b.events.iter().map(|(_, e)| e.as_ref().unwrap().id.clone()).collect();
         assert_eq!(ids.len(), 3, "equal rows on different lines have different ids");
+        // Files whose lines the csv crate counts (`\n` and `\r\n`, blank lines too) keep the
+        // default ids they had before editor lines: the hash of the line a plain csv reader
+        // gives each row, read here without ladder's line numbering.
+        for text in [
+            "d,w,l\n2020-01-01,a,b\n\n2020-01-02,b,a\n",
+            "d,w,l\r\n2020-01-01,a,b\r\n\r\n2020-01-02,b,a\r\n",
+        ] {
+            let b = read(text, m());
+            let mut plain = ::csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
+            let old: Vec<String> = plain
+                .records()
+                .map(|r| {
+                    let r = r.unwrap();
+                    default_id("t.csv", r.position().unwrap().line(), &r)
+                })
+                .collect();
+            let mut new: Vec<(u64, String)> = b
+                .events
+                .iter()
+                .map(|(o, e)| (o.line, e.as_ref().unwrap().id.clone().unwrap()))
+                .collect();
+            new.sort();
+            assert_eq!(new.into_iter().map(|(_, id)| id).collect::<Vec<_>>(), old, "{text:?}");
+        }
         // `\r\n` is one line end; blank lines and a newline inside quotes count.
         let b = read("d,w,l\r\n2020-01-01,a,b\r\n\r\n2020-01-02,\"a\nz\",b\n2020-01-03,a,b\n", m());
         let lines: Vec<u64> = b.events.iter().map(|(o, _)| o.line).collect();
