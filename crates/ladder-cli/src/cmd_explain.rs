@@ -94,6 +94,18 @@ pub(crate) fn account(
     Ok(Account { config, before, after, trace, roster: r.roster })
 }
 
+/// Whether a trace entry belongs in an explanation narrowed to player `only` (every entry when
+/// `None`): headings and entries of no player always, a player's quantities and flags only for
+/// that player (the opponents' values they used are recorded under their own name).
+fn about(entry: &TraceEntry, roster: &Roster, only: Option<&str>) -> bool {
+    match (entry, only) {
+        (_, None) | (TraceEntry::Section(_), _) => true,
+        (TraceEntry::Quantity { player, .. } | TraceEntry::Flag { player, .. }, Some(name)) => {
+            player.is_none_or(|p| roster.name(p) == name)
+        }
+    }
+}
+
 /// Replaces `#ID` in a section title with the player's name.
 fn named(text: &str, roster: &Roster) -> String {
     let mut out = String::with_capacity(text.len());
@@ -200,6 +212,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
         }
         names = vec![p.clone()];
     }
+    let only = args.player.as_deref();
     let mut configs = vec![base.clone()];
     for vs in &args.vs {
         let mut sets: Vec<(String, String)> =
@@ -237,6 +250,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
                     .trace
                     .entries
                     .iter()
+                    .filter(|e| about(e, &acc.roster, only))
                     .map(|e| match e {
                         TraceEntry::Section(t) => serde_json::json!({"section": named(t, &acc.roster)}),
                         TraceEntry::Quantity { player, name, formula, value } => serde_json::json!({
@@ -294,7 +308,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
             if base.trace.entries.is_empty() {
                 writeln!(out, "(the algorithm recorded no quantities at this event)")?;
             }
-            for e in &base.trace.entries {
+            for e in base.trace.entries.iter().filter(|e| about(e, &base.roster, only)) {
                 match e {
                     TraceEntry::Section(t) => writeln!(out, "{}", named(t, &base.roster))?,
                     TraceEntry::Quantity { player, name, formula, value } => writeln!(

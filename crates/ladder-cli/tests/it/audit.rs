@@ -85,6 +85,38 @@ fn a_winner_who_lost_rating_is_explained_flagged_and_voided() {
 }
 
 #[test]
+fn explain_for_one_player_shows_only_that_players_quantities() {
+    let e = Env::new();
+    e.ok(&["import", fixture("glickman.jsonl").to_str().unwrap()]);
+    let args = ["explain", "--algo", "tgr", "--set", "p=0.35", "--event", "6", "--format", "json"];
+    let all = json(&e, &args);
+    let one = json(&e, &[&args[..], &["--player", "opp1550"]].concat());
+    let owners = |v: &serde_json::Value| -> Vec<String> {
+        v["explained"]["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|q| q["player"].as_str().map(str::to_string))
+            .collect()
+    };
+    // The event names two players; with --player only one of them owns quantities, and every
+    // quantity of that player is still there.
+    let (every, mine) = (owners(&all), owners(&one));
+    assert!(every.iter().any(|p| p != "opp1550"), "{every:?}");
+    assert!(!mine.is_empty() && mine.iter().all(|p| p == "opp1550"), "{mine:?}");
+    assert_eq!(mine.len(), every.iter().filter(|p| *p == "opp1550").count());
+    // The text view too: no line of the other player's computation.
+    let text = e.ok(&[
+        "explain", "--algo", "tgr", "--set", "p=0.35", "--event", "6", "--player", "opp1550",
+    ]);
+    let other = every.iter().find(|p| *p != "opp1550").unwrap();
+    assert!(
+        !text.lines().any(|l| l.trim_start().starts_with(other.as_str()) && l.contains(" = ")),
+        "{text}"
+    );
+}
+
+#[test]
 fn explain_names_what_it_cannot_do() {
     let e = Env::new();
     e.ok(&["import", fixture("glickman.jsonl").to_str().unwrap()]);
