@@ -10,7 +10,7 @@
 //! to shorten; `LADDER_BENCH_RUNS` sets N, default 7).
 
 use criterion::{BatchSize, Criterion, Throughput};
-use ladder_bench::Ladder;
+use ladder_bench::{skillratings_elo, skillratings_glicko, skillratings_glicko2, Ladder};
 use ladder_elo::Elo;
 use ladder_glicko::{Glicko, Glicko2};
 use ladder_projector::{Config, Projector};
@@ -65,13 +65,17 @@ fn main() {
         ),
     ];
     // skillratings' defaults: Glicko c = 63.2 (once per call), Glicko-2 tau 0.5; Elo with our K.
+    // Their games are converted to (a, b, result) once, outside the timing.
+    let pairs = std::rc::Rc::new(ladder.pairs());
+    let n = ladder.players as usize;
+    let (p1, p2, p3) = (pairs.clone(), pairs.clone(), pairs);
     let theirs: Vec<(&str, Run)> = vec![
         (
             "skillratings-glicko",
-            Box::new(|l: &Ladder| drop(black_box(l.skillratings_glicko(63.2)))),
+            Box::new(move |_| drop(black_box(skillratings_glicko(n, &p1, 63.2)))),
         ),
-        ("skillratings-glicko2", Box::new(|l: &Ladder| drop(black_box(l.skillratings_glicko2())))),
-        ("skillratings-elo", Box::new(move |l: &Ladder| drop(black_box(l.skillratings_elo(k))))),
+        ("skillratings-glicko2", Box::new(move |_| drop(black_box(skillratings_glicko2(n, &p2))))),
+        ("skillratings-elo", Box::new(move |_| drop(black_box(skillratings_elo(n, &p3, k))))),
     ];
 
     let mut c = Criterion::default().sample_size(10).configure_from_args();

@@ -15,7 +15,7 @@
 #![deny(missing_docs)]
 
 use ladder_events::{Prior, Timestamp, NANOS_PER_DAY};
-use ladder_projector::{Input, PlayerId, Projector, SeatIn, Step};
+use ladder_projector::{outcome, Input, PlayerId, Projector, SeatIn, Step};
 use skillratings::elo::{EloConfig, EloRating};
 use skillratings::glicko::{GlickoConfig, GlickoRating};
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating};
@@ -114,41 +114,70 @@ impl Ladder {
         projector
     }
 
-    /// The games through skillratings' `glicko::glicko` (with its `c`; 0 means no decay).
-    pub fn skillratings_glicko(&self, c: f64) -> Vec<GlickoRating> {
-        let config = GlickoConfig { c };
-        self.fold(GlickoRating::new(), |a, b, o| skillratings::glicko::glicko(a, b, o, &config))
+    /// The games as [`Game`]s, for the skillratings peers.
+    pub fn pairs(&self) -> Vec<Game> {
+        self.games
+            .iter()
+            .map(|(_, [a, b])| Game { a: a.player.0, b: b.player.0, s: outcome(a.score, b.score) })
+            .collect()
     }
+}
 
-    /// The games through skillratings' `glicko2::glicko2` with tau 0.5 and epsilon 1e-6.
-    pub fn skillratings_glicko2(&self) -> Vec<Glicko2Rating> {
-        let config = Glicko2Config::new();
-        self.fold(Glicko2Rating::new(), |a, b, o| skillratings::glicko2::glicko2(a, b, o, &config))
-    }
+/// A two-seat game over dense player ids: `a` against `b`, `s` being a's result (1, 0.5, 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Game {
+    /// The first seat's player.
+    pub a: u32,
+    /// The second seat's player.
+    pub b: u32,
+    /// The first seat's result.
+    pub s: f64,
+}
 
-    /// The games through skillratings' `elo::elo` with this `k`.
-    pub fn skillratings_elo(&self, k: f64) -> Vec<EloRating> {
-        let config = EloConfig { k };
-        self.fold(EloRating::new(), |a, b, o| skillratings::elo::elo(a, b, o, &config))
-    }
+/// `games` among `players` through skillratings' `glicko::glicko` (with its `c`; 0: no decay).
+pub fn skillratings_glicko(players: usize, games: &[Game], c: f64) -> Vec<GlickoRating> {
+    let config = GlickoConfig { c };
+    fold(players, games, GlickoRating::new(), |a, b, o| {
+        skillratings::glicko::glicko(a, b, o, &config)
+    })
+}
 
-    fn fold<R: Copy>(&self, start: R, rate: impl Fn(&R, &R, &Outcomes) -> (R, R)) -> Vec<R> {
-        let mut ratings = vec![start; self.players as usize];
-        for (_, [a, b]) in &self.games {
-            let outcome = if a.score > b.score {
-                Outcomes::WIN
-            } else if a.score < b.score {
-                Outcomes::LOSS
-            } else {
-                Outcomes::DRAW
-            };
-            let (i, j) = (a.player.index(), b.player.index());
-            let (x, y) = rate(&ratings[i], &ratings[j], std::hint::black_box(&outcome));
-            ratings[i] = x;
-            ratings[j] = y;
-        }
-        ratings
+/// `games` through skillratings' `glicko2::glicko2` with tau 0.5 and epsilon 1e-6.
+pub fn skillratings_glicko2(players: usize, games: &[Game]) -> Vec<Glicko2Rating> {
+    let config = Glicko2Config::new();
+    fold(players, games, Glicko2Rating::new(), |a, b, o| {
+        skillratings::glicko2::glicko2(a, b, o, &config)
+    })
+}
+
+/// `games` through skillratings' `elo::elo` with this `k`.
+pub fn skillratings_elo(players: usize, games: &[Game], k: f64) -> Vec<EloRating> {
+    let config = EloConfig { k };
+    fold(players, games, EloRating::new(), |a, b, o| skillratings::elo::elo(a, b, o, &config))
+}
+
+/// skillratings' per-game function over `games` on a dense `Vec` of ratings.
+fn fold<R: Copy>(
+    players: usize,
+    games: &[Game],
+    start: R,
+    rate: impl Fn(&R, &R, &Outcomes) -> (R, R),
+) -> Vec<R> {
+    let mut ratings = vec![start; players];
+    for g in games {
+        let outcome = if g.s == 1.0 {
+            Outcomes::WIN
+        } else if g.s == 0.0 {
+            Outcomes::LOSS
+        } else {
+            Outcomes::DRAW
+        };
+        let (i, j) = (g.a as usize, g.b as usize);
+        let (x, y) = rate(&ratings[i], &ratings[j], std::hint::black_box(&outcome));
+        ratings[i] = x;
+        ratings[j] = y;
     }
+    ratings
 }
 
 #[cfg(test)]
@@ -176,7 +205,7 @@ mod tests {
         let ladder = Ladder::new(50, 2_000, 2_000, 11);
         let sets = ladder_projector::Config::parse_assignments("c=0,period=game").unwrap();
         let ours = ladder.replay(ladder.joined(ladder_glicko::Glicko::configure(&sets).unwrap()));
-        let theirs = ladder.skillratings_glicko(0.0);
+        let theirs = skillratings_glicko(50, &ladder.pairs(), 0.0);
         for s in ours.standings() {
             let t = theirs[s.player.index()];
             assert!((s.rating - t.rating).abs() < 1e-9, "{s:?} vs {t:?}");

@@ -5,6 +5,7 @@
 //! 1,000,000 two-player matches among 100,000 players; LADDER_BENCH_RUNS=R runs, default 5).
 //! Prints the median of the runs for each figure. Timing is wall-clock around whole passes.
 
+use ladder_bench::SplitMix;
 use ladder_cli::LedgerHistory;
 use ladder_events::{Body, Event, Prior, Seat, Timestamp, NANOS_PER_SECOND};
 use ladder_log::{AppendOptions, Ledger};
@@ -12,26 +13,17 @@ use ladder_projector::{voided_ids, Feeder, Projector};
 use ladder_replay::{registry, replay, replay_parallel, Options, Until};
 use std::time::Instant;
 
-/// SplitMix64: a small, well-known seeded generator, so the ladder is the same on every run.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
+/// A seeded draw in `0..n` (SplitMix64, so the ladder is the same on every run).
+fn below(rng: &mut SplitMix, n: u64) -> u64 {
+    rng.next_u64() % n
 }
 
 fn ladder(players: u64, matches: u64) -> Vec<Event> {
-    let mut rng = Rng(7);
+    let mut rng = SplitMix(7);
     let start = Timestamp::parse("2020-01-01").unwrap().0;
     let name = |i: u64| format!("p{i}");
-    let skill: Vec<f64> = (0..players).map(|_| (rng.below(1000) as f64 - 500.0) / 250.0).collect();
+    let skill: Vec<f64> =
+        (0..players).map(|_| (below(&mut rng, 1000) as f64 - 500.0) / 250.0).collect();
     let mut events: Vec<Event> = (0..players)
         .map(|i| Event {
             at: Timestamp(start),
@@ -40,13 +32,13 @@ fn ladder(players: u64, matches: u64) -> Vec<Event> {
         })
         .collect();
     for m in 0..matches {
-        let a = rng.below(players);
-        let mut b = rng.below(players - 1);
+        let a = below(&mut rng, players);
+        let mut b = below(&mut rng, players - 1);
         if b >= a {
             b += 1;
         }
         let p = 1.0 / (1.0 + (skill[b as usize] - skill[a as usize]).exp());
-        let win = (rng.below(1 << 20) as f64) < p * (1u64 << 20) as f64;
+        let win = (below(&mut rng, 1 << 20) as f64) < p * (1u64 << 20) as f64;
         let seat = |i: u64, s: f64| Seat { player: name(i), score: s, team: None, seconds: None };
         events.push(Event {
             at: Timestamp(start + (m as i64 + 1) * 30 * NANOS_PER_SECOND),

@@ -10,6 +10,7 @@
 //! default 3). Needs GNU time at /usr/bin/time (Debian package `time`). Prints one markdown table
 //! per size: the table in docs/PERFORMANCE.md.
 
+use ladder_bench::{skillratings_elo, skillratings_glicko, skillratings_glicko2, Game};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -55,60 +56,33 @@ fn median(mut runs: Vec<Run>) -> Run {
     Run { seconds: mid.seconds, rss_mb: rss }
 }
 
-/// The two-seat games of a sim file, as (a, b, a's score) over dense ids, for skillratings.
-fn games(jsonl: &Path) -> (usize, Vec<(u32, u32, f64)>) {
+/// The two-seat games of a sim file over dense ids, and the number of players, for skillratings.
+fn games(jsonl: &Path) -> (usize, Vec<Game>) {
     use std::io::BufRead;
     let file = std::io::BufReader::new(std::fs::File::open(jsonl).expect("sim file"));
-    let mut ids = std::collections::HashMap::<String, u32>::new();
+    let mut roster = ladder_projector::Roster::new();
     let mut games = Vec::new();
-    let mut intern = |name: &str| {
-        let n = ids.len() as u32;
-        *ids.entry(name.to_string()).or_insert(n)
-    };
     for line in file.lines() {
         let line = line.expect("line");
         let event = ladder_events::json::parse_line(&line).expect("sim writes valid events");
         if let ladder_events::Body::MatchResult { seats } = &event.body {
             if let [a, b] = seats.as_slice() {
-                let s = if a.score > b.score {
-                    1.0
-                } else if a.score < b.score {
-                    0.0
-                } else {
-                    0.5
-                };
-                games.push((intern(&a.player), intern(&b.player), s));
+                let (ia, ib) = (roster.intern(&a.player), roster.intern(&b.player));
+                games.push(Game {
+                    a: ia.0,
+                    b: ib.0,
+                    s: ladder_projector::outcome(a.score, b.score),
+                });
             }
         }
     }
-    (ids.len(), games)
+    (roster.len(), games)
 }
 
-fn outcome(s: f64) -> skillratings::Outcomes {
-    if s == 1.0 {
-        skillratings::Outcomes::WIN
-    } else if s == 0.0 {
-        skillratings::Outcomes::LOSS
-    } else {
-        skillratings::Outcomes::DRAW
-    }
-}
-
-/// Seconds for skillratings' per-game function over `games` on a dense Vec.
-fn peer<R: Copy>(
-    players: usize,
-    games: &[(u32, u32, f64)],
-    start: R,
-    rate: impl Fn(&R, &R, &skillratings::Outcomes) -> (R, R),
-) -> f64 {
+/// Seconds `f` takes.
+fn seconds<T>(f: impl FnOnce() -> T) -> f64 {
     let began = Instant::now();
-    let mut r = vec![start; players];
-    for &(a, b, s) in games {
-        let (x, y) = rate(&r[a as usize], &r[b as usize], &outcome(s));
-        r[a as usize] = x;
-        r[b as usize] = y;
-    }
-    std::hint::black_box(&r);
+    std::hint::black_box(f());
     began.elapsed().as_secs_f64()
 }
 
@@ -161,34 +135,11 @@ fn main() {
         row("verify", &verify, None);
 
         let (players, games) = games(&jsonl);
-        let g1 = skillratings::glicko::GlickoConfig::new();
-        let g2 = skillratings::glicko2::Glicko2Config::new();
-        let el = skillratings::elo::EloConfig { k: ladder_elo::DEFAULT_K };
+        let k = ladder_elo::DEFAULT_K;
         let peers = [
-            (
-                "glicko",
-                Some(peer(
-                    players,
-                    &games,
-                    skillratings::glicko::GlickoRating::new(),
-                    |a, b, o| skillratings::glicko::glicko(a, b, o, &g1),
-                )),
-            ),
-            (
-                "glicko2",
-                Some(peer(
-                    players,
-                    &games,
-                    skillratings::glicko2::Glicko2Rating::new(),
-                    |a, b, o| skillratings::glicko2::glicko2(a, b, o, &g2),
-                )),
-            ),
-            (
-                "elo",
-                Some(peer(players, &games, skillratings::elo::EloRating::new(), |a, b, o| {
-                    skillratings::elo::elo(a, b, o, &el)
-                })),
-            ),
+            ("glicko", Some(seconds(|| skillratings_glicko(players, &games, 63.2)))),
+            ("glicko2", Some(seconds(|| skillratings_glicko2(players, &games)))),
+            ("elo", Some(seconds(|| skillratings_elo(players, &games, k)))),
             ("tgr", None),
         ];
         drop(games);
