@@ -23,7 +23,7 @@ pub const RECORD_HEADER_LEN: usize = 4 + 32;
 /// A block is sealed (no longer grown) at this many events...
 pub const MAX_BLOCK_EVENTS: usize = 4096;
 /// ...or at this many bytes, whichever comes first.
-pub const MAX_BLOCK_BYTES: usize = 64 << 10;
+pub const MAX_BLOCK_BYTES: usize = 6 << 10;
 
 /// The chain hash of the ledger before its first event.
 pub const GENESIS: [u8; 32] = [0; 32];

@@ -273,10 +273,6 @@ fn open_error(path: &Path, e: sled::Error) -> LogError {
     }
 }
 
-fn sled_entry(r: sled::Result<(sled::IVec, sled::IVec)>) -> sled::Result<Entry> {
-    r.map(|(k, v)| (Value(ValueInner::Sled(k)), Value(ValueInner::Sled(v))))
-}
-
 impl Store for SledStore {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
         self.check(format_args!("reading tree {tree}"))?;
@@ -334,8 +330,17 @@ impl Store for SledStore {
         if let Err(e) = self.check(format_args!("scanning tree {tree}")) {
             return Box::new(std::iter::once(Err(e)));
         }
-        Box::new(self.tree(tree).range(from..).map(move |r| {
-            sled_entry(r).map_err(|e| self.err(format_args!("scanning tree {tree}"), e))
+        // One fresh range per item, not one long iterator: see [`SledStore`]'s note on memory.
+        let t = self.tree(tree);
+        let mut next: Option<Bound<sled::IVec>> = Some(Bound::Included(from.into()));
+        Box::new(std::iter::from_fn(move || {
+            let bound = next.take()?;
+            let (k, v) = match t.range((bound, Bound::Unbounded)).next()? {
+                Ok(kv) => kv,
+                Err(e) => return Some(Err(self.err(format_args!("scanning tree {tree}"), e))),
+            };
+            next = Some(Bound::Excluded(k.clone()));
+            Some(Ok((Value(ValueInner::Sled(k)), Value(ValueInner::Sled(v)))))
         }))
     }
 
