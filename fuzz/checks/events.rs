@@ -9,6 +9,15 @@ use ladder_events::codec::{decode, encode};
 /// encoding decodes to the same encoding (the header and payload survive a store round trip),
 /// and whatever `ladder log` and the append rules do with a stored event does not panic either.
 pub fn event_decoder(data: &[u8]) {
+    // The in-place reader accepts exactly what the decoder accepts, with the same event and the
+    // same error (compared through `encode`, so a NaN score compares equal to itself).
+    match (ladder_events::codec::view(data), decode(data)) {
+        (Ok(v), Ok(d)) => assert_eq!(encode(&v.to_event()), encode(&d), "view and decode differ"),
+        (Err(a), Err(b)) => {
+            assert_eq!(a.to_string(), b.to_string(), "view and decode say why apart")
+        }
+        (v, d) => panic!("view {:?} but decode {:?}", v.map(|v| v.to_event()), d),
+    }
     match decode(data) {
         Ok(event) => {
             let bytes = encode(&event);

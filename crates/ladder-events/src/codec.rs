@@ -13,6 +13,9 @@
 use crate::Event;
 use bincode::Options;
 
+mod view;
+pub use view::{view, BodyView, EventView, SeatIter, SeatView, SeatsView, TeamView};
+
 /// Format byte of bincode 1.3 with varint integers.
 pub const FORMAT_BINCODE1: u8 = 1;
 /// Schema byte of today's types.
