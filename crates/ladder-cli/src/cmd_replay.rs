@@ -7,9 +7,7 @@ use clap::{Args, ValueEnum};
 use ladder_projector::{describe_specs, Config, ParamValue, Projector};
 use ladder_replay::checkpoint::replay_checkpointed;
 use ladder_replay::replay_parallel;
-use ladder_replay::{
-    leaderboard, registry, replay, Options, ReplayError, Replayed, Row, Snapshot, Until,
-};
+use ladder_replay::{leaderboard, registry, ReplayError, Replayed, Row, Snapshot, Until};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -214,16 +212,10 @@ pub fn replay_configs(
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let history = LedgerHistory(&ledger);
     let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    let result = if projectors.len() > 1 {
-        // Several configurations: decode once, fold them on every core.
-        let mut refs: Vec<&mut (dyn Projector + Send)> =
-            projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-        replay_parallel(&history, &mut refs, until, warmup, threads())
-    } else {
-        let mut refs: Vec<&mut dyn Projector> =
-            projectors.iter_mut().map(|p| p as &mut dyn Projector).collect();
-        replay(&history, &mut refs, Options { until, warmup, ..Options::default() }, &mut |_| {})
-    };
+    // Read in place once; fold on other threads while reading (every configuration, even one).
+    let mut refs: Vec<&mut (dyn Projector + Send)> =
+        projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
+    let result = replay_parallel(&history, &mut refs, until, warmup, threads());
     let replayed = match result {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {

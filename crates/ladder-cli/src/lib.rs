@@ -82,6 +82,25 @@ impl History for LedgerHistory<'_> {
             .filter_map(|(id, void)| Some((void, self.0.match_seq(id).ok().flatten()?)))
             .collect()
     }
+
+    fn records_from(
+        &self,
+        from: u64,
+        visit: &mut ladder_replay::VisitRecord<'_>,
+    ) -> Result<(), ReplayError> {
+        let bar = progress(self.0.head().seq.saturating_sub(from.saturating_sub(1)), "replaying");
+        let mut records = self.0.records(from);
+        while let Some(r) = records.next_record() {
+            let r = r.map_err(|e| ReplayError::History(Box::new(e)))?;
+            if r.seq.is_multiple_of(4096) {
+                bar.set_position(r.seq + 1 - from);
+            }
+            if !visit(r.seq, r.hash, r.bytes)? {
+                break;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl CheckpointStore for LedgerHistory<'_> {

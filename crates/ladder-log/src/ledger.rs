@@ -264,7 +264,13 @@ impl Ledger {
 
     /// The stored events from `from_seq` (1 if 0) through the head, read block by block.
     pub fn events(&self, from_seq: u64) -> Events<'_> {
-        Events::new(self, from_seq.max(1))
+        Events(Records::new(self, from_seq.max(1)))
+    }
+
+    /// The stored records from `from_seq` (1 if 0) through the head, lent one at a time without
+    /// copying or decoding (see [`Records`]).
+    pub fn records(&self, from_seq: u64) -> Records<'_> {
+        Records::new(self, from_seq.max(1))
     }
 
     /// Recomputes the chain from seq 1 and checks every event decodes: `Ok(head)` when intact,
@@ -502,9 +508,24 @@ fn first_undecodable(blocks: std::sync::mpsc::Receiver<(u64, Value)>) -> Option<
     None
 }
 
-/// The stored events from a sequence number through the head, decoded block by block. Yields an
-/// error (and then stops) at a missing or corrupt block.
-pub struct Events<'a> {
+/// One stored record read in place by [`Records::next_record`]: no copy, no decode.
+#[derive(Clone, Copy, Debug)]
+pub struct Record<'r> {
+    /// Its sequence number.
+    pub seq: u64,
+    /// Its chain hash, as stored.
+    pub hash: &'r [u8; 32],
+    /// The chain hash of the record before it, as stored ([`GENESIS`] for seq 1).
+    pub prev_hash: [u8; 32],
+    /// Its encoded bytes ([`ladder_events::codec`]); [`ladder_events::codec::view`] reads them in
+    /// place.
+    pub bytes: &'r [u8],
+}
+
+/// The stored records from a sequence number through the head, read block by block and lent one
+/// at a time ([`Records::next_record`]), for readers that decode in place (a replay). Stops after
+/// the first error (a missing or corrupt block).
+pub struct Records<'a> {
     scan: Option<Box<dyn Iterator<Item = Result<crate::store::Entry, LogError>> + 'a>>,
     head: u64,
     /// The next seq to yield.
@@ -514,10 +535,10 @@ pub struct Events<'a> {
     prev: [u8; 32],
 }
 
-impl<'a> Events<'a> {
-    fn new(ledger: &'a Ledger, from: u64) -> Events<'a> {
+impl<'a> Records<'a> {
+    fn new(ledger: &'a Ledger, from: u64) -> Records<'a> {
         let head = ledger.head.seq;
-        let mut it = Events { scan: None, head, next: from, block: None, prev: GENESIS };
+        let mut it = Records { scan: None, head, next: from, block: None, prev: GENESIS };
         if from > head {
             return it;
         }
@@ -534,80 +555,105 @@ impl<'a> Events<'a> {
         it
     }
 
-    fn fail(&mut self, e: LogError) -> Option<Result<StoredEvent, LogError>> {
+    /// Ends the reading with `e`.
+    fn fail<T>(&mut self, e: LogError) -> Option<Result<T, LogError>> {
         self.scan = None;
         self.block = None;
         self.next = u64::MAX;
         Some(Err(e))
     }
+
+    /// The next record, borrowed from the block it is stored in; `None` after the head or after
+    /// an error.
+    pub fn next_record(&mut self) -> Option<Result<Record<'_>, LogError>> {
+        loop {
+            if self.next > self.head {
+                return None;
+            }
+            if let Some((_, _, _, left)) = &self.block {
+                if *left > 0 {
+                    break;
+                }
+                self.block = None;
+            }
+            if let Err(e) = self.load_block()? {
+                return self.fail(e);
+            }
+        }
+        let Some((v, first, pos, left)) = &mut self.block else { return None };
+        let rec_seq = self.next;
+        let (hash, bytes, rest) = match block::read_record(*first, rec_seq, &v[*pos..]) {
+            Ok(r) => r,
+            Err(e) => {
+                self.scan = None;
+                self.next = u64::MAX;
+                return Some(Err(e));
+            }
+        };
+        *pos = v.len() - rest.len();
+        *left -= 1;
+        let prev_hash = std::mem::replace(&mut self.prev, *hash);
+        self.next += 1;
+        Some(Ok(Record { seq: rec_seq, hash, prev_hash, bytes }))
+    }
+
+    /// Reads the block holding `self.next` into `self.block`. `None` when the scan has ended.
+    fn load_block(&mut self) -> Option<Result<(), LogError>> {
+        let (k, v) = match self.scan.as_mut()?.next() {
+            Some(Ok(e)) => e,
+            Some(Err(e)) => return Some(Err(e)),
+            None => return Some(Err(LogError::Missing { seq: self.next, head: self.head })),
+        };
+        let b = match Block::parse(&k, &v) {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        if b.first > self.next || b.last() < self.next {
+            return Some(Err(LogError::Missing { seq: self.next, head: self.head }));
+        }
+        // Skip the records before `next`, keeping the hash of the one just before it.
+        let mut prev = b.prev;
+        let mut rest = b.body();
+        let mut seq = b.first;
+        while seq < self.next {
+            match block::read_record(b.first, seq, rest) {
+                Ok((h, _, r)) => {
+                    prev = *h;
+                    rest = r;
+                }
+                Err(e) => return Some(Err(e)),
+            }
+            seq += 1;
+        }
+        let pos = v.len() - rest.len();
+        let left = (b.last() - self.next + 1) as u32;
+        self.prev = prev;
+        let first = b.first;
+        self.block = Some((v.clone(), first, pos, left));
+        Some(Ok(()))
+    }
 }
+
+/// The stored events from a sequence number through the head, decoded one by one (owned). Yields
+/// an error (and then stops) at a missing or corrupt block or an event that does not decode.
+pub struct Events<'a>(Records<'a>);
 
 impl Iterator for Events<'_> {
     type Item = Result<StoredEvent, LogError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if self.next > self.head {
-                return None;
+        let r = match self.0.next_record()? {
+            Ok(r) => r,
+            Err(e) => return Some(Err(e)),
+        };
+        let (seq, hash, prev_hash, bytes) = (r.seq, *r.hash, r.prev_hash, r.bytes.to_vec());
+        Some(match codec::decode(&bytes) {
+            Ok(event) => Ok(StoredEvent { seq, hash, prev_hash, bytes, event }),
+            Err(source) => {
+                self.0.scan = None;
+                self.0.next = u64::MAX;
+                Err(LogError::Decode { seq, source })
             }
-            if let Some((v, first, pos, left)) = &mut self.block {
-                if *left > 0 {
-                    let rec_seq = self.next;
-                    let (hash, bytes, rest) = match block::read_record(*first, rec_seq, &v[*pos..])
-                    {
-                        Ok(r) => r,
-                        Err(e) => return self.fail(e),
-                    };
-                    let (hash, bytes) = (*hash, bytes.to_vec());
-                    *pos = v.len() - rest.len();
-                    *left -= 1;
-                    let prev = std::mem::replace(&mut self.prev, hash);
-                    self.next += 1;
-                    return Some(match codec::decode(&bytes) {
-                        Ok(event) => {
-                            Ok(StoredEvent { seq: rec_seq, hash, prev_hash: prev, bytes, event })
-                        }
-                        Err(source) => {
-                            self.scan = None;
-                            self.next = u64::MAX;
-                            Err(LogError::Decode { seq: rec_seq, source })
-                        }
-                    });
-                }
-                self.block = None;
-            }
-            let entry = match self.scan.as_mut()?.next() {
-                Some(Ok(e)) => e,
-                Some(Err(e)) => return self.fail(e),
-                None => return self.fail(LogError::Missing { seq: self.next, head: self.head }),
-            };
-            let (k, v) = entry;
-            let b = match Block::parse(&k, &v) {
-                Ok(b) => b,
-                Err(e) => return self.fail(e),
-            };
-            if b.first > self.next || b.last() < self.next {
-                return self.fail(LogError::Missing { seq: self.next, head: self.head });
-            }
-            // Skip the records before `next`, keeping the hash of the one just before it.
-            let mut prev = b.prev;
-            let mut rest = b.body();
-            let mut seq = b.first;
-            while seq < self.next {
-                match block::read_record(b.first, seq, rest) {
-                    Ok((h, _, r)) => {
-                        prev = *h;
-                        rest = r;
-                    }
-                    Err(e) => return self.fail(e),
-                }
-                seq += 1;
-            }
-            let pos = v.len() - rest.len();
-            let left = (b.last() - self.next + 1) as u32;
-            self.prev = prev;
-            let first = b.first;
-            self.block = Some((v.clone(), first, pos, left));
-        }
+        })
     }
 }

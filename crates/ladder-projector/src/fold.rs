@@ -5,7 +5,8 @@
 //! this one exists so projectors can be tested with no disk.
 
 use crate::{Input, ProjectError, Projector, Roster, SeatIn, Standing, Step, Trace};
-use ladder_events::{Body, Event};
+use ladder_events::codec::{BodyView, EventView, SeatView};
+use ladder_events::{Body, Event, Seat};
 use std::collections::HashSet;
 
 /// Converts events into steps one at a time, reusing its seat buffer.
@@ -46,32 +47,60 @@ impl Feeder {
                 if event.id.as_deref().is_some_and(is_voided) {
                     return None;
                 }
-                self.seats.clear();
-                let mut next_side = 0;
-                for (i, seat) in seats.iter().enumerate() {
-                    // Seats of one team share a side; a seat without a team is a side alone
-                    // (the same numbering as `Event::sides`, without allocating).
-                    let shared = seat.team.as_ref().and_then(|t| {
-                        seats[..i]
-                            .iter()
-                            .position(|s| s.team.as_ref() == Some(t))
-                            .map(|j| self.seats[j].side)
-                    });
-                    let side = shared.unwrap_or_else(|| {
-                        next_side += 1;
-                        next_side - 1
-                    });
-                    self.seats.push(SeatIn {
-                        player: self.roster.intern(&seat.player),
-                        score: seat.score,
-                        side,
-                        seconds: seat.seconds,
-                    });
-                }
-                Input::Match { seats: &self.seats }
+                self.match_input(seats.iter().map(Seat::as_view))
             }
         };
         Some(Step { seq, at: event.at, input })
+    }
+
+    /// [`Feeder::step`] for an event read in place from its stored bytes
+    /// ([`ladder_events::codec::view`]): the same step, with no owned event in between.
+    pub fn step_view(
+        &mut self,
+        seq: u64,
+        event: &EventView<'_>,
+        is_voided: &dyn Fn(&str) -> bool,
+    ) -> Option<Step<'_>> {
+        let input = match event.body {
+            BodyView::PlayerJoined { player, prior } => {
+                Input::Joined { player: self.roster.intern(player), prior }
+            }
+            BodyView::QueueTimeout { player } => {
+                Input::Timeout { player: self.roster.intern(player) }
+            }
+            BodyView::MidnightTick => Input::Tick,
+            BodyView::MatchVoided { .. } => return None,
+            BodyView::MatchResult { seats } => {
+                if event.id.is_some_and(is_voided) {
+                    return None;
+                }
+                self.match_input(seats.iter())
+            }
+        };
+        Some(Step { seq, at: event.at, input })
+    }
+
+    /// The seats of a match as [`SeatIn`]s with their sides: seats of one team share a side, a
+    /// seat without a team is a side alone (the numbering of `Event::sides`, without allocating).
+    fn match_input<'s>(&mut self, seats: impl Iterator<Item = SeatView<'s>> + Clone) -> Input<'_> {
+        self.seats.clear();
+        let mut next_side = 0;
+        for (i, seat) in seats.clone().enumerate() {
+            let shared = seat.team.and_then(|t| {
+                seats.clone().take(i).position(|s| s.team == Some(t)).map(|j| self.seats[j].side)
+            });
+            let side = shared.unwrap_or_else(|| {
+                next_side += 1;
+                next_side - 1
+            });
+            self.seats.push(SeatIn {
+                player: self.roster.intern(seat.player),
+                score: seat.score,
+                side,
+                seconds: seat.seconds,
+            });
+        }
+        Input::Match { seats: &self.seats }
     }
 
     /// Applies `event` to every projector in `projectors` (see [`Feeder::step`] for what is

@@ -15,6 +15,10 @@ pub struct HistoryEvent {
     pub event: Event,
 }
 
+/// What [`History::records_from`] calls for each stored event: its sequence number, chain hash and
+/// encoded bytes; `Ok(false)` stops the reading.
+pub type VisitRecord<'v> = dyn FnMut(u64, &[u8; 32], &[u8]) -> Result<bool, ReplayError> + 'v;
+
 /// What a replay reads. Implemented over the ledger by the CLI, and in memory by tests.
 pub trait History {
     /// Events from sequence number `from` on, in order.
@@ -30,6 +34,24 @@ pub trait History {
     /// Every void as (the MatchVoided's sequence number, the voided MatchResult's sequence number),
     /// for checking that a checkpoint is still valid.
     fn voids(&self) -> Vec<(u64, u64)>;
+
+    /// The stored form of every event from sequence number `from` on, in order: `visit` gets each
+    /// one's sequence number, chain hash and encoded bytes ([`ladder_events::codec`]) and returns
+    /// `Ok(false)` to stop. A history that holds the bytes lends them, so a fast replay reads
+    /// events in place ([`ladder_events::codec::view`]) instead of decoding owned ones. The
+    /// default encodes what [`History::events_from`] yields.
+    fn records_from(&self, from: u64, visit: &mut VisitRecord<'_>) -> Result<(), ReplayError> {
+        let mut bytes = Vec::new();
+        for item in self.events_from(from) {
+            let h = item?;
+            bytes.clear();
+            ladder_events::codec::encode_into(&h.event, &mut bytes);
+            if !visit(h.seq, &h.hash, &bytes)? {
+                break;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How far a replay goes (`--until`).
@@ -84,6 +106,15 @@ pub enum ReplayError {
     /// Reading the history failed.
     #[error("reading the history: {0}")]
     History(Box<dyn std::error::Error + Send + Sync>),
+    /// A stored event's bytes do not decode.
+    #[error("reading the history: the event at seq {seq} does not decode")]
+    Decode {
+        /// Its sequence number.
+        seq: u64,
+        /// Why.
+        #[source]
+        source: ladder_events::codec::DecodeError,
+    },
 }
 
 /// What `on_step` sees after each applied event.

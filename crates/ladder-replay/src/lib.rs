@@ -19,6 +19,8 @@ mod parallel;
 pub mod registry;
 pub mod score;
 
-pub use driver::{replay, History, HistoryEvent, Options, ReplayError, Replayed, Stepped, Until};
+pub use driver::{
+    replay, History, HistoryEvent, Options, ReplayError, Replayed, Stepped, Until, VisitRecord,
+};
 pub use output::{leaderboard, Leaderboard, Ranked, Row, Snapshot};
 pub use parallel::replay_parallel;

@@ -1,18 +1,25 @@
-//! Several configurations in one pass, spread over the machine's cores.
+//! The fast replay: reading and folding at the same time, and several configurations in one pass.
 //!
-//! One thread reads and decodes the history and turns events into steps (names interned once)
-//! in chunks; the configurations are split into groups, one per core, and each group folds the
-//! chunk while the others do the same. Every projector still sees every step in order, so the
+//! One thread reads the history in place and turns events into steps (names interned once) in
+//! chunks; the configurations are split into groups, each folding on its own thread while the
+//! reader prepares the next chunks. Every projector still sees every step in order, so the
 //! result is bit-identical to [`crate::replay`] (a test checks it).
 
 use crate::score::{outcome, Score};
 use crate::{History, ReplayError, Replayed, Until};
+use ladder_events::codec;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{Feeder, Input, PlayerId, ProjectError, Projector, SeatIn, Step};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-/// Events decoded per chunk: large enough that starting the workers costs little, small enough
-/// that a chunk stays in cache.
+/// Events per chunk: large enough that handing a chunk over costs little, small enough that a
+/// chunk stays in cache.
 const CHUNK: usize = 8192;
+
+/// Chunks read ahead of the slowest group: enough to ride out a slow block read, few enough that
+/// memory stays small.
+const QUEUE: usize = 4;
 
 #[derive(Clone, Copy)]
 enum Owned {
@@ -30,13 +37,17 @@ struct Item {
     predict: Option<(PlayerId, PlayerId, f64)>,
 }
 
-#[derive(Default)]
 struct Chunk {
     items: Vec<Item>,
     seats: Vec<SeatIn>,
 }
 
 impl Chunk {
+    /// An empty chunk with room for [`CHUNK`] two-seat matches, so filling it does not reallocate.
+    fn new() -> Chunk {
+        Chunk { items: Vec::with_capacity(CHUNK), seats: Vec::with_capacity(2 * CHUNK) }
+    }
+
     fn push(&mut self, step: &Step<'_>) {
         let (input, predict) = match step.input {
             Input::Joined { player, prior } => (Owned::Joined(player, prior), None),
@@ -79,9 +90,16 @@ impl Chunk {
     }
 }
 
-/// Folds the history through `until` into every projector, decoding each event once and spreading
-/// the projectors over `threads` threads. With `warmup`, scores predictions as
-/// [`crate::replay`] does.
+/// Folds the history through `until` into every projector, decoding each event once, and checks
+/// that each settles at the end. With `warmup`, scores predictions as [`crate::replay`] does.
+///
+/// The calling thread reads the stored bytes ([`History::records_from`]), reads each event in
+/// place ([`ladder_events::codec::view`]), interns its names and packs the steps into chunks;
+/// the projectors, split into up to `threads` groups, fold those chunks on their own threads at
+/// the same time (a bounded queue of chunks per group). So even one projector gets two cores:
+/// one reading, one folding. Every projector still sees every step in order, and a projector's
+/// error at the earliest event is the one reported, so the result is that of [`crate::replay`]
+/// exactly (tests check it).
 pub fn replay_parallel(
     history: &dyn History,
     projectors: &mut [&mut (dyn Projector + Send)],
@@ -94,56 +112,79 @@ pub fn replay_parallel(
         Some(n) => projectors.iter().map(|_| Score::new(n)).collect(),
         None => Vec::new(),
     };
-    let per = projectors.len().div_ceil(threads);
-    let is_voided =
-        |id: &str| history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at));
+    let per = projectors.len().div_ceil(threads).max(1);
+    let any_voids = !history.voids().is_empty();
+    let is_voided = |id: &str| {
+        any_voids && history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at))
+    };
     let mut feeder = Feeder::new();
     let (mut through, mut head) = (0, [0u8; 32]);
-    let mut events = history.events_from(1);
-    let mut done = false;
-    while !done {
-        let mut chunk = Chunk::default();
-        while chunk.items.len() < CHUNK {
-            let Some(item) = events.next() else {
-                done = true;
-                break;
-            };
-            let h = item?;
-            if !until.includes(h.seq, h.event.at) {
-                done = true;
-                break;
+    let failed = AtomicBool::new(false);
+
+    let mut score_groups: Vec<&mut [Score]> = if scores.is_empty() {
+        projectors.chunks(per).map(|_| &mut [][..]).collect()
+    } else {
+        scores.chunks_mut(per).collect()
+    };
+    let (read, folds) = std::thread::scope(|s| {
+        let mut queues = Vec::new();
+        let mut handles = Vec::new();
+        for (ps, sc) in projectors.chunks_mut(per).zip(score_groups.iter_mut()) {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<Chunk>>(QUEUE);
+            queues.push(tx);
+            let failed = &failed;
+            handles.push(s.spawn(move || {
+                for chunk in rx {
+                    if let Err(e) = chunk.fold(ps, sc) {
+                        failed.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+                Ok(())
+            }));
+        }
+        let send = |chunk: Chunk| {
+            let chunk = Arc::new(chunk);
+            for q in &queues {
+                // A group that stopped at an error has dropped its end; the others go on.
+                let _ = q.send(Arc::clone(&chunk));
             }
-            if let Some(step) = feeder.step(h.seq, &h.event, &is_voided) {
+        };
+        let mut chunk = Chunk::new();
+        let read = history.records_from(1, &mut |seq, hash, bytes| {
+            let event = codec::view(bytes).map_err(|source| ReplayError::Decode { seq, source })?;
+            if !until.includes(seq, event.at) {
+                return Ok(false);
+            }
+            if let Some(step) = feeder.step_view(seq, &event, &is_voided) {
                 chunk.push(&step);
             }
-            through = h.seq;
-            head = h.hash;
-        }
-        if chunk.items.is_empty() {
-            continue;
-        }
-        let mut score_groups: Vec<&mut [Score]> = if scores.is_empty() {
-            projectors.chunks(per).map(|_| &mut [][..]).collect()
-        } else {
-            scores.chunks_mut(per).collect()
-        };
-        let chunk = &chunk;
-        let results: Vec<Result<(), ProjectError>> = std::thread::scope(|s| {
-            let mut groups = projectors.chunks_mut(per).zip(score_groups.iter_mut());
-            let first = groups.next();
-            let handles: Vec<_> =
-                groups.map(|(ps, sc)| s.spawn(move || chunk.fold(ps, sc))).collect();
-            let mut results = Vec::with_capacity(handles.len() + 1);
-            if let Some((ps, sc)) = first {
-                results.push(chunk.fold(ps, sc));
+            through = seq;
+            head = *hash;
+            if chunk.items.len() == CHUNK {
+                send(std::mem::replace(&mut chunk, Chunk::new()));
+                if failed.load(Ordering::Relaxed) {
+                    return Ok(false);
+                }
             }
-            results.extend(handles.into_iter().map(|h| h.join().expect("a fold thread panicked")));
-            results
+            Ok(true)
         });
-        if let Some(e) = results.into_iter().filter_map(Result::err).min_by_key(|e| e.seq) {
-            return Err(e.into());
+        if !chunk.items.is_empty() {
+            send(chunk);
         }
+        drop(queues);
+        let folds: Vec<Result<(), ProjectError>> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect();
+        (read, folds)
+    });
+    // A projector's error comes from an event before any the reader failed at (the reader had
+    // already passed it), so it is the first failure in history order.
+    if let Some(e) = folds.into_iter().filter_map(Result::err).min_by_key(|e| e.seq) {
+        return Err(e.into());
     }
+    read?;
     for p in projectors.iter() {
         p.settle(through)?;
     }
