@@ -47,6 +47,19 @@ pub fn progress(total: u64, what: &'static str) -> indicatif::ProgressBar {
     bar
 }
 
+/// Why [`History::records_from`] over a ledger stopped: reading the ledger, or the replay's
+/// visitor.
+enum Visit {
+    Log(ladder_log::LogError),
+    Replay(ReplayError),
+}
+
+impl From<ladder_log::LogError> for Visit {
+    fn from(e: ladder_log::LogError) -> Visit {
+        Visit::Log(e)
+    }
+}
+
 impl History for LedgerHistory<'_> {
     fn events_from(
         &self,
@@ -89,17 +102,16 @@ impl History for LedgerHistory<'_> {
         visit: &mut ladder_replay::VisitRecord<'_>,
     ) -> Result<(), ReplayError> {
         let bar = progress(self.0.head().seq.saturating_sub(from.saturating_sub(1)), "replaying");
-        let mut records = self.0.records(from);
-        while let Some(r) = records.next_record() {
-            let r = r.map_err(|e| ReplayError::History(Box::new(e)))?;
+        self.0.read_records(from, |r| {
             if r.seq.is_multiple_of(4096) {
                 bar.set_position(r.seq + 1 - from);
             }
-            if !visit(r.seq, r.hash, r.bytes)? {
-                break;
-            }
-        }
-        Ok(())
+            visit(r.seq, r.hash, r.bytes).map_err(Visit::Replay)
+        })
+        .map_err(|e| match e {
+            Visit::Log(e) => ReplayError::History(Box::new(e)),
+            Visit::Replay(e) => e,
+        })
     }
 }
 

@@ -97,7 +97,7 @@ pub type Write = (Vec<u8>, Option<Vec<u8>>);
 /// Writes become durable only at [`Store::flush`]. [`Store::apply`] is atomic across a crash (all
 /// or nothing of it survives) and is used only for small batches: large batches are pathological
 /// in sled 0.34 (its issue 1303), so bulk data goes through single inserts.
-pub trait Store: Send {
+pub trait Store: Send + Sync {
     /// The value under `key`.
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError>;
     /// Sets `key` to `value`.
