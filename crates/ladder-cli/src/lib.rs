@@ -102,16 +102,17 @@ impl History for LedgerHistory<'_> {
         visit: &mut ladder_replay::VisitRecord<'_>,
     ) -> Result<(), ReplayError> {
         let bar = progress(self.0.head().seq.saturating_sub(from.saturating_sub(1)), "replaying");
-        self.0.read_records(from, |r| {
-            if r.seq.is_multiple_of(4096) {
-                bar.set_position(r.seq + 1 - from);
-            }
-            visit(r.seq, r.hash, r.bytes).map_err(Visit::Replay)
-        })
-        .map_err(|e| match e {
-            Visit::Log(e) => ReplayError::History(Box::new(e)),
-            Visit::Replay(e) => e,
-        })
+        self.0
+            .read_records(from, |r| {
+                if r.seq.is_multiple_of(4096) {
+                    bar.set_position(r.seq + 1 - from);
+                }
+                visit(r.seq, r.hash, r.bytes).map_err(Visit::Replay)
+            })
+            .map_err(|e| match e {
+                Visit::Log(e) => ReplayError::History(Box::new(e)),
+                Visit::Replay(e) => e,
+            })
     }
 }
 

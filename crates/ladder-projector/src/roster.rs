@@ -18,27 +18,32 @@ impl PlayerId {
 /// per event however many configurations are folded.
 ///
 /// Names sit end to end in one arena (`ends[i]` is where name `i` ends), for [`Roster::name`].
-/// The hash table (foldhash, fixed seed) holds each id with a copy of its name when the name has
-/// at most 19 bytes, so a lookup of such a name reads one table entry and compares bytes
-/// already there, instead of following the id to the arena: with 100,000 players, the table, the
-/// ends and the arena are each bigger than the cache, and those two extra misses were most of a
-/// replay's reading time. Longer names are compared in the arena. 100,000 players take about
-/// 5 MB.
+/// Lookups go through an open-addressing table (foldhash with a fixed seed, linear probing, at
+/// most half full) of 32-byte slots, each holding a 32-bit hash tag, the id and, for a name of
+/// at most 23 bytes, the name itself. So a lookup of a short name reads one slot, one cache line,
+/// and compares bytes already there: with 100,000 players the table is bigger than the core's
+/// cache, and each extra dependent read (a separate control-byte array, then the arena) was a
+/// cache miss per seat, most of a replay's reading time. Longer names are compared in the arena.
+/// 100,000 players take about 9 MB.
 #[derive(Clone, Default)]
 pub struct Roster {
     arena: String,
     ends: Vec<usize>,
-    table: hashbrown::HashTable<Slot>,
+    /// A power of two in length (or empty), at most half full.
+    slots: Vec<Slot>,
     hasher: foldhash::fast::FixedState,
 }
 
-/// Names of at most this many bytes are kept in the roster's hash table itself.
-pub(crate) const INLINE: usize = 19;
+/// Names of at most this many bytes are kept in the roster's table itself.
+const INLINE: usize = 23;
 
-/// A table entry: the id, and the name when it is short (`len` <= [`INLINE`]); `len` is
-/// [`LONG`] for a longer name, which is compared in the arena.
-#[derive(Clone, Copy)]
+/// One entry of the table. `tag` is the top 32 bits of the name's hash with the lowest bit set, so
+/// 0 marks an empty slot; `len` is the name's length, or [`LONG`] for a name compared in the
+/// arena.
+#[derive(Clone, Copy, Default)]
+#[repr(align(32))]
 struct Slot {
+    tag: u32,
     id: u32,
     len: u8,
     name: [u8; INLINE],
@@ -47,24 +52,13 @@ struct Slot {
 const LONG: u8 = u8::MAX;
 
 impl Slot {
-    fn new(id: u32, name: &str) -> Slot {
-        let mut slot = Slot { id, len: LONG, name: [0; INLINE] };
+    fn new(tag: u32, id: u32, name: &str) -> Slot {
+        let mut slot = Slot { tag, id, len: LONG, name: [0; INLINE] };
         if name.len() <= INLINE {
             slot.len = name.len() as u8;
             slot.name[..name.len()].copy_from_slice(name.as_bytes());
         }
         slot
-    }
-
-    /// True when this entry is `name` (the arena is read only for long names).
-    #[inline]
-    fn is(&self, name: &str, arena: &str, ends: &[usize]) -> bool {
-        let n = name.len();
-        if n <= INLINE {
-            usize::from(self.len) == n && self.name[..n] == *name.as_bytes()
-        } else {
-            self.len == LONG && slice(arena, ends, self.id as usize) == name
-        }
     }
 }
 
@@ -81,6 +75,12 @@ fn slice<'a>(arena: &'a str, ends: &[usize], i: usize) -> &'a str {
     &arena[start..ends[i]]
 }
 
+/// Where a lookup ended: the id found, or the empty slot where the name would go.
+enum Probe {
+    Found(u32),
+    Vacant(usize),
+}
+
 impl Roster {
     /// An empty roster.
     pub fn new() -> Roster {
@@ -92,28 +92,82 @@ impl Roster {
         slice(&self.arena, &self.ends, i)
     }
 
+    /// The hash of `name` split into its tag (never 0) and its home slot.
+    #[inline]
+    fn hash(&self, name: &str) -> (u32, usize) {
+        let h = self.hasher.hash_one(name);
+        (((h >> 32) as u32) | 1, h as usize)
+    }
+
+    /// Finds `name`, or the slot to put it in. The table must not be empty.
+    #[inline]
+    fn probe(&self, name: &str, tag: u32, home: usize) -> Probe {
+        let mask = self.slots.len() - 1;
+        let mut i = home & mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.tag == 0 {
+                return Probe::Vacant(i);
+            }
+            if slot.tag == tag {
+                let same = if name.len() <= INLINE {
+                    usize::from(slot.len) == name.len()
+                        && slot.name[..name.len()] == *name.as_bytes()
+                } else {
+                    slot.len == LONG && self.name_at(slot.id as usize) == name
+                };
+                if same {
+                    return Probe::Found(slot.id);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// The id of `name`, assigning the next one if it is new.
     pub fn intern(&mut self, name: &str) -> PlayerId {
-        let Roster { arena, ends, table, hasher } = self;
-        let hash = hasher.hash_one(name);
-        if let Some(slot) = table.find(hash, |slot| slot.is(name, arena, ends)) {
-            return PlayerId(slot.id);
+        if 2 * (self.ends.len() + 1) > self.slots.len() {
+            self.grow();
         }
-        let id = u32::try_from(ends.len()).expect("fewer than 2^32 players");
-        arena.push_str(name);
-        ends.push(arena.len());
-        table.insert_unique(hash, Slot::new(id, name), |slot| {
-            hasher.hash_one(slice(arena, ends, slot.id as usize))
-        });
-        PlayerId(id)
+        let (tag, home) = self.hash(name);
+        match self.probe(name, tag, home) {
+            Probe::Found(id) => PlayerId(id),
+            Probe::Vacant(i) => {
+                let id = u32::try_from(self.ends.len()).expect("fewer than 2^32 players");
+                self.arena.push_str(name);
+                self.ends.push(self.arena.len());
+                self.slots[i] = Slot::new(tag, id, name);
+                PlayerId(id)
+            }
+        }
+    }
+
+    /// Doubles the table (at least 16 slots) and puts every name back.
+    #[cold]
+    fn grow(&mut self) {
+        let len = (self.slots.len() * 2).max(16);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); len]);
+        let mask = len - 1;
+        for slot in old.into_iter().filter(|s| s.tag != 0) {
+            let (_, home) = self.hash(self.name_at(slot.id as usize));
+            let mut i = home & mask;
+            while self.slots[i].tag != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
     }
 
     /// The id of `name`, if it was interned.
     pub fn get(&self, name: &str) -> Option<PlayerId> {
-        let hash = self.hasher.hash_one(name);
-        self.table
-            .find(hash, |slot| slot.is(name, &self.arena, &self.ends))
-            .map(|slot| PlayerId(slot.id))
+        if self.slots.is_empty() {
+            return None;
+        }
+        let (tag, home) = self.hash(name);
+        match self.probe(name, tag, home) {
+            Probe::Found(id) => Some(PlayerId(id)),
+            Probe::Vacant(_) => None,
+        }
     }
 
     /// The name of `id`. Panics on an id this roster did not hand out.
@@ -160,9 +214,16 @@ mod tests {
             assert_eq!(r.name(PlayerId(i as u32)), n);
         }
         // Names that are prefixes of each other, empty-adjacent and non-ASCII stay distinct.
-        for n in
-            ["p1", "p10", "p100", "é", "e\u{301}", "", "nineteen-bytes-name", "twenty-bytes-name!!"]
-        {
+        for n in [
+            "p1",
+            "p10",
+            "p100",
+            "é",
+            "e\u{301}",
+            "",
+            "twenty-three-bytes-name",
+            "twenty-four-bytes-name!!",
+        ] {
             let id = r.intern(n);
             assert_eq!(r.name(id), n);
             assert_eq!(r.get(n), Some(id));
@@ -175,5 +236,28 @@ mod tests {
         assert_eq!((r.get(long), r.get(short)), (Some(l), Some(s)));
         assert_eq!((r.name(l), r.name(s)), (long, short));
         assert_eq!(r.get("nobody"), None);
+    }
+
+    proptest::proptest! {
+        /// Against a plain map: the same ids for the same names, in order of first appearance,
+        /// across table growth, short and long names, and names that share long prefixes.
+        #[test]
+        fn interning_matches_a_plain_map(
+            names in proptest::collection::vec("[ab]{0,3}|x{20,26}[ab]?|.{1,30}", 1..400),
+        ) {
+            let mut r = Roster::new();
+            let mut model = std::collections::HashMap::new();
+            for n in &names {
+                let next = model.len() as u32;
+                let want = *model.entry(n.clone()).or_insert(next);
+                proptest::prop_assert_eq!(r.intern(n), PlayerId(want));
+            }
+            proptest::prop_assert_eq!(r.len(), model.len());
+            for (n, &id) in &model {
+                proptest::prop_assert_eq!(r.get(n), Some(PlayerId(id)));
+                proptest::prop_assert_eq!(r.name(PlayerId(id)), n.as_str());
+            }
+            proptest::prop_assert_eq!(r.get("not-a-name-of-the-strategy-above-at-all-0"), None);
+        }
     }
 }
