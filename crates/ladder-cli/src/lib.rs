@@ -8,7 +8,7 @@
 use ladder_events::Timestamp;
 use ladder_log::Ledger;
 use ladder_replay::checkpoint::{CheckpointStore, Entry};
-use ladder_replay::{History, HistoryEvent, ReplayError};
+use ladder_replay::{History, HistoryEvent, RawRecord, ReplayError};
 
 /// The ledger as a replay's [`History`]. Reading it ticks a progress bar on stderr, drawn only
 /// when stderr is a terminal (and the replay is long enough to be worth watching).
@@ -99,15 +99,19 @@ impl History for LedgerHistory<'_> {
     fn records_from(
         &self,
         from: u64,
-        visit: &mut ladder_replay::VisitRecord<'_>,
+        visit: &mut ladder_replay::VisitRecords<'_>,
     ) -> Result<(), ReplayError> {
         let bar = progress(self.0.head().seq.saturating_sub(from.saturating_sub(1)), "replaying");
         self.0
-            .read_records(from, |r| {
-                if r.seq.is_multiple_of(4096) {
-                    bar.set_position(r.seq + 1 - from);
+            .read_records(from, |batch| {
+                if let Some(last) = batch.last() {
+                    bar.set_position(last.seq + 1 - from);
                 }
-                visit(r.seq, r.hash, r.bytes).map_err(Visit::Replay)
+                let run: Vec<RawRecord<'_>> = batch
+                    .iter()
+                    .map(|r| RawRecord { seq: r.seq, hash: r.hash, bytes: r.bytes })
+                    .collect();
+                visit(&run).map_err(Visit::Replay)
             })
             .map_err(|e| match e {
                 Visit::Log(e) => ReplayError::History(Box::new(e)),

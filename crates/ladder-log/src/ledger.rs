@@ -274,14 +274,14 @@ impl Ledger {
     }
 
     /// Hands every stored record from `from_seq` (1 if 0) through the head to `visit`, in order,
-    /// until it returns `Ok(false)` or an error (returned as is). The same records as
-    /// [`Ledger::records`], but a second thread reads the blocks from the store ahead of the
-    /// records handed out, so the store's own work (page reads, checksums) overlaps `visit`'s:
-    /// what a replay wants.
+    /// a block's worth at a time ([`Records::next_batch`]), until it returns `Ok(false)` or an
+    /// error (returned as is). The same records as [`Ledger::records`], but a second thread reads
+    /// the blocks from the store ahead of the records handed out, so the store's own work (page
+    /// reads, checksums) overlaps `visit`'s: what a replay wants.
     pub fn read_records<E: From<LogError>>(
         &self,
         from_seq: u64,
-        mut visit: impl FnMut(Record<'_>) -> Result<bool, E>,
+        mut visit: impl FnMut(&[Record<'_>]) -> Result<bool, E>,
     ) -> Result<(), E> {
         let from = from_seq.max(1);
         if from > self.head.seq {
@@ -312,8 +312,8 @@ impl Ledger {
             // scope waits for it.
             let mut records = Records::empty(self, from);
             records.scan = Some(Box::new(rx.into_iter().flatten()));
-            while let Some(record) = records.next_record() {
-                if !visit(record?)? {
+            while let Some(batch) = records.next_batch() {
+                if !visit(&batch?)? {
                     break;
                 }
             }
@@ -581,6 +581,8 @@ pub struct Records<'a> {
     /// The current block, the offset of the next record in it, and the records left.
     block: Option<(Value, u64, usize, u32)>,
     prev: [u8; 32],
+    /// An error met after a batch's records, returned by the next call.
+    pending: Option<LogError>,
 }
 
 impl<'a> Records<'a> {
@@ -597,7 +599,14 @@ impl<'a> Records<'a> {
 
     /// Records from `from` with no scan yet (none at all when `from` is beyond the head).
     fn empty(ledger: &Ledger, from: u64) -> Records<'a> {
-        Records { scan: None, head: ledger.head.seq, next: from, block: None, prev: GENESIS }
+        Records {
+            scan: None,
+            head: ledger.head.seq,
+            next: from,
+            block: None,
+            prev: GENESIS,
+            pending: None,
+        }
     }
 
     /// Ends the reading with `e`.
@@ -640,6 +649,56 @@ impl<'a> Records<'a> {
         let prev_hash = std::mem::replace(&mut self.prev, *hash);
         self.next += 1;
         Some(Ok(Record { seq: rec_seq, hash, prev_hash, bytes }))
+    }
+
+    /// The rest of the current block's records (through the head), all borrowed from it, after
+    /// loading the next block when the current one is used up: what a reader that works a block
+    /// at a time wants. `None` after the head; an error met after some records comes after them,
+    /// at the next call, as [`Records::next_record`] would order it.
+    pub fn next_batch(&mut self) -> Option<Result<Vec<Record<'_>>, LogError>> {
+        if let Some(e) = self.pending.take() {
+            return self.fail(e);
+        }
+        loop {
+            if self.next > self.head {
+                return None;
+            }
+            if let Some((_, _, _, left)) = &self.block {
+                if *left > 0 {
+                    break;
+                }
+                self.block = None;
+            }
+            if let Err(e) = self.load_block()? {
+                return self.fail(e);
+            }
+        }
+        let Some((v, first, pos, left)) = &mut self.block else { return None };
+        let end = self.head.min(self.next + u64::from(*left) - 1);
+        let mut batch = Vec::with_capacity((end + 1 - self.next) as usize);
+        let mut rest = &v[*pos..];
+        while self.next <= end {
+            match block::read_record(*first, self.next, rest) {
+                Ok((hash, bytes, r)) => {
+                    let prev_hash = std::mem::replace(&mut self.prev, *hash);
+                    batch.push(Record { seq: self.next, hash, prev_hash, bytes });
+                    rest = r;
+                    self.next += 1;
+                }
+                Err(e) if batch.is_empty() => {
+                    // As `fail` does, field by field (the block is still borrowed).
+                    self.scan = None;
+                    self.next = u64::MAX;
+                    return Some(Err(e));
+                }
+                Err(e) => {
+                    self.pending = Some(e);
+                    break;
+                }
+            }
+        }
+        *left = 0;
+        Some(Ok(batch))
     }
 
     /// Reads the block holding `self.next` into `self.block`. `None` when the scan has ended.

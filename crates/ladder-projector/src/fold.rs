@@ -80,6 +80,20 @@ impl Feeder {
         Some(Step { seq, at: event.at, input })
     }
 
+    /// Touches the roster's slots for every name `event` holds ([`Roster::touch`]): a replay
+    /// touches a run of events before stepping through them, so their cache misses overlap.
+    pub fn touch(&self, event: &EventView<'_>) {
+        match event.body {
+            BodyView::PlayerJoined { player, .. } | BodyView::QueueTimeout { player } => {
+                self.roster.touch(player)
+            }
+            BodyView::MatchResult { seats } => {
+                seats.iter().for_each(|s| self.roster.touch(s.player))
+            }
+            BodyView::MidnightTick | BodyView::MatchVoided { .. } => {}
+        }
+    }
+
     /// The seats of a match as [`SeatIn`]s with their sides: seats of one team share a side, a
     /// seat without a team is a side alone (the numbering of `Event::sides`, without allocating).
     fn match_input<'s>(&mut self, seats: impl Iterator<Item = SeatView<'s>> + Clone) -> Input<'_> {

@@ -20,7 +20,8 @@ pub mod registry;
 pub mod score;
 
 pub use driver::{
-    replay, History, HistoryEvent, Options, ReplayError, Replayed, Stepped, Until, VisitRecord,
+    replay, History, HistoryEvent, Options, RawRecord, ReplayError, Replayed, Stepped, Until,
+    VisitRecords,
 };
 pub use output::{leaderboard, Leaderboard, Ranked, Row, Snapshot};
 pub use parallel::replay_parallel;

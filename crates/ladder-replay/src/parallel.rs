@@ -151,23 +151,43 @@ pub fn replay_parallel(
             }
         };
         let mut chunk = Chunk::new();
-        let read = history.records_from(1, &mut |seq, hash, bytes| {
-            let event = codec::view(bytes).map_err(|source| ReplayError::Decode { seq, source })?;
-            if !until.includes(seq, event.at) {
-                return Ok(false);
-            }
-            if let Some(step) = feeder.step_view(seq, &event, &is_voided) {
-                chunk.push(&step);
-            }
-            through = seq;
-            head = *hash;
-            if chunk.items.len() == CHUNK {
-                send(std::mem::replace(&mut chunk, Chunk::new()));
-                if failed.load(Ordering::Relaxed) {
-                    return Ok(false);
+        let read = history.records_from(1, &mut |run| {
+            // Read the run in place, then touch every name in it before interning any, so that
+            // the roster's cache misses overlap (a few dozen in flight instead of one at a time).
+            let mut views = Vec::with_capacity(run.len());
+            let mut undecodable = None;
+            for r in run {
+                match codec::view(r.bytes) {
+                    Ok(v) => views.push(v),
+                    Err(source) => {
+                        undecodable = Some(ReplayError::Decode { seq: r.seq, source });
+                        break;
+                    }
                 }
             }
-            Ok(true)
+            for v in &views {
+                feeder.touch(v);
+            }
+            for (r, event) in run.iter().zip(&views) {
+                if !until.includes(r.seq, event.at) {
+                    return Ok(false);
+                }
+                if let Some(step) = feeder.step_view(r.seq, event, &is_voided) {
+                    chunk.push(&step);
+                }
+                through = r.seq;
+                head = *r.hash;
+                if chunk.items.len() == CHUNK {
+                    send(std::mem::replace(&mut chunk, Chunk::new()));
+                    if failed.load(Ordering::Relaxed) {
+                        return Ok(false);
+                    }
+                }
+            }
+            match undecodable {
+                Some(e) => Err(e),
+                None => Ok(true),
+            }
         });
         if !chunk.items.is_empty() {
             send(chunk);

@@ -342,3 +342,92 @@ fn parallel_folds_equal_sequential_ones() {
 }
 #[path = "replay/extremes.rs"]
 mod extremes;
+
+/// A history long enough for several of the fast driver's chunks (8,192 steps) and many of the
+/// default `records_from` runs (64 events), with ticks, voids, a three-seat match and teams.
+fn long_history() -> Memory {
+    let mut lines = Vec::new();
+    let day = |i: usize| format!("2026-01-{:02}", 1 + i / 1000);
+    let at = |i: usize| format!("{}T{:02}:{:02}:{:02}Z", day(i), 1 + i % 1000 / 60, i % 60, i % 7);
+    for p in 0..150 {
+        lines.push(format!(
+            r#"{{"type":"PlayerJoined","at":"2025-12-31T00:00:00Z","player":"p{p}"}}"#
+        ));
+    }
+    let mut x: u64 = 7;
+    let mut next = || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) as usize
+    };
+    for i in 0..20_000 {
+        if i % 1000 == 0 {
+            lines.push(format!(r#"{{"type":"MidnightTick","at":"{}"}}"#, day(i)));
+        }
+        let (a, b) = (next() % 150, next() % 150);
+        if a == b {
+            lines.push(format!(r#"{{"type":"QueueTimeout","at":"{}","player":"p{a}"}}"#, at(i)));
+        } else if i % 997 == 0 {
+            let c = (0..150).find(|c| *c != a && *c != b).unwrap();
+            lines.push(format!(
+                r#"{{"type":"MatchResult","at":"{}","id":"m{i}","seats":[{{"player":"p{a}","score":3,"team":1}},{{"player":"p{b}","score":1,"team":2}},{{"player":"p{c}","score":3,"team":1}}]}}"#,
+                at(i)
+            ));
+        } else {
+            let score = [1.0, 0.0, 0.5][next() % 3];
+            lines.push(format!(
+                r#"{{"type":"MatchResult","at":"{}","id":"m{i}","seats":[{{"player":"p{a}","score":{score}}},{{"player":"p{b}","score":{}}}]}}"#,
+                at(i),
+                1.0 - score
+            ));
+        }
+        if i % 4001 == 5 {
+            lines.push(format!(
+                r#"{{"type":"MatchVoided","at":"{}","match":"m{}","reason":"test"}}"#,
+                at(i),
+                i - 5
+            ));
+        }
+    }
+    Memory::new(lines.iter().map(|l| parse_line(l).unwrap()).collect())
+}
+
+#[test]
+fn the_fast_driver_equals_the_sequential_one_over_many_chunks() {
+    let history = long_history();
+    assert!(history.events.len() > 2 * 8192);
+    let untils = [
+        Until::Head,
+        Until::Seq(12_345),
+        Until::Seq(8_192),
+        Until::Instant(Timestamp::parse("2026-01-09T05:00:00Z").unwrap()),
+    ];
+    for algo in ["tgr", "glicko2", "elo", "zonestats"] {
+        for until in untils {
+            let config = registry::config(algo, &[]).unwrap();
+            let mut seq = registry::build(config.clone()).unwrap();
+            let ra = replay(
+                &history,
+                &mut [&mut seq],
+                Options { until, warmup: Some(10), ..Options::default() },
+                &mut |_| {},
+            )
+            .unwrap();
+            for threads in [1, 2] {
+                let mut par = registry::build(config.clone()).unwrap();
+                let rb = ladder_replay::replay_parallel(
+                    &history,
+                    &mut [&mut par],
+                    until,
+                    Some(10),
+                    threads,
+                )
+                .unwrap();
+                assert_eq!((ra.through, ra.head), (rb.through, rb.head), "{algo} {until:?}");
+                assert_eq!(ra.scores, rb.scores, "{algo} {until:?}");
+                let sa = Snapshot::capture(&seq, &ra.roster, ra.through, &ra.head);
+                let sb = Snapshot::capture(&par, &rb.roster, rb.through, &rb.head);
+                assert_eq!(sa.to_json(), sb.to_json(), "{algo} {until:?} threads {threads}");
+            }
+        }
+    }
+}

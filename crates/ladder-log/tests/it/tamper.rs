@@ -291,3 +291,77 @@ fn undecodable_bytes_under_a_recomputed_chain_are_named() {
         }
     }
 }
+
+/// (seq, hash, previous hash, bytes) of every record `read_records` lends from `from`, with the
+/// runs it lent them in, and how it ended.
+type Lent = (Vec<(u64, [u8; 32], [u8; 32], Vec<u8>)>, Vec<Vec<u64>>, Result<(), String>);
+
+fn lend(ledger: &Ledger, from: u64) -> Lent {
+    let (mut records, mut runs) = (Vec::new(), Vec::new());
+    let end = ledger.read_records(from, |run| {
+        runs.push(run.iter().map(|r| r.seq).collect());
+        records.extend(run.iter().map(|r| (r.seq, *r.hash, r.prev_hash, r.bytes.to_vec())));
+        Ok::<bool, ladder_log::LogError>(true)
+    });
+    (records, runs, end.map_err(|e| e.to_string()))
+}
+
+/// What `events` yields from `from`, as `lend` reports it.
+fn iterate(ledger: &Ledger, from: u64) -> Lent {
+    let mut records = Vec::new();
+    for item in ledger.events(from) {
+        match item {
+            Ok(e) => records.push((e.seq, e.hash, e.prev_hash, e.bytes)),
+            Err(e) => return (records, Vec::new(), Err(e.to_string())),
+        }
+    }
+    (records, Vec::new(), Ok(()))
+}
+
+#[test]
+fn read_records_lends_what_events_yields_a_block_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    build(&path);
+    let l = Ledger::open(&path).unwrap();
+    for from in [0, 1, 2, 41, 42, 43, 1000, N as u64 - 1, N as u64, N as u64 + 1] {
+        let (lent, runs, end) = lend(&l, from);
+        let (want, _, want_end) = iterate(&l, from);
+        assert_eq!(lent, want, "from {from}");
+        assert_eq!((end, want_end), (Ok(()), Ok(())));
+        // Runs are consecutive sequence numbers, never empty, and more than one block's worth
+        // comes in more than one run.
+        assert!(runs.iter().all(|r| !r.is_empty() && r.windows(2).all(|w| w[1] == w[0] + 1)));
+        if lent.len() > 200 {
+            assert!(runs.len() > 1, "from {from}: {} records in one run", lent.len());
+        }
+    }
+    // Stopping early: one run, then nothing more is read.
+    let mut calls = 0;
+    l.read_records(1, |_| {
+        calls += 1;
+        Ok::<bool, ladder_log::LogError>(false)
+    })
+    .unwrap();
+    assert_eq!(calls, 1);
+}
+
+#[test]
+fn read_records_reports_a_damaged_block_after_the_records_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    build(&path);
+    // Cut the second block's last 10 bytes: its last record no longer fits.
+    let db = crate::raw_sled(&path);
+    let tree = db.open_tree("events").unwrap();
+    let (k, v) = tree.iter().nth(1).unwrap().unwrap();
+    tree.insert(&k, &v[..v.len() - 10]).unwrap();
+    db.flush().unwrap();
+    drop((tree, db));
+    let l = Ledger::open(&path).unwrap();
+    let (lent, _, end) = lend(&l, 1);
+    let (want, _, want_end) = iterate(&l, 1);
+    assert!(want_end.is_err() && !want.is_empty());
+    assert_eq!(lent, want, "the same records before the damage");
+    assert_eq!(end, want_end, "the same error");
+}
