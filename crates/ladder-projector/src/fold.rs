@@ -5,7 +5,7 @@
 //! this one exists so projectors can be tested with no disk.
 
 use crate::{Input, ProjectError, Projector, Roster, SeatIn, Standing, Step, Trace};
-use ladder_events::codec::{BodyView, EventView, SeatView};
+use ladder_events::codec::SeatView;
 use ladder_events::{Body, Event, Seat};
 use std::collections::HashSet;
 
@@ -15,6 +15,7 @@ pub struct Feeder {
     /// The names seen so far.
     pub roster: Roster,
     seats: Vec<SeatIn>,
+    sides: Vec<u32>,
 }
 
 impl Feeder {
@@ -25,7 +26,7 @@ impl Feeder {
 
     /// A feeder that resumes with the names of a checkpoint.
     pub fn with_roster(roster: Roster) -> Feeder {
-        Feeder { roster, seats: Vec::new() }
+        Feeder { roster, seats: Vec::new(), sides: Vec::new() }
     }
 
     /// The step projectors see for `event` (sequence number `seq`), or `None` when they skip it:
@@ -53,60 +54,11 @@ impl Feeder {
         Some(Step { seq, at: event.at, input })
     }
 
-    /// [`Feeder::step`] for an event read in place from its stored bytes
-    /// ([`ladder_events::codec::view`]): the same step, with no owned event in between.
-    pub fn step_view(
-        &mut self,
-        seq: u64,
-        event: &EventView<'_>,
-        is_voided: &dyn Fn(&str) -> bool,
-    ) -> Option<Step<'_>> {
-        let input = match event.body {
-            BodyView::PlayerJoined { player, prior } => {
-                Input::Joined { player: self.roster.intern(player), prior }
-            }
-            BodyView::QueueTimeout { player } => {
-                Input::Timeout { player: self.roster.intern(player) }
-            }
-            BodyView::MidnightTick => Input::Tick,
-            BodyView::MatchVoided { .. } => return None,
-            BodyView::MatchResult { seats } => {
-                if event.id.is_some_and(is_voided) {
-                    return None;
-                }
-                self.match_input(seats.iter())
-            }
-        };
-        Some(Step { seq, at: event.at, input })
-    }
-
-    /// Touches the roster's slots for every name `event` holds ([`Roster::touch`]): a replay
-    /// touches a run of events before stepping through them, so their cache misses overlap.
-    pub fn touch(&self, event: &EventView<'_>) {
-        match event.body {
-            BodyView::PlayerJoined { player, .. } | BodyView::QueueTimeout { player } => {
-                self.roster.touch(player)
-            }
-            BodyView::MatchResult { seats } => {
-                seats.iter().for_each(|s| self.roster.touch(s.player))
-            }
-            BodyView::MidnightTick | BodyView::MatchVoided { .. } => {}
-        }
-    }
-
-    /// The seats of a match as [`SeatIn`]s with their sides: seats of one team share a side, a
-    /// seat without a team is a side alone (the numbering of `Event::sides`, without allocating).
+    /// The seats of a match as [`SeatIn`]s with their sides ([`sides_into`]).
     fn match_input<'s>(&mut self, seats: impl Iterator<Item = SeatView<'s>> + Clone) -> Input<'_> {
+        sides_into(seats.clone(), &mut self.sides);
         self.seats.clear();
-        let mut next_side = 0;
-        for (i, seat) in seats.clone().enumerate() {
-            let shared = seat.team.and_then(|t| {
-                seats.clone().take(i).position(|s| s.team == Some(t)).map(|j| self.seats[j].side)
-            });
-            let side = shared.unwrap_or_else(|| {
-                next_side += 1;
-                next_side - 1
-            });
+        for (seat, &side) in seats.zip(&self.sides) {
             self.seats.push(SeatIn {
                 player: self.roster.intern(seat.player),
                 score: seat.score,
@@ -132,6 +84,23 @@ impl Feeder {
             p.apply(&step, trace.as_deref_mut())?;
         }
         Ok(())
+    }
+}
+
+/// The side of each seat, in order, into `out`: seats of one team share a side, a seat without a
+/// team is a side alone, and sides are numbered from 0 in order of first appearance (the
+/// numbering of `Event::sides`, without allocating once `out` has room).
+pub fn sides_into<'s>(seats: impl Iterator<Item = SeatView<'s>> + Clone, out: &mut Vec<u32>) {
+    out.clear();
+    let mut next = 0;
+    for (i, seat) in seats.clone().enumerate() {
+        let shared = seat
+            .team
+            .and_then(|t| seats.clone().take(i).position(|s| s.team == Some(t)).map(|j| out[j]));
+        out.push(shared.unwrap_or_else(|| {
+            next += 1;
+            next - 1
+        }));
     }
 }
 

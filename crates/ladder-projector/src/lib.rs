@@ -19,7 +19,7 @@ mod trace;
 pub use config::{
     describe_specs, parse_duration, Config, ConfigError, ParamKind, ParamSpec, ParamValue, Period,
 };
-pub use fold::{fixture_table, fold_all, standings_table, voided_ids, Feeder};
+pub use fold::{fixture_table, fold_all, sides_into, standings_table, voided_ids, Feeder};
 pub use roster::{PlayerId, Roster};
 pub use trace::{Trace, TraceEntry};
 

@@ -1,15 +1,17 @@
 //! The fast replay: reading and folding at the same time, and several configurations in one pass.
 //!
-//! One thread reads the history in place and turns events into steps (names interned once) in
-//! chunks; the configurations are split into groups, each folding on its own thread while the
-//! reader prepares the next chunks. Every projector still sees every step in order, so the
+//! One thread reads the history in place and packs events into chunks of steps, a second interns
+//! their names (once, however many configurations), and the configurations are split into groups,
+//! each folding on its own thread while the others prepare the next chunks. Every projector still sees every step in order, so the
 //! result is bit-identical to [`crate::replay`] (a test checks it).
 
 use crate::score::{outcome, Score};
 use crate::{History, ReplayError, Replayed, Until};
-use ladder_events::codec;
+use ladder_events::codec::{self, BodyView, EventView};
 use ladder_events::{Prior, Timestamp};
-use ladder_projector::{Feeder, Input, PlayerId, ProjectError, Projector, SeatIn, Step};
+use ladder_projector::{
+    sides_into, Input, PlayerId, ProjectError, Projector, Roster, SeatIn, Step,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -33,37 +35,115 @@ struct Item {
     seq: u64,
     at: Timestamp,
     input: Owned,
-    /// A two-seat match to predict before applying it: first seat, second seat, outcome.
-    predict: Option<(PlayerId, PlayerId, f64)>,
 }
 
+/// Which player field a name in [`Chunk::names`] fills in.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// `seats[i].player`.
+    Seat(usize),
+    /// The player of `items[i]` (a join or a timeout).
+    Item(usize),
+}
+
+/// A run of steps. The reader fills it with every player name written out (`names`, ending at
+/// each `refs` offset) and placeholder ids; [`Chunk::resolve`] then interns the names and writes
+/// the ids where `refs` says, so the reader never waits on the roster.
 struct Chunk {
     items: Vec<Item>,
     seats: Vec<SeatIn>,
+    names: String,
+    refs: Vec<(usize, Slot)>,
 }
+
+/// The id a step holds until [`Chunk::resolve`] writes the real one.
+const UNRESOLVED: PlayerId = PlayerId(u32::MAX);
+
+/// Names touched at a time before they are interned: enough cache misses in flight to overlap,
+/// few enough that the touched slots are still in the cache when they are read.
+const TOUCH: usize = 64;
 
 impl Chunk {
     /// An empty chunk with room for [`CHUNK`] two-seat matches, so filling it does not reallocate.
     fn new() -> Chunk {
-        Chunk { items: Vec::with_capacity(CHUNK), seats: Vec::with_capacity(2 * CHUNK) }
+        Chunk {
+            items: Vec::with_capacity(CHUNK),
+            seats: Vec::with_capacity(2 * CHUNK),
+            names: String::with_capacity(16 * CHUNK),
+            refs: Vec::with_capacity(2 * CHUNK),
+        }
     }
 
-    fn push(&mut self, step: &Step<'_>) {
-        let (input, predict) = match step.input {
-            Input::Joined { player, prior } => (Owned::Joined(player, prior), None),
-            Input::Tick => (Owned::Tick, None),
-            Input::Timeout { player } => (Owned::Timeout(player), None),
-            Input::Match { seats } => {
+    fn name(&mut self, name: &str, slot: Slot) {
+        self.names.push_str(name);
+        self.refs.push((self.names.len(), slot));
+    }
+
+    /// Adds the step of `event` (sequence number `seq`), unless projectors skip it: a MatchVoided,
+    /// or a MatchResult whose id satisfies `is_voided` (as [`ladder_projector::Feeder::step`]).
+    fn push(
+        &mut self,
+        seq: u64,
+        event: &EventView<'_>,
+        is_voided: &dyn Fn(&str) -> bool,
+        sides: &mut Vec<u32>,
+    ) {
+        let input = match event.body {
+            BodyView::PlayerJoined { player, prior } => {
+                self.name(player, Slot::Item(self.items.len()));
+                Owned::Joined(UNRESOLVED, prior)
+            }
+            BodyView::QueueTimeout { player } => {
+                self.name(player, Slot::Item(self.items.len()));
+                Owned::Timeout(UNRESOLVED)
+            }
+            BodyView::MidnightTick => Owned::Tick,
+            BodyView::MatchVoided { .. } => return,
+            BodyView::MatchResult { seats } => {
+                if event.id.is_some_and(is_voided) {
+                    return;
+                }
+                sides_into(seats.iter(), sides);
                 let start = self.seats.len();
-                self.seats.extend_from_slice(seats);
-                let predict = match seats {
-                    [a, b] => Some((a.player, b.player, outcome(a.score, b.score))),
-                    _ => None,
-                };
-                (Owned::Match(start, self.seats.len()), predict)
+                for (seat, &side) in seats.iter().zip(sides.iter()) {
+                    self.name(seat.player, Slot::Seat(self.seats.len()));
+                    self.seats.push(SeatIn {
+                        player: UNRESOLVED,
+                        score: seat.score,
+                        side,
+                        seconds: seat.seconds,
+                    });
+                }
+                Owned::Match(start, self.seats.len())
             }
         };
-        self.items.push(Item { seq: step.seq, at: step.at, input, predict });
+        self.items.push(Item { seq, at: event.at, input });
+    }
+
+    /// Interns every name in order (so ids are handed out in order of first appearance, as
+    /// [`crate::replay`] does) and writes the ids into the steps. Each run of [`TOUCH`] names is
+    /// touched first ([`Roster::touch`]), so the roster's cache misses overlap.
+    fn resolve(&mut self, roster: &mut Roster) {
+        let mut start = 0;
+        for run in self.refs.chunks(TOUCH) {
+            let mut from = start;
+            for &(end, _) in run {
+                roster.touch(&self.names[from..end]);
+                from = end;
+            }
+            for &(end, slot) in run {
+                let id = roster.intern(&self.names[start..end]);
+                start = end;
+                match slot {
+                    Slot::Seat(i) => self.seats[i].player = id,
+                    Slot::Item(i) => {
+                        if let Owned::Joined(p, _) | Owned::Timeout(p) = &mut self.items[i].input {
+                            *p = id;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn fold(
@@ -72,15 +152,23 @@ impl Chunk {
         scores: &mut [Score],
     ) -> Result<(), ProjectError> {
         for item in &self.items {
-            let input = match item.input {
-                Owned::Joined(player, prior) => Input::Joined { player, prior },
-                Owned::Match(a, b) => Input::Match { seats: &self.seats[a..b] },
-                Owned::Tick => Input::Tick,
-                Owned::Timeout(player) => Input::Timeout { player },
+            let (input, predict) = match item.input {
+                Owned::Joined(player, prior) => (Input::Joined { player, prior }, None),
+                Owned::Match(a, b) => {
+                    let seats = &self.seats[a..b];
+                    // A two-seat match is predicted before it is applied.
+                    let predict = match seats {
+                        [x, y] => Some((x.player, y.player, outcome(x.score, y.score))),
+                        _ => None,
+                    };
+                    (Input::Match { seats }, predict)
+                }
+                Owned::Tick => (Input::Tick, None),
+                Owned::Timeout(player) => (Input::Timeout { player }, None),
             };
             let step = Step { seq: item.seq, at: item.at, input };
             for (i, p) in projectors.iter_mut().enumerate() {
-                if let (Some((a, b, y)), Some(s)) = (item.predict, scores.get_mut(i)) {
+                if let (Some((a, b, y)), Some(s)) = (predict, scores.get_mut(i)) {
                     s.record(p.expectation(a, b, item.at), y);
                 }
                 p.apply(&step, None)?;
@@ -93,13 +181,14 @@ impl Chunk {
 /// Folds the history through `until` into every projector, decoding each event once, and checks
 /// that each settles at the end. With `warmup`, scores predictions as [`crate::replay`] does.
 ///
-/// The calling thread reads the stored bytes ([`History::records_from`]), reads each event in
-/// place ([`ladder_events::codec::view`]), interns its names and packs the steps into chunks;
-/// the projectors, split into up to `threads` groups, fold those chunks on their own threads at
-/// the same time (a bounded queue of chunks per group). So even one projector gets two cores:
-/// one reading, one folding. Every projector still sees every step in order, and a projector's
-/// error at the earliest event is the one reported, so the result is that of [`crate::replay`]
-/// exactly (tests check it).
+/// A pipeline of threads: the calling thread reads the stored bytes
+/// ([`History::records_from`]), reads each event in place ([`ladder_events::codec::view`]) and
+/// packs its step into a chunk with the player names written out; a second thread interns the
+/// names of each chunk; and the projectors, split into up to `threads` groups, fold the chunks
+/// on their own threads. Bounded queues join the stages, so every stage works at once and memory
+/// stays a few chunks. Every projector still sees every step in order, names get their ids in
+/// order of first appearance, and a projector's error at the earliest event is the one reported,
+/// so the result is that of [`crate::replay`] exactly (tests check it).
 pub fn replay_parallel(
     history: &dyn History,
     projectors: &mut [&mut (dyn Projector + Send)],
@@ -117,7 +206,6 @@ pub fn replay_parallel(
     let is_voided = |id: &str| {
         any_voids && history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at))
     };
-    let mut feeder = Feeder::new();
     let (mut through, mut head) = (0, [0u8; 32]);
     let failed = AtomicBool::new(false);
 
@@ -126,7 +214,7 @@ pub fn replay_parallel(
     } else {
         scores.chunks_mut(per).collect()
     };
-    let (read, folds) = std::thread::scope(|s| {
+    let (read, roster, folds) = std::thread::scope(|s| {
         let mut queues = Vec::new();
         let mut handles = Vec::new();
         for (ps, sc) in projectors.chunks_mut(per).zip(score_groups.iter_mut()) {
@@ -143,61 +231,48 @@ pub fn replay_parallel(
                 Ok(())
             }));
         }
-        let send = |chunk: Chunk| {
-            let chunk = Arc::new(chunk);
-            for q in &queues {
-                // A group that stopped at an error has dropped its end; the others go on.
-                let _ = q.send(Arc::clone(&chunk));
-            }
-        };
-        let mut chunk = Chunk::new();
-        let read = history.records_from(1, &mut |run| {
-            // Read the run in place, then touch every name in it before interning any, so that
-            // the roster's cache misses overlap (a few dozen in flight instead of one at a time).
-            let mut views = Vec::with_capacity(run.len());
-            let mut undecodable = None;
-            for r in run {
-                match codec::view(r.bytes) {
-                    Ok(v) => views.push(v),
-                    Err(source) => {
-                        undecodable = Some(ReplayError::Decode { seq: r.seq, source });
-                        break;
-                    }
+        let (to_interner, interner_rx) = std::sync::mpsc::sync_channel::<Chunk>(QUEUE);
+        let interner = s.spawn(move || {
+            let mut roster = Roster::new();
+            for mut chunk in interner_rx {
+                chunk.resolve(&mut roster);
+                let chunk = Arc::new(chunk);
+                for q in &queues {
+                    // A group that stopped at an error has dropped its end; the others go on.
+                    let _ = q.send(Arc::clone(&chunk));
                 }
             }
-            for v in &views {
-                feeder.touch(v);
-            }
-            for (r, event) in run.iter().zip(&views) {
+            roster
+        });
+        let mut chunk = Chunk::new();
+        let mut sides = Vec::new();
+        let read = history.records_from(1, &mut |run| {
+            for r in run {
+                let event = codec::view(r.bytes)
+                    .map_err(|source| ReplayError::Decode { seq: r.seq, source })?;
                 if !until.includes(r.seq, event.at) {
                     return Ok(false);
                 }
-                if let Some(step) = feeder.step_view(r.seq, event, &is_voided) {
-                    chunk.push(&step);
-                }
+                chunk.push(r.seq, &event, &is_voided, &mut sides);
                 through = r.seq;
                 head = *r.hash;
                 if chunk.items.len() == CHUNK {
-                    send(std::mem::replace(&mut chunk, Chunk::new()));
+                    // The interner has hung up only if it panicked; joining it says so below.
+                    let _ = to_interner.send(std::mem::replace(&mut chunk, Chunk::new()));
                     if failed.load(Ordering::Relaxed) {
                         return Ok(false);
                     }
                 }
             }
-            match undecodable {
-                Some(e) => Err(e),
-                None => Ok(true),
-            }
+            Ok(true)
         });
         if !chunk.items.is_empty() {
-            send(chunk);
+            let _ = to_interner.send(chunk);
         }
-        drop(queues);
-        let folds: Vec<Result<(), ProjectError>> = handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect();
-        (read, folds)
+        drop(to_interner);
+        let roster = join(interner);
+        let folds: Vec<Result<(), ProjectError>> = handles.into_iter().map(join).collect();
+        (read, roster, folds)
     });
     // A projector's error comes from an event before any the reader failed at (the reader had
     // already passed it), so it is the first failure in history order.
@@ -208,5 +283,10 @@ pub fn replay_parallel(
     for p in projectors.iter() {
         p.settle(through)?;
     }
-    Ok(Replayed { scores, roster: feeder.roster, through, head })
+    Ok(Replayed { scores, roster, through, head })
+}
+
+/// A scoped thread's result, passing its panic on.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
