@@ -81,12 +81,12 @@ mod tests {
     use super::*;
     use crate::json::parse_line;
 
+    /// A match with every optional seat field, for the codec's tests.
+    pub(super) const TEAM_MATCH: &str = r#"{"type":"MatchResult","at":"2026-03-01T12:00:00Z","id":"m-1","seats":[{"player":"alice","score":1,"team":"x","seconds":3.5},{"player":"bob","score":0,"team":-4}]}"#;
+
     #[test]
     fn round_trips_and_refuses_garbage() {
-        let e = parse_line(
-            r#"{"type":"MatchResult","at":"2026-03-01T12:00:00Z","id":"m-1","seats":[{"player":"alice","score":1,"team":"x","seconds":3.5},{"player":"bob","score":0,"team":-4}]}"#,
-        )
-        .unwrap();
+        let e = parse_line(TEAM_MATCH).unwrap();
         let bytes = encode(&e);
         assert_eq!(decode(&bytes).unwrap(), e);
         assert!(matches!(decode(&bytes[..1]), Err(DecodeError::Truncated(1))));

@@ -617,22 +617,30 @@ impl<'a> Records<'a> {
         Some(Err(e))
     }
 
-    /// The next record, borrowed from the block it is stored in; `None` after the head or after
-    /// an error.
-    pub fn next_record(&mut self) -> Option<Result<Record<'_>, LogError>> {
+    /// Makes `self.block` a block with records left, loading the next one when the current one is
+    /// used up. `None` after the head; an error ends the reading.
+    fn current_block(&mut self) -> Option<Result<(), LogError>> {
         loop {
             if self.next > self.head {
                 return None;
             }
             if let Some((_, _, _, left)) = &self.block {
                 if *left > 0 {
-                    break;
+                    return Some(Ok(()));
                 }
                 self.block = None;
             }
             if let Err(e) = self.load_block()? {
                 return self.fail(e);
             }
+        }
+    }
+
+    /// The next record, borrowed from the block it is stored in; `None` after the head or after
+    /// an error.
+    pub fn next_record(&mut self) -> Option<Result<Record<'_>, LogError>> {
+        if let Err(e) = self.current_block()? {
+            return Some(Err(e));
         }
         let Some((v, first, pos, left)) = &mut self.block else { return None };
         let rec_seq = self.next;
@@ -659,19 +667,8 @@ impl<'a> Records<'a> {
         if let Some(e) = self.pending.take() {
             return self.fail(e);
         }
-        loop {
-            if self.next > self.head {
-                return None;
-            }
-            if let Some((_, _, _, left)) = &self.block {
-                if *left > 0 {
-                    break;
-                }
-                self.block = None;
-            }
-            if let Err(e) = self.load_block()? {
-                return self.fail(e);
-            }
+        if let Err(e) = self.current_block()? {
+            return Some(Err(e));
         }
         let Some((v, first, pos, left)) = &mut self.block else { return None };
         let end = self.head.min(self.next + u64::from(*left) - 1);

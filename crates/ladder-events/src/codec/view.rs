@@ -470,10 +470,7 @@ mod tests {
 
     #[test]
     fn seats_read_in_order_with_teams_and_seconds() {
-        let e = parse_line(
-            r#"{"type":"MatchResult","at":"2026-03-01T12:00:00Z","id":"m-1","seats":[{"player":"alice","score":1,"team":"x","seconds":3.5},{"player":"bob","score":0,"team":-4}]}"#,
-        )
-        .unwrap();
+        let e = parse_line(crate::codec::tests::TEAM_MATCH).unwrap();
         let bytes = encode(&e);
         let v = view(&bytes).unwrap();
         assert_eq!(v.id, Some("m-1"));
