@@ -305,6 +305,10 @@ impl Projector for Elo {
     }
 
     /// `E = 1 / (1 + 10^((r_b - r_a) / 400))` from the current ratings (Elo has no time).
+    fn prefetch(&self, player: PlayerId) {
+        ladder_projector::touch(self.state.players.get(player.index()));
+    }
+
     fn expectation(&self, a: PlayerId, b: PlayerId, _at: Timestamp) -> f64 {
         let rating = |p: PlayerId| {
             self.state

@@ -746,6 +746,10 @@ impl Projector for Glicko {
 
     /// Contract section 4: `E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400))`, each
     /// player with the values they would enter a game at `at` with (RD*).
+    fn prefetch(&self, player: PlayerId) {
+        ladder_projector::touch(self.state.players.get(player.index()));
+    }
+
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         let mut closed = None;
         let (ra, rda) = self.entering(a, at, &mut closed);

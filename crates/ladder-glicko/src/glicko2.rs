@@ -1030,6 +1030,10 @@ impl Projector for Glicko2 {
     /// Contract section 4: `E = 1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))`, which is
     /// g(sqrt(RD_a^2 + RD_b^2)) on the Glicko scale, each player with the values they would enter
     /// a game at `at` with.
+    fn prefetch(&self, player: PlayerId) {
+        ladder_projector::touch(self.state.players.get(player.index()));
+    }
+
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         let mut closed = None;
         let (mu_a, phi_a) = self.entering(a, at, &mut closed);

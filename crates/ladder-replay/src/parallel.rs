@@ -56,6 +56,10 @@ struct Chunk {
     refs: Vec<(usize, Slot)>,
 }
 
+/// How many steps ahead a fold reads the players' records ([`Projector::prefetch`]): far enough
+/// for the memory reads to arrive, near enough that they are still cached when used.
+const AHEAD: usize = 16;
+
 /// The id a step holds until [`Chunk::resolve`] writes the real one.
 const UNRESOLVED: PlayerId = PlayerId(u32::MAX);
 
@@ -151,7 +155,14 @@ impl Chunk {
         projectors: &mut [&mut (dyn Projector + Send)],
         scores: &mut [Score],
     ) -> Result<(), ProjectError> {
-        for item in &self.items {
+        for (k, item) in self.items.iter().enumerate() {
+            // The players of the step AHEAD steps on are read now, so their records are in the
+            // cache when that step comes (Projector::prefetch).
+            if let Some(Owned::Match(a, b)) = self.items.get(k + AHEAD).map(|i| i.input) {
+                for seat in &self.seats[a..b] {
+                    projectors.iter().for_each(|p| p.prefetch(seat.player));
+                }
+            }
             let (input, predict) = match item.input {
                 Owned::Joined(player, prior) => (Input::Joined { player, prior }, None),
                 Owned::Match(a, b) => {

@@ -165,4 +165,7 @@ impl Projector for Algo {
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         self.inner().expectation(a, b, at)
     }
+    fn prefetch(&self, player: PlayerId) {
+        self.inner().prefetch(player)
+    }
 }

@@ -548,6 +548,10 @@ impl Projector for Tgr {
 
     /// `WinProb(a, b)` with the midnights up to `at`'s day applied on the side; 0.5 when either
     /// player never joined.
+    fn prefetch(&self, player: PlayerId) {
+        ladder_projector::touch(self.state.players.get(player.index()));
+    }
+
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         match (self.values_at(a, at), self.values_at(b, at)) {
             (Some(x), Some(y)) => win_prob(x.rating, x.rd, y.rating, y.rd),
