@@ -11,6 +11,7 @@
 //! per size: the table in docs/PERFORMANCE.md.
 
 use ladder_bench::{skillratings_elo, skillratings_glicko, skillratings_glicko2, Game};
+use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -80,9 +81,9 @@ fn games(jsonl: &Path) -> (usize, Vec<Game>) {
 }
 
 /// Seconds `f` takes.
-fn seconds<T>(f: impl FnOnce() -> T) -> f64 {
+fn seconds(f: &dyn Fn()) -> f64 {
     let began = Instant::now();
-    std::hint::black_box(f());
+    f();
     began.elapsed().as_secs_f64()
 }
 
@@ -106,10 +107,18 @@ fn main() {
         let m = matches.to_string();
         let p = PLAYERS.to_string();
         let sim = ladder(&["sim", "--players", &p, "--matches", &m, "--seed", "1"], Some(&jsonl));
-        let events = std::fs::read_to_string(&jsonl).map(|t| t.lines().count()).unwrap_or(0);
+        let events = line_count(&jsonl);
         let jsonl_s = jsonl.to_str().expect("utf-8 path");
         let db_s = db.to_str().expect("utf-8 path");
-        let import = ladder(&["import", "--ledger", db_s, jsonl_s], None);
+        // Each import into a fresh ledger; the last one stays for the steps below.
+        let import = median(
+            (0..runs)
+                .map(|_| {
+                    let _ = std::fs::remove_dir_all(&db);
+                    ladder(&["import", "--ledger", db_s, jsonl_s], None)
+                })
+                .collect(),
+        );
         let disk = dir_size(&db);
         let verify =
             median((0..runs).map(|_| ladder(&["verify", "--ledger", db_s], None)).collect());
@@ -136,10 +145,12 @@ fn main() {
 
         let (players, games) = games(&jsonl);
         let k = ladder_elo::DEFAULT_K;
+        // The fastest of `runs` folds of skillratings' functions, in this process.
+        let best = |f: &dyn Fn()| (0..runs).map(|_| seconds(f)).fold(f64::INFINITY, f64::min);
         let peers = [
-            ("glicko", Some(seconds(|| skillratings_glicko(players, &games, 63.2)))),
-            ("glicko2", Some(seconds(|| skillratings_glicko2(players, &games)))),
-            ("elo", Some(seconds(|| skillratings_elo(players, &games, k)))),
+            ("glicko", Some(best(&|| drop(black_box(skillratings_glicko(players, &games, 63.2)))))),
+            ("glicko2", Some(best(&|| drop(black_box(skillratings_glicko2(players, &games)))))),
+            ("elo", Some(best(&|| drop(black_box(skillratings_elo(players, &games, k)))))),
             ("tgr", None),
         ];
         drop(games);
@@ -188,6 +199,13 @@ fn main() {
         let _ = std::fs::remove_dir_all(&db);
         let _ = std::fs::remove_file(&jsonl);
     }
+}
+
+/// Lines of a file, read in a stream (the 30M-match file is 5 GB).
+fn line_count(path: &Path) -> usize {
+    use std::io::BufRead;
+    let file = std::io::BufReader::new(std::fs::File::open(path).expect("sim file"));
+    file.split(b'\n').count()
 }
 
 fn dir_size(path: &Path) -> u64 {
