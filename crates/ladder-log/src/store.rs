@@ -64,6 +64,13 @@ impl fmt::Display for Tree {
 #[derive(Clone)]
 pub struct Value(ValueInner);
 
+impl Value {
+    /// A value holding a copy of `bytes` (a key the ledger computed rather than read).
+    pub(crate) fn copy_of(bytes: &[u8]) -> Value {
+        Value(ValueInner::Shared(Arc::from(bytes)))
+    }
+}
+
 #[derive(Clone)]
 enum ValueInner {
     Sled(sled::IVec),

@@ -104,17 +104,22 @@ impl Roster {
     fn probe(&self, name: &str, tag: u32, home: usize) -> Probe {
         let mask = self.slots.len() - 1;
         let mut i = home & mask;
+        // A short name zero-padded to the slot's width, so that it is compared with a slot's as
+        // two fixed-size arrays (a few vector instructions, not a call to memcmp).
+        let short = (name.len() <= INLINE).then(|| {
+            let mut padded = [0u8; INLINE];
+            padded[..name.len()].copy_from_slice(name.as_bytes());
+            padded
+        });
         loop {
             let slot = &self.slots[i];
             if slot.tag == 0 {
                 return Probe::Vacant(i);
             }
             if slot.tag == tag {
-                let same = if name.len() <= INLINE {
-                    usize::from(slot.len) == name.len()
-                        && slot.name[..name.len()] == *name.as_bytes()
-                } else {
-                    slot.len == LONG && self.name_at(slot.id as usize) == name
+                let same = match &short {
+                    Some(padded) => usize::from(slot.len) == name.len() && slot.name == *padded,
+                    None => slot.len == LONG && self.name_at(slot.id as usize) == name,
                 };
                 if same {
                     return Probe::Found(slot.id);

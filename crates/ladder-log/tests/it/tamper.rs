@@ -365,3 +365,24 @@ fn read_records_reports_a_damaged_block_after_the_records_before_it() {
     assert_eq!(lent, want, "the same records before the damage");
     assert_eq!(end, want_end, "the same error");
 }
+
+#[test]
+fn read_records_reports_a_missing_block_as_events_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    build(&path);
+    let db = crate::raw_sled(&path);
+    let tree = db.open_tree("events").unwrap();
+    let keys: Vec<_> = tree.iter().keys().map(|k| k.unwrap()).collect();
+    assert!(keys.len() >= 3, "the ledger spans several blocks");
+    tree.remove(&keys[1]).unwrap();
+    db.flush().unwrap();
+    drop((tree, db));
+    let l = Ledger::open(&path).unwrap();
+    for from in [1, 3] {
+        let (lent, _, end) = lend(&l, from);
+        let (want, _, want_end) = iterate(&l, from);
+        assert!(want_end.is_err());
+        assert_eq!((lent, end), (want, want_end), "from {from}");
+    }
+}
