@@ -145,6 +145,8 @@ fn import_survives_sigkill_at_random_moments() {
     let started = Instant::now();
     let (mut kills, mut runs, mut stalls, mut prefixes) = (0, 0, 0, Vec::<usize>::new());
     let mut lost = 0;
+    // The longest wait before a kill, in ms, before the stalls' extra.
+    let mut cap: u64 = 100;
     while kills < wanted && runs < 4 * wanted {
         runs += 1;
         let mut child = spawn(TEST, "import", &ledger, Some(&file));
@@ -155,11 +157,14 @@ fn import_survives_sigkill_at_random_moments() {
             line.clear();
         }
         // Re-checking a long prefix of duplicates takes a while (debug builds): wait longer after
-        // each run that made no progress, so kills keep landing in writes too.
-        std::thread::sleep(Duration::from_millis(rng.below(100 + 100 * stalls)));
+        // each run that made no progress, so kills keep landing in writes too. A whole import
+        // can also be quicker than the wait (release builds): then the next waits are shorter.
+        std::thread::sleep(Duration::from_millis(rng.below(cap + 100 * stalls)));
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap(); // SIGKILL on unix
             kills += 1;
+        } else {
+            cap = (cap / 2).max(2);
         }
         let status = child.wait().unwrap();
         assert!(status.success() || status.code().is_none(), "the child failed: {status:?}");
