@@ -31,6 +31,7 @@ mod append;
 mod block;
 mod index;
 mod ledger;
+mod runs;
 mod store;
 
 pub use block::{chain_hash, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
