@@ -25,6 +25,13 @@ use std::collections::HashMap;
 /// Batch id fingerprints are written to the on-disk index (as a run) when this many are pending.
 pub(crate) const ID_SPILL: usize = 1 << 20;
 
+/// A batch without a Bloom filter builds one once its lookups have read a bucket for every
+/// `BLOOM_AFTER` entries on disk (and at least 1,024 buckets): building it reads every entry
+/// once, and a bucket read costs about as much as reading that many entries in a row, so the
+/// lookups never cost much more than the filter would have (the ski-rental rule). A small append
+/// into a large ledger reads its few buckets and never builds one.
+const BLOOM_AFTER: u64 = 64;
+
 enum Fail {
     Invalid(Violation),
     Storage(LogError),
@@ -67,9 +74,12 @@ struct Batch {
     ids_spilled: u64,
     /// The runs of the on-disk index.
     runs: Runs,
-    /// Every fingerprint in the on-disk index, once a spill has read all runs: an id it refuses
-    /// is not on disk, so no bucket is read. `None` until then.
+    /// Every fingerprint in the on-disk index, once a spill has read all runs (or the lookups
+    /// without it have read as many buckets as [`BLOOM_AFTER`] allows): an id it refuses is not
+    /// on disk, so no bucket is read. `None` until then.
     bloom: Option<Bloom>,
+    /// Buckets read by lookups while there was no Bloom filter.
+    probes: u64,
     /// The last stored block read, for reading stored events.
     cache: Option<block::Indexed>,
     encoded: Vec<u8>,
@@ -152,6 +162,7 @@ impl Batch {
             ids_spilled: 0,
             runs,
             bloom: None,
+            probes: 0,
             cache: None,
             encoded: Vec::with_capacity(256),
             report: AppendReport { head: base, ..AppendReport::default() },
@@ -196,7 +207,16 @@ impl Batch {
                 return Ok(Some((seq, event)));
             }
         }
-        if !self.ids_on_disk || self.bloom.as_ref().is_some_and(|b| !b.may_contain(fp)) {
+        if !self.ids_on_disk {
+            return Ok(None);
+        }
+        if self.bloom.is_none() {
+            self.probes += self.runs.live.len() as u64;
+            if self.probes.saturating_mul(BLOOM_AFTER) >= self.runs.entries().max(1 << 16) {
+                self.build_bloom(ledger)?;
+            }
+        }
+        if self.bloom.as_ref().is_some_and(|b| !b.may_contain(fp)) {
             return Ok(None);
         }
         let runs = std::mem::take(&mut self.runs);
@@ -464,18 +484,24 @@ impl Batch {
             return self.runs.settle(store, self.ids_spilled, bits, self.next_seq);
         }
         if self.bloom.as_ref().is_none_or(|b| b.would_overflow(pending.len())) {
-            let events = usize::try_from(self.next_seq).unwrap_or(usize::MAX);
-            let entries = usize::try_from(self.runs.entries()).unwrap_or(usize::MAX);
-            let capacity =
-                events.saturating_add(events / 2).max(entries.saturating_add(entries / 4));
-            let mut bloom = Bloom::with_capacity(capacity);
-            self.runs.for_each_fp(store, |fp| bloom.insert(fp))?;
-            self.bloom = Some(bloom);
+            self.build_bloom(ledger)?;
         } else if let Some(b) = self.bloom.as_mut() {
             for &(fp, _) in &pending {
                 b.insert(fp);
             }
         }
+        Ok(())
+    }
+
+    /// Builds the Bloom filter from every run, for up to 1.5 times the ledger's events (an upper
+    /// bound on its ids) or 1.25 times the entries on disk, whichever is more.
+    fn build_bloom(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        let events = usize::try_from(self.next_seq).unwrap_or(usize::MAX);
+        let entries = usize::try_from(self.runs.entries()).unwrap_or(usize::MAX);
+        let capacity = events.saturating_add(events / 2).max(entries.saturating_add(entries / 4));
+        let mut bloom = Bloom::with_capacity(capacity);
+        self.runs.for_each_fp(&*ledger.store, |fp| bloom.insert(fp))?;
+        self.bloom = Some(bloom);
         Ok(())
     }
 
@@ -784,7 +810,10 @@ mod spill_tests {
         // The same file again: all duplicates (the joins by content).
         let r = l.append(batch, &opts()).unwrap();
         assert_eq!((r.appended, r.duplicates), (0, n as u64));
-        // A second batch: new ids after old ones, then one old id with other content.
+        // A second batch without spills (as a later import shorter than a spill): its lookups
+        // build the Bloom filter once they have read enough buckets, and it still finds the old
+        // ids: new ids after old ones, then one old id with other content.
+        l.id_spill = ID_SPILL;
         let mut next: Vec<_> = (0..n).map(|i| result(n + i, n + i)).collect();
         next.extend((0..n).step_by(13).filter(|t| t % 7 != 6).map(|i| result(i, i)));
         let r = l.append(next.clone(), &opts()).unwrap();
@@ -844,6 +873,30 @@ mod spill_tests {
             assert_eq!(l.head().seq, n as u64 + 2);
             let r = l.append(input.clone(), &opts()).unwrap();
             assert_eq!((r.appended, r.duplicates), (0, n as u64), "crash after {crash_after}");
+        }
+    }
+
+    /// A batch without a spill builds its Bloom filter once its lookups have read a bucket for
+    /// every [`BLOOM_AFTER`] entries (at least 1,024), and then still finds every stored id.
+    #[test]
+    fn lookups_without_a_filter_build_one_and_still_find_everything() {
+        let store = Arc::new(MemStore::new());
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        let n = 2000;
+        l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        let mut batch = Batch::new(&l, opts()).unwrap();
+        let runs = batch.runs.live.len() as u64;
+        assert!(runs >= 1 && batch.ids_on_disk);
+        let before = 1024u64.div_ceil(runs);
+        for i in 0..before - 1 {
+            assert!(batch.find_id(&l, &format!("new-{i}")).unwrap().is_none());
+        }
+        assert!(batch.bloom.is_none(), "{} lookups of {runs} runs: no filter yet", before - 1);
+        assert!(batch.find_id(&l, "new-last").unwrap().is_none());
+        assert!(batch.bloom.is_some(), "{before} lookups of {runs} runs build the filter");
+        for i in 0..n {
+            let (seq, e) = batch.find_id(&l, &format!("m-{i}")).unwrap().unwrap();
+            assert_eq!((seq, e.id), (i as u64 + 3, Some(format!("m-{i}"))));
         }
     }
 }

@@ -371,12 +371,7 @@ impl Runs {
             }
         }
         self.save(store)?;
-        while let Some(class) = self.full_class() {
-            let which: Vec<usize> =
-                (0..self.live.len()).filter(|&i| self.live[i].class() == class).collect();
-            self.merge(store, &which, bits, keep_below)?;
-        }
-        Ok(())
+        self.merge_full_classes(store, bits, keep_below)
     }
 
     /// The smallest size class with [`FAN_IN`] runs or more.
@@ -406,6 +401,22 @@ impl Runs {
         if cost <= batch.saturating_mul(COMMIT_MERGE_FACTOR) {
             let mut which = which.to_vec();
             which.sort_unstable();
+            self.merge(store, &which, bits, keep_below)?;
+            self.merge_full_classes(store, bits, keep_below)?;
+        }
+        Ok(())
+    }
+
+    /// Merges every size class that has [`FAN_IN`] runs, smallest first.
+    fn merge_full_classes(
+        &mut self,
+        store: &dyn Store,
+        bits: u8,
+        keep_below: u64,
+    ) -> Result<(), LogError> {
+        while let Some(class) = self.full_class() {
+            let which: Vec<usize> =
+                (0..self.live.len()).filter(|&i| self.live[i].class() == class).collect();
             self.merge(store, &which, bits, keep_below)?;
         }
         Ok(())
