@@ -200,13 +200,16 @@ impl<'a> Writer<'a> {
 }
 
 /// The run directory: the live runs (oldest first), the runs being deleted, the next number.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Runs {
     next: u32,
     /// Live runs, oldest first.
     pub live: Vec<Run>,
     /// Runs recorded as merged into a live run whose keys may still be stored.
     garbage: Vec<Run>,
+    /// The number of the run of the last confirmed hit, tried first by the next lookup: the ids
+    /// of a re-imported file come in the order they were written, and so mostly from one run.
+    last_hit: std::cell::Cell<Option<u32>>,
 }
 
 impl Runs {
@@ -223,7 +226,7 @@ impl Runs {
             } else {
                 Vec::new()
             };
-            return Ok(Runs { next: 1, live, garbage: Vec::new() });
+            return Ok(Runs { next: 1, live, ..Runs::default() });
         };
         Runs::decode(&v)
     }
@@ -278,8 +281,9 @@ impl Runs {
         self.live.iter().map(|r| r.count).sum()
     }
 
-    /// Calls `f` with each seq stored under `fp`, largest run first (where most entries are),
-    /// until `f` returns `true` (a confirmed hit). Returns whether it did.
+    /// Calls `f` with each seq stored under `fp`, the run of the last confirmed hit first, then
+    /// the largest runs first (where most entries are), until `f` returns `true` (a confirmed
+    /// hit). Returns whether it did.
     pub fn find(
         &self,
         store: &dyn Store,
@@ -287,10 +291,12 @@ impl Runs {
         mut f: impl FnMut(u64) -> Result<bool, LogError>,
     ) -> Result<bool, LogError> {
         let mut order: Vec<&Run> = self.live.iter().collect();
-        order.sort_by_key(|r| std::cmp::Reverse(r.count));
+        let last = self.last_hit.get();
+        order.sort_by_key(|r| (Some(r.number) != last, std::cmp::Reverse(r.count)));
         for run in order {
             for seq in run.lookup(store, fp)? {
                 if f(seq)? {
+                    self.last_hit.set(Some(run.number));
                     return Ok(true);
                 }
             }
@@ -557,7 +563,9 @@ mod tests {
             runs.add(&store, &e, 2, u64::MAX).unwrap();
         }
         assert_eq!(runs.live.len(), 3);
-        assert_eq!(Runs::load(&store, 0).unwrap(), runs, "the directory round-trips");
+        let loaded = Runs::load(&store, 0).unwrap();
+        let fields = |r: &Runs| (r.next, r.live.clone(), r.garbage.clone());
+        assert_eq!(fields(&loaded), fields(&runs), "the directory round-trips");
         for i in 0..300 {
             assert_eq!(seqs(&runs, &store, fp(i)), vec![i + 1]);
         }
@@ -583,6 +591,19 @@ mod tests {
             .unwrap();
         assert!(hit);
         assert_eq!(calls, 1);
+        // The largest run is read first, until a hit in another makes that one first.
+        let first = |runs: &Runs, f: u64| {
+            let mut seen = None;
+            runs.find(&store, f, |s| {
+                seen = Some(s);
+                Ok(true)
+            })
+            .unwrap();
+            seen
+        };
+        assert_eq!(first(&runs, shared), Some(3));
+        assert_eq!(first(&runs, fp(4)), Some(8));
+        assert_eq!(first(&runs, shared), Some(9));
     }
 
     #[test]
