@@ -899,4 +899,49 @@ mod spill_tests {
             assert_eq!((seq, e.id), (i as u64 + 3, Some(format!("m-{i}"))));
         }
     }
+
+    /// A ledger whose `ids` tree is in the layout before runs (2-byte bucket keys, no directory)
+    /// finds its ids, takes a re-import as duplicates, and grows runs beside run 0.
+    #[test]
+    fn a_ledger_from_before_runs_opens_and_finds_its_ids() {
+        let store = Arc::new(MemStore::new());
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        let n = 500;
+        l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        drop(l);
+        // Rewrite the index as the layout before runs: every id of the stored events in its
+        // 14-bit bucket, then nothing else in the tree.
+        let old: Vec<Vec<u8>> = store.scan(Tree::Ids, &[]).map(|e| e.unwrap().0.to_vec()).collect();
+        for k in old {
+            store.remove(Tree::Ids, &k).unwrap();
+        }
+        let mut entries: Vec<(u64, u64)> =
+            (0..n).map(|i| (index::fingerprint(&format!("m-{i}")), i as u64 + 3)).collect();
+        entries.sort_unstable();
+        for e in &entries {
+            let key = index::bucket_key(e.0);
+            let v = store.get(Tree::Ids, &key).unwrap();
+            let merged = index::merge_bucket(&key, v.as_deref(), &[*e]).unwrap();
+            store.insert(Tree::Ids, &key, &merged).unwrap();
+        }
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        for i in 0..n {
+            assert_eq!(l.seq_of_id(&format!("m-{i}")).unwrap(), Some(i as u64 + 3));
+        }
+        let r = l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        assert_eq!((r.appended, r.duplicates), (0, n as u64));
+        // New ids spill into run 0's buckets in place (it averages under one entry a bucket, as
+        // before runs); `runs.rs` tests new runs beside run 0 and merging it. Old and new ids
+        // are all found.
+        let r = l.append((n..4 * n).map(|i| result(i, i)), &opts()).unwrap();
+        assert_eq!(r.appended, 3 * n as u64);
+        let runs = Runs::load(&*l.store, l.head.seq).unwrap();
+        assert_eq!(runs.live.len(), 1);
+        assert_eq!((runs.live[0].number, runs.live[0].bits), (0, 14));
+        let r = l.append((0..4 * n).map(|i| result(i, i)), &opts()).unwrap();
+        assert_eq!((r.appended, r.duplicates), (0, 4 * n as u64));
+        for i in (0..4 * n).step_by(37) {
+            assert_eq!(l.seq_of_id(&format!("m-{i}")).unwrap(), Some(i as u64 + 3));
+        }
+    }
 }
