@@ -14,15 +14,23 @@
 //! "Content" is `at` and the body: the id is the key the content is filed under.
 
 use crate::block::{self, key, Builder};
-use crate::index::{self, Bloom, Fact, FpMap, Names, FACTS_FORMAT, ID_BUCKETS};
+use crate::index::{self, Bloom, Fact, FpMap, Names, FACTS_FORMAT};
 use crate::ledger::{head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES};
+use crate::runs::{self, Runs};
 use crate::store::Tree;
 use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
 use ladder_events::{codec, Body, Event, Prior, Rule, Timestamp, Violation};
 use std::collections::HashMap;
 
-/// Batch id fingerprints are merged into the on-disk index when this many are pending.
+/// Batch id fingerprints are written to the on-disk index (as a run) when this many are pending.
 pub(crate) const ID_SPILL: usize = 1 << 20;
+
+/// A batch without a Bloom filter builds one once its lookups have read a bucket for every
+/// `BLOOM_AFTER` entries on disk (and at least 1,024 buckets): building it reads every entry
+/// once, and a bucket read costs about as much as reading that many entries in a row, so the
+/// lookups never cost much more than the filter would have (the ski-rental rule). A small append
+/// into a large ledger reads its few buckets and never builds one.
+const BLOOM_AFTER: u64 = 64;
 
 enum Fail {
     Invalid(Violation),
@@ -62,9 +70,16 @@ struct Batch {
     ids_overflow: Vec<(u64, u64)>,
     /// True once the on-disk index may hold ids of this batch or of committed events.
     ids_on_disk: bool,
-    /// Every fingerprint in the on-disk index, once a spill has read all buckets: an id it
-    /// refuses is not on disk, so the bucket is not read. `None` until then.
+    /// Ids this batch has written to the on-disk index.
+    ids_spilled: u64,
+    /// The runs of the on-disk index.
+    runs: Runs,
+    /// Every fingerprint in the on-disk index, once a spill has read all runs (or the lookups
+    /// without it have read as many buckets as [`BLOOM_AFTER`] allows): an id it refuses is not
+    /// on disk, so no bucket is read. `None` until then.
     bloom: Option<Bloom>,
+    /// Buckets read by lookups while there was no Bloom filter.
+    probes: u64,
     /// The last stored block read, for reading stored events.
     cache: Option<block::Indexed>,
     encoded: Vec<u8>,
@@ -125,6 +140,8 @@ impl Batch {
                 ledger.get(base.seq)?.ok_or(LogError::Missing { seq: base.seq, head: base.seq })?;
             Some((e.event.at, matches!(e.event.body, Body::MidnightTick)))
         };
+        let mut runs = Runs::load(&*ledger.store, base.seq)?;
+        runs.collect_garbage(&*ledger.store)?;
         Ok(Batch {
             opts,
             next_seq: base.seq + 1,
@@ -141,8 +158,11 @@ impl Batch {
             ids: FpMap::default(),
             ids_overflow: Vec::new(),
             // An empty ledger has no ids on disk that could be real (only leftovers).
-            ids_on_disk: base.seq > 0,
+            ids_on_disk: base.seq > 0 && !runs.live.is_empty(),
+            ids_spilled: 0,
+            runs,
             bloom: None,
+            probes: 0,
             cache: None,
             encoded: Vec::with_capacity(256),
             report: AppendReport { head: base, ..AppendReport::default() },
@@ -182,23 +202,42 @@ impl Batch {
             candidates.push(s);
             candidates.extend(self.ids_overflow.iter().filter(|e| e.0 == fp).map(|e| e.1));
         }
-        if self.ids_on_disk && self.bloom.as_ref().is_none_or(|b| b.may_contain(fp)) {
-            let bucket = index::bucket_key(fp);
-            if let Some(v) = ledger.store.get(Tree::Ids, &bucket)? {
-                candidates.extend(index::lookup(&bucket, &v, fp)?);
-            }
-        }
         for seq in candidates {
-            // Entries beyond what is written are leftovers of a refused or crashed append.
-            if seq == 0 || seq >= self.next_seq {
-                continue;
-            }
-            let event = self.read_event(ledger, seq)?;
-            if event.id.as_deref() == Some(id) {
+            if let Some(event) = self.confirm(ledger, seq, id)? {
                 return Ok(Some((seq, event)));
             }
         }
-        Ok(None)
+        if !self.ids_on_disk {
+            return Ok(None);
+        }
+        if self.bloom.is_none() {
+            self.probes += self.runs.live.len() as u64;
+            if self.probes.saturating_mul(BLOOM_AFTER) >= self.runs.entries().max(1 << 16) {
+                self.build_bloom(ledger)?;
+            }
+        }
+        if self.bloom.as_ref().is_some_and(|b| !b.may_contain(fp)) {
+            return Ok(None);
+        }
+        let runs = std::mem::take(&mut self.runs);
+        let mut found = None;
+        let searched = runs.find(&*ledger.store, fp, |seq| {
+            found = self.confirm(ledger, seq, id)?.map(|e| (seq, e));
+            Ok(found.is_some())
+        });
+        self.runs = runs;
+        searched?;
+        Ok(found)
+    }
+
+    /// The event at `seq` if its id is `id`. Entries beyond what is written are leftovers of a
+    /// refused or crashed append, and a fingerprint may be another id's.
+    fn confirm(&mut self, ledger: &Ledger, seq: u64, id: &str) -> Result<Option<Event>, LogError> {
+        if seq == 0 || seq >= self.next_seq {
+            return Ok(None);
+        }
+        let event = self.read_event(ledger, seq)?;
+        Ok((event.id.as_deref() == Some(id)).then_some(event))
     }
 
     fn player_seq(&self, ledger: &Ledger, player: &str) -> Option<u64> {
@@ -423,65 +462,46 @@ impl Batch {
         Ok(())
     }
 
-    /// Merges the pending id fingerprints into the on-disk buckets. In the middle of a batch
-    /// (`mid_batch`, more lookups to come) every bucket is read, so that the Bloom filter covers
-    /// every fingerprint on disk: it is rebuilt from all buckets when it is missing or would go
-    /// over its capacity (sized for 1.5 times the ledger's events, an upper bound on its ids), and
-    /// otherwise given the pending fingerprints. At the commit only the touched buckets are read.
+    /// Writes the pending id fingerprints to the on-disk index (`runs.rs`: a new run, or into
+    /// the newest run when that stays small, then the merges of full size classes). In the middle
+    /// of a batch (`mid_batch`, more lookups to come) the Bloom filter then covers every
+    /// fingerprint on disk: it is rebuilt from all runs when it is missing or would go over its
+    /// capacity (sized for 1.5 times the ledger's events, an upper bound on its ids), and
+    /// otherwise given the pending fingerprints. At the commit the runs are settled instead
+    /// ([`Runs::settle`]: few runs for the lookups of later appends).
     fn spill_ids(&mut self, ledger: &Ledger, mid_batch: bool) -> Result<(), LogError> {
         let mut pending: Vec<(u64, u64)> = self.ids.drain().collect();
         pending.append(&mut self.ids_overflow);
-        if pending.is_empty() {
-            return Ok(());
-        }
         pending.sort_unstable();
-        self.ids_on_disk = true;
-        let rebuild =
-            mid_batch && self.bloom.as_ref().is_none_or(|b| b.would_overflow(pending.len()));
-        let mut bloom = None;
-        if rebuild {
-            let events = usize::try_from(self.next_seq).unwrap_or(usize::MAX);
-            bloom = Some(Bloom::with_capacity(events.saturating_add(events / 2)));
-        } else if let (true, Some(b)) = (mid_batch, self.bloom.as_mut()) {
+        let store = &*ledger.store;
+        let bits = runs::bits_for_spill(ledger.id_spill);
+        if !pending.is_empty() {
+            self.ids_on_disk = true;
+            self.ids_spilled += pending.len() as u64;
+            self.runs.add(store, &pending, bits, self.next_seq)?;
+        }
+        if !mid_batch {
+            return self.runs.settle(store, self.ids_spilled, bits, self.next_seq);
+        }
+        if self.bloom.as_ref().is_none_or(|b| b.would_overflow(pending.len())) {
+            self.build_bloom(ledger)?;
+        } else if let Some(b) = self.bloom.as_mut() {
             for &(fp, _) in &pending {
                 b.insert(fp);
             }
         }
-        let mut rest = &pending[..];
-        let mut next_bucket = 0usize;
-        loop {
-            // A rebuild reads every bucket; otherwise only those with pending entries.
-            let bucket = if rebuild {
-                if next_bucket == ID_BUCKETS {
-                    break;
-                }
-                next_bucket += 1;
-                ((next_bucket - 1) as u16).to_be_bytes()
-            } else {
-                match rest.first() {
-                    Some(&(fp, _)) => index::bucket_key(fp),
-                    None => break,
-                }
-            };
-            let n = rest.iter().take_while(|e| index::bucket_key(e.0) == bucket).count();
-            let (these, after) = rest.split_at(n);
-            rest = after;
-            let old = ledger.store.get(Tree::Ids, &bucket)?;
-            if these.is_empty() {
-                if let (Some(b), Some(old)) = (bloom.as_mut(), old.as_deref()) {
-                    index::fingerprints(&bucket, old)?.for_each(|fp| b.insert(fp));
-                }
-                continue;
-            }
-            let merged = index::merge_bucket(&bucket, old.as_deref(), these)?;
-            if let Some(b) = bloom.as_mut() {
-                index::fingerprints(&bucket, &merged)?.for_each(|fp| b.insert(fp));
-            }
-            ledger.store.insert(Tree::Ids, &bucket, &merged)?;
-        }
-        if rebuild {
-            self.bloom = bloom;
-        }
+        Ok(())
+    }
+
+    /// Builds the Bloom filter from every run, for up to 1.5 times the ledger's events (an upper
+    /// bound on its ids) or 1.25 times the entries on disk, whichever is more.
+    fn build_bloom(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        let events = usize::try_from(self.next_seq).unwrap_or(usize::MAX);
+        let entries = usize::try_from(self.runs.entries()).unwrap_or(usize::MAX);
+        let capacity = events.saturating_add(events / 2).max(entries.saturating_add(entries / 4));
+        let mut bloom = Bloom::with_capacity(capacity);
+        self.runs.for_each_fp(&*ledger.store, |fp| bloom.insert(fp))?;
+        self.bloom = Some(bloom);
         Ok(())
     }
 
@@ -596,5 +616,332 @@ mod tests {
             other => panic!("expected an id conflict, got {other:?}"),
         }
         assert_eq!(l.head().seq, n as u64 + 3, "the refused batch left nothing");
+    }
+}
+
+/// Appends through a store that counts the bytes written to the `ids` tree and can fail (as a
+/// crash would: every call after the chosen write fails).
+#[cfg(test)]
+mod spill_tests {
+    use super::*;
+    use crate::store::{Entry, MemStore, Store, Value, Write};
+    use ladder_events::json::parse_line;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    struct Probe {
+        inner: Arc<MemStore>,
+        /// Bytes of keys and values inserted into the `ids` tree.
+        ids_bytes: Arc<AtomicU64>,
+        /// Writes (inserts, removes, batches, flushes) done.
+        writes: Arc<AtomicU64>,
+        /// Every call fails once this many writes are done (`u64::MAX`: never).
+        crash_at: u64,
+    }
+
+    impl Probe {
+        fn alive(&self) -> Result<(), LogError> {
+            if self.writes.load(Ordering::SeqCst) >= self.crash_at {
+                let detail = "crashed".into();
+                return Err(LogError::Corrupt { place: "the test store".into(), detail });
+            }
+            Ok(())
+        }
+
+        fn write(&self) -> Result<(), LogError> {
+            self.alive()?;
+            self.writes.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    impl Store for Probe {
+        fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
+            self.alive()?;
+            self.inner.get(tree, key)
+        }
+        fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
+            self.write()?;
+            if tree == Tree::Ids {
+                self.ids_bytes.fetch_add((key.len() + value.len()) as u64, Ordering::SeqCst);
+            }
+            self.inner.insert(tree, key, value)
+        }
+        fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
+            self.write()?;
+            self.inner.remove(tree, key)
+        }
+        fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
+            self.write()?;
+            self.inner.apply(tree, writes)
+        }
+        fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
+            self.alive()?;
+            self.inner.last_at_or_before(tree, key)
+        }
+        fn scan<'a>(
+            &'a self,
+            tree: Tree,
+            from: &[u8],
+        ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
+            match self.alive() {
+                Ok(()) => self.inner.scan(tree, from),
+                Err(e) => Box::new(std::iter::once(Err(e))),
+            }
+        }
+        fn flush(&self) -> Result<(), LogError> {
+            self.write()
+        }
+        fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
+            Ok(None)
+        }
+    }
+
+    fn at(i: usize) -> String {
+        format!(
+            "2026-03-{:02}T{:02}:{:02}:{:02}Z",
+            1 + i / 86_400,
+            (i / 3600) % 24,
+            (i / 60) % 60,
+            i % 60
+        )
+    }
+
+    /// Match `i` at second `t`.
+    fn result(i: usize, t: usize) -> Result<Event, Violation> {
+        parse_line(&format!(
+            r#"{{"type":"MatchResult","at":"{}","id":"m-{i}","seats":[{{"player":"a","score":1}},{{"player":"b","score":0}}]}}"#,
+            at(t)
+        ))
+    }
+
+    fn opts() -> AppendOptions {
+        AppendOptions { auto_join: true, ..AppendOptions::default() }
+    }
+
+    /// A ledger over `store` that crashes after `crash_at` writes, and its counters of bytes
+    /// written to `ids` and of writes.
+    fn ledger(
+        store: &Arc<MemStore>,
+        spill: usize,
+        crash_at: u64,
+    ) -> (Ledger, Arc<AtomicU64>, Arc<AtomicU64>) {
+        let (ids_bytes, writes) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let probe = Probe {
+            inner: store.clone(),
+            ids_bytes: ids_bytes.clone(),
+            writes: writes.clone(),
+            crash_at,
+        };
+        let mut l = Ledger::with_store(Box::new(probe), None).unwrap();
+        l.id_spill = spill;
+        (l, ids_bytes, writes)
+    }
+
+    /// Bytes written to `ids` by one batch of `n` new ids into an empty ledger, spilling every
+    /// `spill`; also checks the batch's index holds every id once.
+    fn bytes_for(n: usize, spill: usize) -> u64 {
+        let store = Arc::new(MemStore::new());
+        let (mut l, bytes, _) = ledger(&store, spill, u64::MAX);
+        let r = l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        assert_eq!(r.appended, n as u64 + 2);
+        let runs = Runs::load(&*l.store, l.head.seq).unwrap();
+        assert_eq!(runs.entries(), n as u64, "every id once, nothing more");
+        assert!(runs.live.len() <= runs::COMMIT_RUNS, "{:?}", runs.live);
+        bytes.load(Ordering::SeqCst)
+    }
+
+    /// The bytes a batch writes to the index grow like N log N, not N^2.
+    ///
+    /// With spills of S ids, each entry is written once by its spill (a new run: the newest run
+    /// has 4 buckets, too few to take 256 entries in place), then once per merge of its run: a
+    /// merge joins 4 runs of one class (each of at least 4^c entries) into one of at least
+    /// 4^(c+1), so an entry is merged at most log4(N / S) + 1 times, and the commit's settling
+    /// rewrites at most 2 N entries. So bytes <= 16 N (4 + log4(N / S)) plus the bucket keys and
+    /// format bytes (at most 8 bytes per bucket written, as many as entries at worst) and the
+    /// directory (under 200 bytes per write here, at most 3 writes per spill or merge). The
+    /// quadratic layout this replaced rewrote the whole index at each spill:
+    /// 16 S (1 + 2 + ... + N / S) = 8 N (N / S + 1) bytes, 8 times as many at 8 N for 64 times.
+    #[test]
+    fn index_bytes_grow_like_n_log_n() {
+        let spill = 256;
+        let n = 4096;
+        let small = bytes_for(n, spill);
+        let large = bytes_for(8 * n, spill);
+        let bound = |m: usize| {
+            let log4 = ((m / spill) as f64).log(4.0);
+            let spills_and_merges = 2.0 * (m / spill) as f64;
+            (16.0 + 8.0) * m as f64 * (4.0 + log4) + 3.0 * 200.0 * spills_and_merges
+        };
+        for (m, b) in [(n, small), (8 * n, large)] {
+            assert!(b >= 16 * m as u64, "every entry is written at least once: {b} bytes for {m}");
+            assert!((b as f64) < bound(m), "{b} bytes for {m} ids, bound {}", bound(m));
+            // The layout before runs: 8 N (N / S + 1) bytes of entries alone.
+            let quadratic = 8 * m as u64 * (m / spill) as u64;
+            if m == 8 * n {
+                assert!(b * 4 < quadratic, "{b} bytes, the old layout {quadratic}");
+            }
+        }
+        // N log N from N to 8 N: 8 (4 + log4(8 N / S)) / (1 + log4(N / S)) at most, 8 * 7.5 / 3
+        // = 20 here (the bound over the least a batch writes, one write per entry); a quadratic
+        // growth would be 64.
+        let ratio = large as f64 / small as f64;
+        assert!(ratio < 20.0, "from {n} to {} ids the bytes grew {ratio:.1} times", 8 * n);
+    }
+
+    /// Many spills in one batch and across batches: duplicates within the batch, across batches,
+    /// a conflict found in a run written by an earlier spill, and a re-import all duplicates.
+    #[test]
+    fn a_batch_spilling_many_times_finds_every_duplicate() {
+        let store = Arc::new(MemStore::new());
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        let n = 3000;
+        // Every 7th match repeats one from about a fifth of the batch before (many spills ago),
+        // of an index that is a multiple of 7 (so itself not a repeat).
+        let batch: Vec<_> = (0..n)
+            .map(|t| if t % 7 == 6 { result(t * 4 / 35 * 7, t * 4 / 35 * 7) } else { result(t, t) })
+            .collect();
+        let dups = (0..n).filter(|t| t % 7 == 6).count() as u64;
+        let r = l.append(batch.clone(), &opts()).unwrap();
+        assert_eq!((r.appended, r.duplicates), ((n as u64 - dups) + 2, dups));
+        for i in (0..n).filter(|t| t % 7 != 6) {
+            assert!(l.seq_of_id(&format!("m-{i}")).unwrap().is_some(), "m-{i} is indexed");
+        }
+        // The same file again: all duplicates (the joins by content).
+        let r = l.append(batch, &opts()).unwrap();
+        assert_eq!((r.appended, r.duplicates), (0, n as u64));
+        // A second batch without spills (as a later import shorter than a spill): its lookups
+        // build the Bloom filter once they have read enough buckets, and it still finds the old
+        // ids: new ids after old ones, then one old id with other content.
+        l.id_spill = ID_SPILL;
+        let mut next: Vec<_> = (0..n).map(|i| result(n + i, n + i)).collect();
+        next.extend((0..n).step_by(13).filter(|t| t % 7 != 6).map(|i| result(i, i)));
+        let r = l.append(next.clone(), &opts()).unwrap();
+        assert_eq!(r.duplicates, (0..n).step_by(13).filter(|t| t % 7 != 6).count() as u64);
+        let conflict = parse_line(&format!(
+            r#"{{"type":"MatchResult","at":"{}","id":"m-5","seats":[{{"player":"b","score":1}},{{"player":"a","score":0}}]}}"#,
+            at(3 * n)
+        ));
+        next.push(conflict);
+        match l.append(next, &opts()) {
+            Err(AppendError::Refused { violation, .. }) => {
+                assert_eq!(violation.rule, Rule::IdConflict)
+            }
+            other => panic!("expected an id conflict, got {other:?}"),
+        }
+    }
+
+    /// A crash at every few writes of a batch that spills many times (into runs, through merges)
+    /// leaves an index that gives the right answers: after reopening, every committed id is found
+    /// and the input appended again stores each id exactly once.
+    #[test]
+    fn a_crash_between_spills_leaves_a_correct_index() {
+        let n = 600;
+        let input: Vec<_> = (0..n).map(|i| result(i, i)).collect();
+        let first: Vec<_> = input[..n / 2].to_vec();
+        // The writes of the uninterrupted second append.
+        let writes = {
+            let store = Arc::new(MemStore::new());
+            let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+            l.append(first.clone(), &opts()).unwrap();
+            drop(l);
+            let (mut l, _, writes) = ledger(&store, 16, u64::MAX);
+            l.append(input.clone(), &opts()).unwrap();
+            writes.load(Ordering::SeqCst)
+        };
+        assert!(writes > 100, "{writes} writes");
+        for crash_after in (1..writes).step_by(2) {
+            let store = Arc::new(MemStore::new());
+            let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+            l.append(first.clone(), &opts()).unwrap();
+            drop(l);
+            let (mut l, _, _) = ledger(&store, 16, crash_after);
+            assert!(l.append(input.clone(), &opts()).is_err(), "crash after {crash_after} writes");
+            drop(l);
+            let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+            let committed = l.head().seq;
+            for i in 0..n {
+                let seq = l.seq_of_id(&format!("m-{i}")).unwrap();
+                assert_eq!(
+                    seq.is_some(),
+                    (i as u64 + 3) <= committed,
+                    "m-{i}, crash {crash_after}"
+                );
+            }
+            let r = l.append(input.clone(), &opts()).unwrap();
+            assert_eq!(r.duplicates + r.appended, n as u64, "crash after {crash_after}");
+            assert_eq!(l.head().seq, n as u64 + 2);
+            let r = l.append(input.clone(), &opts()).unwrap();
+            assert_eq!((r.appended, r.duplicates), (0, n as u64), "crash after {crash_after}");
+        }
+    }
+
+    /// A batch without a spill builds its Bloom filter once its lookups have read a bucket for
+    /// every [`BLOOM_AFTER`] entries (at least 1,024), and then still finds every stored id.
+    #[test]
+    fn lookups_without_a_filter_build_one_and_still_find_everything() {
+        let store = Arc::new(MemStore::new());
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        let n = 2000;
+        l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        let mut batch = Batch::new(&l, opts()).unwrap();
+        let runs = batch.runs.live.len() as u64;
+        assert!(runs >= 1 && batch.ids_on_disk);
+        let before = 1024u64.div_ceil(runs);
+        for i in 0..before - 1 {
+            assert!(batch.find_id(&l, &format!("new-{i}")).unwrap().is_none());
+        }
+        assert!(batch.bloom.is_none(), "{} lookups of {runs} runs: no filter yet", before - 1);
+        assert!(batch.find_id(&l, "new-last").unwrap().is_none());
+        assert!(batch.bloom.is_some(), "{before} lookups of {runs} runs build the filter");
+        for i in 0..n {
+            let (seq, e) = batch.find_id(&l, &format!("m-{i}")).unwrap().unwrap();
+            assert_eq!((seq, e.id), (i as u64 + 3, Some(format!("m-{i}"))));
+        }
+    }
+
+    /// A ledger whose `ids` tree is in the layout before runs (2-byte bucket keys, no directory)
+    /// finds its ids, takes a re-import as duplicates, and grows runs beside run 0.
+    #[test]
+    fn a_ledger_from_before_runs_opens_and_finds_its_ids() {
+        let store = Arc::new(MemStore::new());
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        let n = 500;
+        l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        drop(l);
+        // Rewrite the index as the layout before runs: every id of the stored events in its
+        // 14-bit bucket, then nothing else in the tree.
+        let old: Vec<Vec<u8>> = store.scan(Tree::Ids, &[]).map(|e| e.unwrap().0.to_vec()).collect();
+        for k in old {
+            store.remove(Tree::Ids, &k).unwrap();
+        }
+        let mut entries: Vec<(u64, u64)> =
+            (0..n).map(|i| (index::fingerprint(&format!("m-{i}")), i as u64 + 3)).collect();
+        entries.sort_unstable();
+        for e in &entries {
+            let key = index::bucket_key(e.0);
+            let v = store.get(Tree::Ids, &key).unwrap();
+            let merged = index::merge_bucket(&key, v.as_deref(), &[*e]).unwrap();
+            store.insert(Tree::Ids, &key, &merged).unwrap();
+        }
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        for i in 0..n {
+            assert_eq!(l.seq_of_id(&format!("m-{i}")).unwrap(), Some(i as u64 + 3));
+        }
+        let r = l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        assert_eq!((r.appended, r.duplicates), (0, n as u64));
+        // New ids spill into run 0's buckets in place (it averages under one entry a bucket, as
+        // before runs); `runs.rs` tests new runs beside run 0 and merging it. Old and new ids
+        // are all found.
+        let r = l.append((n..4 * n).map(|i| result(i, i)), &opts()).unwrap();
+        assert_eq!(r.appended, 3 * n as u64);
+        let runs = Runs::load(&*l.store, l.head.seq).unwrap();
+        assert_eq!(runs.live.len(), 1);
+        assert_eq!((runs.live[0].number, runs.live[0].bits), (0, 14));
+        let r = l.append((0..4 * n).map(|i| result(i, i)), &opts()).unwrap();
+        assert_eq!((r.appended, r.duplicates), (0, 4 * n as u64));
+        for i in (0..4 * n).step_by(37) {
+            assert_eq!(l.seq_of_id(&format!("m-{i}")).unwrap(), Some(i as u64 + 3));
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! The ledger's indexes: the on-disk idempotency index and the facts kept in memory.
 //!
 //! **Ids.** An id's fingerprint is the first 8 bytes of `blake3(id)` (little-endian `u64`). The
-//! `ids` tree has [`ID_BUCKETS`] buckets keyed by the fingerprint's top 14 bits (big-endian `u16`);
-//! a bucket is a format byte and then 16-byte entries `(fingerprint u64 LE, seq u64 LE)` sorted by
-//! fingerprint. A hit is only a candidate: the ledger reads the event at that seq and compares ids,
+//! `ids` tree holds sorted runs (`runs.rs`), each split into buckets by the fingerprint's top bits
+//! (at most [`ID_BUCKETS`], 14 bits; run 0, the layout before runs, is keyed by those 14 bits as a
+//! big-endian `u16`); a bucket is a format byte and then 16-byte entries
+//! `(fingerprint u64 LE, seq u64 LE)` sorted by fingerprint. A hit is only a candidate: the ledger reads the event at that seq and compares ids,
 //! so a fingerprint collision or an entry left behind by a refused or crashed append (a seq beyond
 //! the head, or reused by a later event) is never taken for a match. That makes the index
 //! write-only-forward: nothing has to be undone on refusal or after a crash.
@@ -19,11 +20,13 @@
 
 use crate::LogError;
 
-/// Number of buckets of the id index (2^14): at 30 million ids a bucket holds about 1,800
-/// entries (29 KB), at one million about 60 (1 KB).
+/// Number of buckets of a run of the id index of a million-id spill and of run 0 (2^14): a run
+/// of 30 million ids has about 1,800 entries (29 KB) a bucket, one of a million about 60 (1 KB).
 pub const ID_BUCKETS: usize = 1 << 14;
-const ID_FORMAT: u8 = 1;
-const ENTRY: usize = 16;
+/// Format byte of a bucket value.
+pub(crate) const ID_FORMAT: u8 = 1;
+/// Bytes of one bucket entry: fingerprint and seq, `u64` little-endian each.
+pub(crate) const ENTRY: usize = 16;
 
 /// The fingerprint of an id.
 pub fn fingerprint(id: &str) -> u64 {
@@ -32,7 +35,8 @@ pub fn fingerprint(id: &str) -> u64 {
     u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
 }
 
-/// The `ids` tree key of the bucket holding `fp`.
+/// The `ids` tree key of the bucket of run 0 (the layout before runs) holding `fp`.
+#[cfg(test)]
 pub fn bucket_key(fp: u64) -> [u8; 2] {
     ((fp >> 50) as u16).to_be_bytes()
 }
@@ -56,6 +60,14 @@ fn entry(e: &[u8]) -> (u64, u64) {
     fp.copy_from_slice(&e[..8]);
     seq.copy_from_slice(&e[8..16]);
     (u64::from_le_bytes(fp), u64::from_le_bytes(seq))
+}
+
+/// The entries `(fingerprint, seq)` of a stored bucket, in order.
+pub(crate) fn entries_of<'a>(
+    key: &[u8],
+    value: &'a [u8],
+) -> Result<impl Iterator<Item = (u64, u64)> + 'a, LogError> {
+    Ok(entries(key, value)?.chunks_exact(ENTRY).map(entry))
 }
 
 /// The seqs stored with fingerprint `fp` in a bucket.

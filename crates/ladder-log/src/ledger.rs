@@ -228,19 +228,13 @@ impl Ledger {
     /// The seq of the stored event whose `id` is `id`, if any (the idempotency index).
     pub fn seq_of_id(&self, id: &str) -> Result<Option<u64>, LogError> {
         let fp = index::fingerprint(id);
-        let bucket = index::bucket_key(fp);
-        let Some(v) = self.store.get(Tree::Ids, &bucket)? else { return Ok(None) };
-        for seq in index::lookup(&bucket, &v, fp)? {
-            if seq == 0 || seq > self.head.seq {
-                continue;
-            }
-            if let Some(e) = self.get(seq)? {
-                if e.event.id.as_deref() == Some(id) {
-                    return Ok(Some(seq));
-                }
-            }
-        }
-        Ok(None)
+        let mut found = None;
+        crate::runs::Runs::load(&*self.store, self.head.seq)?.find(&*self.store, fp, |seq| {
+            let hit = self.get(seq)?.is_some_and(|e| e.event.id.as_deref() == Some(id));
+            found = hit.then_some(seq);
+            Ok(hit)
+        })?;
+        Ok(found)
     }
 
     /// The seq of the stored MatchResult whose `id` is `match_id`, if any.

@@ -19,9 +19,11 @@
 //! - **Validation streams.** [`Ledger::append`] takes an iterator and holds only the block being
 //!   filled, the new facts and the batch's id fingerprints (spilled to disk every million), never
 //!   the batch: a ten-million-event import runs in bounded memory.
-//! - **Indexes sized for 30 million events.** The idempotency index is 2^14 buckets of 16-byte
-//!   (fingerprint, seq) entries on disk (not one key per id), and a hit is confirmed by reading the
-//!   event, so it never needs undoing. A long append keeps a Bloom filter of the spilled
+//! - **Indexes sized for 30 million events.** The idempotency index is a few sorted runs of
+//!   16-byte (fingerprint, seq) entries on disk, each in 2^14 buckets (a million-entry run has
+//!   about 60 entries a bucket, 1 KB; not one key per id); a spill writes a new run and runs of
+//!   one size are merged four at a time, so a long import writes O(N log N) bytes of index. A hit is confirmed by reading the event, so
+//!   the index never needs undoing. A long append keeps a Bloom filter of the spilled
 //!   fingerprints, so a new id reads no bucket. Joins, voids and ticks are few and live in memory.
 //! - **sled is behind [`Store`].** [`SledStore`] is the only code naming sled; [`MemStore`] holds the
 //!   same trees in memory (tests, `--events FILE.jsonl` replays). sled's cache is 64 MB.
@@ -31,6 +33,7 @@ mod append;
 mod block;
 mod index;
 mod ledger;
+mod runs;
 mod store;
 
 pub use block::{chain_hash, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
