@@ -109,6 +109,7 @@ impl Ledger {
                 detail: "an earlier append failed while committing; open the ledger again".into(),
             }));
         }
+        self.upgrade_format()?;
         self.merge_tail()?;
         let mut batch = Batch::new(self, *opts)?;
         for (index, item) in events.into_iter().enumerate() {
@@ -924,12 +925,17 @@ mod spill_tests {
             let merged = index::merge_bucket(&key, v.as_deref(), &[*e]).unwrap();
             store.insert(Tree::Ids, &key, &merged).unwrap();
         }
+        // ... and format 1, as such a ledger was stored.
+        store.insert(Tree::Meta, b"format", &[1]).unwrap();
         let (mut l, _, _) = ledger(&store, 16, u64::MAX);
         for i in 0..n {
             assert_eq!(l.seq_of_id(&format!("m-{i}")).unwrap(), Some(i as u64 + 3));
         }
+        assert_eq!(store.get(Tree::Meta, b"format").unwrap().as_deref(), Some(&[1u8][..]));
         let r = l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
         assert_eq!((r.appended, r.duplicates), (0, n as u64));
+        // Its first append by this build marks it format 2, which older builds refuse.
+        assert_eq!(store.get(Tree::Meta, b"format").unwrap().as_deref(), Some(&[2u8][..]));
         // New ids spill into run 0's buckets in place (it averages under one entry a bucket, as
         // before runs); `runs.rs` tests new runs beside run 0 and merging it. Old and new ids
         // are all found.
@@ -943,5 +949,17 @@ mod spill_tests {
         for i in (0..4 * n).step_by(37) {
             assert_eq!(l.seq_of_id(&format!("m-{i}")).unwrap(), Some(i as u64 + 3));
         }
+        // A format this build does not know is refused, naming it.
+        drop(l);
+        store.insert(Tree::Meta, b"format", &[3]).unwrap();
+        let probe = Probe {
+            inner: store.clone(),
+            ids_bytes: Arc::new(AtomicU64::new(0)),
+            writes: Arc::new(AtomicU64::new(0)),
+            crash_at: u64::MAX,
+        };
+        let refused = Ledger::with_store(Box::new(probe), None).map(drop);
+        let message = refused.expect_err("format 3 is refused").to_string();
+        assert!(message.contains("unknown ledger format [3]"), "{message}");
     }
 }

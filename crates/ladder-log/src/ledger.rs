@@ -12,7 +12,13 @@ use std::path::{Path, PathBuf};
 const META_HEAD: &[u8] = b"head";
 const META_FORMAT: &[u8] = b"format";
 /// The ledger format this version writes and reads.
-const LEDGER_FORMAT: u8 = 1;
+/// The ledger format this build writes: 2 since the id index became sorted runs (ADR 0001, "The
+/// idempotency index"). Format 1 (one bucket set) is read as run 0 and becomes 2 at this build's
+/// first append, so a build that knows only format 1 refuses the ledger instead of missing the
+/// ids in newer runs.
+const LEDGER_FORMAT: u8 = 2;
+/// The format before the id index had runs: still read.
+const LEDGER_FORMAT_ONE_RUN: u8 = 1;
 
 /// Trailing blocks smaller than this (in events, or half the byte cap) are the tail.
 const SMALL_BLOCK_EVENTS: u32 = (MAX_BLOCK_EVENTS / 2) as u32;
@@ -50,6 +56,8 @@ pub struct Ledger {
     /// An append merges its id fingerprints into the on-disk index when this many are pending
     /// ([`crate::append::ID_SPILL`]; smaller in tests, to exercise the spills).
     pub(crate) id_spill: usize,
+    /// The stored format byte ([`LEDGER_FORMAT`], or 1 until this build first appends).
+    format: u8,
 }
 
 impl std::fmt::Debug for Ledger {
@@ -100,18 +108,33 @@ impl Ledger {
         }
     }
 
+    /// Marks a format-1 ledger as [`LEDGER_FORMAT`] before this build's first write to it (the
+    /// id index may then gain runs a format-1 reader would not see). Durable with the append's
+    /// commit; a crash before it leaves a format-2 ledger with format-1 content, which this
+    /// build reads the same.
+    pub(crate) fn upgrade_format(&mut self) -> Result<(), LogError> {
+        if self.format != LEDGER_FORMAT {
+            self.store.insert(Tree::Meta, META_FORMAT, &[LEDGER_FORMAT])?;
+            self.format = LEDGER_FORMAT;
+        }
+        Ok(())
+    }
+
     /// A ledger over any [`Store`]; `path` is only for messages.
     pub fn with_store(store: Box<dyn Store>, path: Option<PathBuf>) -> Result<Ledger, LogError> {
-        match store.get(Tree::Meta, META_FORMAT)? {
-            Some(v) if v[..] == [LEDGER_FORMAT] => {}
+        let format = match store.get(Tree::Meta, META_FORMAT)? {
+            Some(v) if v[..] == [LEDGER_FORMAT] || v[..] == [LEDGER_FORMAT_ONE_RUN] => v[0],
             Some(v) => {
                 return Err(LogError::Corrupt {
                     place: "the format record".into(),
                     detail: format!("unknown ledger format {:?}", &v[..]),
                 })
             }
-            None => store.insert(Tree::Meta, META_FORMAT, &[LEDGER_FORMAT])?,
-        }
+            None => {
+                store.insert(Tree::Meta, META_FORMAT, &[LEDGER_FORMAT])?;
+                LEDGER_FORMAT
+            }
+        };
         let head = match store.get(Tree::Meta, META_HEAD)? {
             Some(v) => parse_head(&v)?,
             None => Head::EMPTY,
@@ -127,6 +150,7 @@ impl Ledger {
             tail_facts: Vec::new(),
             poisoned: false,
             id_spill: crate::append::ID_SPILL,
+            format,
         };
         if ledger.discard_beyond(head.seq)? > 0 {
             ledger.store.flush()?;
