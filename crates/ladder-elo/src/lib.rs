@@ -306,7 +306,9 @@ impl Projector for Elo {
 
     /// `E = 1 / (1 + 10^((r_b - r_a) / 400))` from the current ratings (Elo has no time).
     fn prefetch(&self, player: PlayerId) {
-        ladder_projector::touch(self.state.players.get(player.index()));
+        if let Some(p) = self.state.players.get(player.index()) {
+            ladder_projector::prefetch(p);
+        }
     }
 
     fn expectation(&self, a: PlayerId, b: PlayerId, _at: Timestamp) -> f64 {

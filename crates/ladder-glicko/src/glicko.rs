@@ -747,7 +747,9 @@ impl Projector for Glicko {
     /// Contract section 4: `E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400))`, each
     /// player with the values they would enter a game at `at` with (RD*).
     fn prefetch(&self, player: PlayerId) {
-        ladder_projector::touch(self.state.players.get(player.index()));
+        if let Some(p) = self.state.players.get(player.index()) {
+            ladder_projector::prefetch(p);
+        }
     }
 
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {

@@ -1031,7 +1031,9 @@ impl Projector for Glicko2 {
     /// g(sqrt(RD_a^2 + RD_b^2)) on the Glicko scale, each player with the values they would enter
     /// a game at `at` with.
     fn prefetch(&self, player: PlayerId) {
-        ladder_projector::touch(self.state.players.get(player.index()));
+        if let Some(p) = self.state.players.get(player.index()) {
+            ladder_projector::prefetch(p);
+        }
     }
 
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {

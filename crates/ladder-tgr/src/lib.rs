@@ -569,7 +569,9 @@ impl Projector for Tgr {
     /// `WinProb(a, b)` with the midnights up to `at`'s day applied on the side; 0.5 when either
     /// player never joined.
     fn prefetch(&self, player: PlayerId) {
-        ladder_projector::touch(self.state.players.get(player.index()));
+        if let Some(p) = self.state.players.get(player.index()) {
+            ladder_projector::prefetch(p);
+        }
     }
 
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
