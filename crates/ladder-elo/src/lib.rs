@@ -304,13 +304,13 @@ impl Projector for Elo {
             .collect()
     }
 
-    /// `E = 1 / (1 + 10^((r_b - r_a) / 400))` from the current ratings (Elo has no time).
     fn prefetch(&self, player: PlayerId) {
         if let Some(p) = self.state.players.get(player.index()) {
             ladder_projector::prefetch(p);
         }
     }
 
+    /// `E = 1 / (1 + 10^((r_b - r_a) / 400))` from the current ratings (Elo has no time).
     fn expectation(&self, a: PlayerId, b: PlayerId, _at: Timestamp) -> f64 {
         let rating = |p: PlayerId| {
             self.state

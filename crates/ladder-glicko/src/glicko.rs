@@ -744,14 +744,14 @@ impl Projector for Glicko {
         self.close_on_the_side().map(drop).map_err(|kind| ProjectError::new(seq, kind))
     }
 
-    /// Contract section 4: `E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400))`, each
-    /// player with the values they would enter a game at `at` with (RD*).
     fn prefetch(&self, player: PlayerId) {
         if let Some(p) = self.state.players.get(player.index()) {
             ladder_projector::prefetch(p);
         }
     }
 
+    /// Contract section 4: `E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400))`, each
+    /// player with the values they would enter a game at `at` with (RD*).
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         let mut closed = None;
         let (ra, rda) = self.entering(a, at, &mut closed);

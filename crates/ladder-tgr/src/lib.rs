@@ -566,14 +566,14 @@ impl Projector for Tgr {
             .collect()
     }
 
-    /// `WinProb(a, b)` with the midnights up to `at`'s day applied on the side; 0.5 when either
-    /// player never joined.
     fn prefetch(&self, player: PlayerId) {
         if let Some(p) = self.state.players.get(player.index()) {
             ladder_projector::prefetch(p);
         }
     }
 
+    /// `WinProb(a, b)` with the midnights up to `at`'s day applied on the side; 0.5 when either
+    /// player never joined.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         match (self.values_at(a, at), self.values_at(b, at)) {
             (Some(x), Some(y)) => win_prob(x.rating, x.rd, y.rating, y.rd),
