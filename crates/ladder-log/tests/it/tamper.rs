@@ -137,18 +137,25 @@ fn a_deleted_event_is_named() {
         }
     });
     assert_eq!(broken_at(&path), 50);
-    // A whole block from the middle: a gap.
+    // A whole block: a gap.
+    let (_dir, path) = without_block(0);
+    assert_eq!(broken_at(&path), 1);
+}
+
+/// A ledger built by [`build`] in a temporary directory, with its `i`-th stored block removed
+/// directly in sled.
+fn without_block(i: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ledger");
     build(&path);
     let db = crate::raw_sled(&path);
     let tree = db.open_tree("events").unwrap();
     let keys: Vec<_> = tree.iter().keys().map(|k| k.unwrap()).collect();
-    assert!(keys.len() >= 2, "the ledger spans several blocks");
-    tree.remove(&keys[0]).unwrap();
+    assert!(keys.len() > i + 1, "the ledger spans several blocks");
+    tree.remove(&keys[i]).unwrap();
     db.flush().unwrap();
     drop((tree, db));
-    assert_eq!(broken_at(&path), 1);
+    (dir, path)
 }
 
 #[test]
@@ -368,16 +375,7 @@ fn read_records_reports_a_damaged_block_after_the_records_before_it() {
 
 #[test]
 fn read_records_reports_a_missing_block_as_events_does() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ledger");
-    build(&path);
-    let db = crate::raw_sled(&path);
-    let tree = db.open_tree("events").unwrap();
-    let keys: Vec<_> = tree.iter().keys().map(|k| k.unwrap()).collect();
-    assert!(keys.len() >= 3, "the ledger spans several blocks");
-    tree.remove(&keys[1]).unwrap();
-    db.flush().unwrap();
-    drop((tree, db));
+    let (_dir, path) = without_block(1);
     let l = Ledger::open(&path).unwrap();
     for from in [1, 3] {
         let (lent, _, end) = lend(&l, from);
