@@ -285,11 +285,6 @@ impl Ledger {
         Events(Records::new(self, from_seq.max(1)))
     }
 
-    /// The stored records from `from_seq` (1 if 0) through the head, lent one at a time without
-    /// copying or decoding (see [`Records`]).
-    pub fn records(&self, from_seq: u64) -> Records<'_> {
-        Records::new(self, from_seq.max(1))
-    }
 
     /// Hands every stored record from `from_seq` (1 if 0) through the head to `visit`, in order,
     /// a block's worth at a time ([`Records::next_batch`]), until it returns `Ok(false)` or an
@@ -593,7 +588,7 @@ fn first_undecodable(blocks: std::sync::mpsc::Receiver<(u64, Value)>) -> Option<
     None
 }
 
-/// One stored record read in place by [`Records::next_record`]: no copy, no decode.
+/// One stored record as [`Ledger::read_records`] lends it: no copy, no decode.
 #[derive(Clone, Copy, Debug)]
 pub struct Record<'r> {
     /// Its sequence number.
@@ -608,9 +603,10 @@ pub struct Record<'r> {
 }
 
 /// The stored records from a sequence number through the head, read block by block and lent one
-/// at a time ([`Records::next_record`]), for readers that decode in place (a replay). Stops after
-/// the first error (a missing or corrupt block).
-pub struct Records<'a> {
+/// at a time ([`Records::next_record`], for [`Events`]) or a block at a time
+/// ([`Records::next_batch`], for [`Ledger::read_records`]). Stops after the first error (a missing
+/// or corrupt block).
+pub(crate) struct Records<'a> {
     scan: Option<Box<dyn Iterator<Item = Result<crate::store::Entry, LogError>> + 'a>>,
     head: u64,
     /// The next seq to yield.
@@ -675,7 +671,7 @@ impl<'a> Records<'a> {
 
     /// The next record, borrowed from the block it is stored in; `None` after the head or after
     /// an error.
-    pub fn next_record(&mut self) -> Option<Result<Record<'_>, LogError>> {
+    pub(crate) fn next_record(&mut self) -> Option<Result<Record<'_>, LogError>> {
         if let Err(e) = self.current_block()? {
             return Some(Err(e));
         }
@@ -700,7 +696,7 @@ impl<'a> Records<'a> {
     /// loading the next block when the current one is used up: what a reader that works a block
     /// at a time wants. `None` after the head; an error met after some records comes after them,
     /// at the next call, as [`Records::next_record`] would order it.
-    pub fn next_batch(&mut self) -> Option<Result<Vec<Record<'_>>, LogError>> {
+    pub(crate) fn next_batch(&mut self) -> Option<Result<Vec<Record<'_>>, LogError>> {
         if let Some(e) = self.pending.take() {
             return self.fail(e);
         }

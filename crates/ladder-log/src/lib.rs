@@ -38,7 +38,7 @@ mod store;
 
 pub use block::{chain_hash, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
 pub use index::ID_BUCKETS;
-pub use ledger::{Checkpoint, Events, Ledger, Record, Records};
+pub use ledger::{Checkpoint, Events, Ledger, Record};
 pub use store::{
     Entry, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY, MIN_FREE_BYTES,
     SLED_CACHE_BYTES,
