@@ -94,6 +94,19 @@ pub fn expected(r: f64, r_j: f64) -> f64 {
 
 use ladder_projector::outcome;
 
+/// The error of a new rating that is not finite (`r + K Σ (s - E)` overflowed) for `seat` at
+/// `step`: both paths refuse the match with it, changing nothing.
+#[cold]
+fn overflowed(step: &Step<'_>, seat: &SeatIn) -> ProjectError {
+    ProjectError::new(
+        step.seq,
+        ProjectErrorKind::NonFinite {
+            quantity: "r'",
+            detail: format!("player #{}: r + K Σ (s - E) overflowed", seat.player.0),
+        },
+    )
+}
+
 impl Elo {
     /// A projector with a configuration built from [`PARAMS`]; refuses a configuration of
     /// another algorithm.
@@ -170,13 +183,7 @@ impl Elo {
         let (new, new_j) = (r + d, r_j + d_j);
         for (seat, value) in [(x, new), (y, new_j)] {
             if !value.is_finite() {
-                return Err(ProjectError::new(
-                    step.seq,
-                    ProjectErrorKind::NonFinite {
-                        quantity: "r'",
-                        detail: format!("player #{}: r + K Σ (s - E) overflowed", seat.player.0),
-                    },
-                ));
+                return Err(overflowed(step, seat));
             }
         }
         let p = &mut self.state.players[i];
@@ -239,13 +246,7 @@ impl Elo {
         for (seat, &d) in seats.iter().zip(&self.deltas) {
             let r = players[seat.player.index()].rating + d;
             if !r.is_finite() {
-                return Err(ProjectError::new(
-                    step.seq,
-                    ProjectErrorKind::NonFinite {
-                        quantity: "r'",
-                        detail: format!("player #{}: r + K Σ (s - E) overflowed", seat.player.0),
-                    },
-                ));
+                return Err(overflowed(step, seat));
             }
         }
         for (i, (seat, &d)) in seats.iter().zip(&self.deltas).enumerate() {

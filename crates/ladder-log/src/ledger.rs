@@ -285,7 +285,6 @@ impl Ledger {
         Events(Records::new(self, from_seq.max(1)))
     }
 
-
     /// Hands every stored record from `from_seq` (1 if 0) through the head to `visit`, in order,
     /// a block's worth at a time ([`Records::next_batch`]), until it returns `Ok(false)` or an
     /// error (returned as is). The same records as [`Ledger::records`], but a second thread reads

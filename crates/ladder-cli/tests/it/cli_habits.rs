@@ -28,7 +28,7 @@ fn every_command_that_prints_data_speaks_json() {
     assert_eq!(import["duplicates"], 0);
 
     // append: the new event and the head it made, one past the import's.
-    let append = json(&e.ok(&[
+    let late = [
         "append",
         "match",
         "alice",
@@ -41,27 +41,15 @@ fn every_command_that_prints_data_speaks_json() {
         "late",
         "--format",
         "json",
-    ]));
+    ];
+    let append = json(&e.ok(&late));
     assert_eq!(append["appended"], 1);
     assert_eq!(append["event"]["id"], "late");
     assert_eq!(append["event"]["seats"][0]["player"], "alice");
     let head = append["head"].as_str().unwrap().to_string();
     assert!(head.starts_with("80:"), "{head}");
     // The same append again is a duplicate, and says so in JSON too.
-    let again = json(&e.ok(&[
-        "append",
-        "match",
-        "alice",
-        "bob",
-        "--score",
-        "1-0",
-        "--at",
-        "2026-12-31T12:00:00Z",
-        "--id",
-        "late",
-        "--format",
-        "json",
-    ]));
+    let again = json(&e.ok(&late));
     assert_eq!((again["appended"].as_u64(), again["duplicates"].as_u64()), (Some(0), Some(1)));
 
     // verify and log agree with append on the head and the count.
