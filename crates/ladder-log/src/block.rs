@@ -22,7 +22,9 @@ pub const HEADER_LEN: usize = 1 + 4 + 32;
 pub const RECORD_HEADER_LEN: usize = 4 + 32;
 /// A block is sealed (no longer grown) at this many events...
 pub const MAX_BLOCK_EVENTS: usize = 4096;
-/// ...or at this many bytes, whichever comes first.
+/// ...or at this many bytes, whichever comes first. Small enough that a sled leaf of up to 17
+/// blocks stays under sled's blob threshold and every block read counts in its cache (ADR 0001,
+/// "Reading without keeping"); ledgers written with 64 KB blocks still read.
 pub const MAX_BLOCK_BYTES: usize = 6 << 10;
 
 /// The chain hash of the ledger before its first event.

@@ -8,8 +8,9 @@
 //! Design decisions (measured and argued in `docs/adr/0001-ledger-storage.md`):
 //! - **Blocks, not one sled key per event.** sled 0.34.7 with one key per small value is slow and
 //!   takes gigabytes of memory at millions of keys. Events are stored in blocks of up to
-//!   [`MAX_BLOCK_BYTES`] (64 KB, about 800 events), keyed by the first event's seq in big-endian, so key
-//!   order is sequence order. An append writes whole blocks beyond the head; the small blocks left
+//!   [`MAX_BLOCK_BYTES`] (6 KB, about 60 events: small enough that sled's cache turns over while
+//!   a long read goes by, so reading a ledger does not keep it in memory), keyed by the first
+//!   event's seq in big-endian, so key order is sequence order. An append writes whole blocks beyond the head; the small blocks left
 //!   by single appends (the tail) are merged into one by a small atomic batch once there are 16.
 //! - **One commit point.** An append writes its blocks, facts and ids with keys beyond the current
 //!   head, flushes, then writes the new head to the `meta` tree and flushes again: only then is it
@@ -27,6 +28,8 @@
 //!   fingerprints, so a new id reads no bucket. Joins, voids and ticks are few and live in memory.
 //! - **sled is behind [`Store`].** [`SledStore`] is the only code naming sled; [`MemStore`] holds the
 //!   same trees in memory (tests, `--events FILE.jsonl` replays). sled's cache is 64 MB.
+//! - **Reading without copying.** [`Ledger::read_records`] lends a block's records at a time while
+//!   a second thread reads the next blocks, for readers that decode in place (a replay).
 #![deny(missing_docs)]
 
 mod append;
