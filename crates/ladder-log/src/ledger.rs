@@ -286,10 +286,11 @@ impl Ledger {
     }
 
     /// Hands every stored record from `from_seq` (1 if 0) through the head to `visit`, in order,
-    /// a block's worth at a time ([`Records::next_batch`]), until it returns `Ok(false)` or an
-    /// error (returned as is). The same records as [`Ledger::records`], but a second thread reads
-    /// the blocks from the store ahead of the records handed out, so the store's own work (page
-    /// reads, checksums) overlaps `visit`'s: what a replay wants.
+    /// a block's worth at a time, until it returns `Ok(false)` or an error (returned as is). The
+    /// same records as [`Ledger::events`], undecoded and uncopied, and a second thread reads the
+    /// blocks from the store ahead of the records handed out, so the store's own work (page
+    /// reads, checksums) overlaps `visit`'s: what a replay wants. A damaged or missing block is
+    /// the same error, after the same records, as [`Ledger::events`] gives.
     pub fn read_records<E: From<LogError>>(
         &self,
         from_seq: u64,
