@@ -2,7 +2,7 @@
 
 use crate::{
     cmd_append, cmd_demo, cmd_diff, cmd_explain, cmd_history, cmd_import, cmd_log, cmd_pair,
-    cmd_perf, cmd_plot, cmd_replay, cmd_sim, cmd_sweep, cmd_verify,
+    cmd_perf, cmd_plot, cmd_replay, cmd_sim, cmd_sweep, cmd_upgrade, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -67,6 +67,9 @@ pub enum Command {
     /// Recompute the hash chain and print the head, or name the first bad event.
     #[command(after_help = cmd_verify::EXAMPLES)]
     Verify(cmd_verify::VerifyArgs),
+    /// Rebuild a ledger of an older format in this one (the old one is kept beside it).
+    #[command(after_help = cmd_upgrade::EXAMPLES)]
+    Upgrade(cmd_upgrade::UpgradeArgs),
     /// Replay the history through an algorithm and print every player's standing.
     #[command(after_help = cmd_replay::REPLAY_EXAMPLES)]
     Replay(cmd_replay::ReplayArgs),
@@ -118,6 +121,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Append(args) => cmd_append::run(&cli.ledger, args),
         Command::Log(args) => cmd_log::run(&cli.ledger, args),
         Command::Verify(args) => cmd_verify::run(&cli.ledger, args),
+        Command::Upgrade(args) => cmd_upgrade::run(&cli.ledger, args),
         Command::Replay(args) => cmd_replay::run_replay(&cli.ledger, args),
         Command::Leaderboard(args) => cmd_replay::run_leaderboard(&cli.ledger, args),
         Command::Pair(args) => cmd_pair::run(&cli.ledger, args),

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub const EXAMPLES: &str = "Examples:
-  ladder verify                                   prints `ok: head SEQ:HASH`
+  ladder verify                                   prints `ok: head SEQ:HASH root HEX ...`
   ladder verify --expect-head 1234:9f86d081...    also fail if that head is no longer held
   ladder verify --format json
   ladder verify --events archive.jsonl            the head an archived export rebuilds
@@ -53,6 +53,9 @@ fn hint(e: &VerifyError) -> Option<String> {
         VerifyError::Broken { seq, .. } => Some(format!(
             "`ladder log --from {seq} --limit 1` shows the first bad event; rebuild the ledger from a backup or an export (`ladder import` into a new ledger)"
         )),
+        VerifyError::Index { .. } => Some(
+            "the events are intact but a derived index or checkpoint is not: rebuild the ledger from an export (`ladder log --format jsonl` into `ladder import` on a new ledger)".into(),
+        ),
         VerifyError::HeadMissing { .. } => Some(
             "the ledger was cut at its tail or rewritten since that head was published; compare it with an export taken then (`ladder verify --events FILE.jsonl`)".into(),
         ),
@@ -68,16 +71,19 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    match ledger.verify(expect) {
-        Ok(head) => {
+    match ledger.verify(expect).and_then(|head| Ok((head, ledger.root()?))) {
+        Ok((head, root)) => {
+            let root = ladder_log::hex(&root);
             match args.format {
-                VerifyFormat::Text => {
-                    println!("ok: head {head} ({} events, chain intact)", head.seq)
-                }
+                VerifyFormat::Text => println!(
+                    "ok: head {head} root {root} ({} events; chain, Merkle tree, indexes and \
+                     checkpoints intact)",
+                    head.seq
+                ),
                 VerifyFormat::Json => {
                     println!(
                         "{}",
-                        serde_json::json!({"ok": true, "head": head.to_string(), "events": head.seq})
+                        serde_json::json!({"ok": true, "head": head.to_string(), "root": root, "events": head.seq})
                     )
                 }
             }

@@ -122,10 +122,12 @@ impl History for LedgerHistory<'_> {
 
 impl CheckpointStore for LedgerHistory<'_> {
     fn list(&self, prefix: &[u8]) -> Result<Vec<Entry>, ReplayError> {
-        self.0.checkpoints(prefix).map_err(|e| ReplayError::History(Box::new(e)))
+        let stored = self.0.checkpoints(prefix).map_err(|e| ReplayError::History(Box::new(e)))?;
+        Ok(stored.into_iter().map(|(key, _, value)| (key, value)).collect())
     }
 
-    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), ReplayError> {
-        self.0.put_checkpoint(key, value).map_err(|e| ReplayError::History(Box::new(e)))
+    fn put(&self, key: &[u8], at: (u64, [u8; 32]), value: &[u8]) -> Result<(), ReplayError> {
+        let at = ladder_log::Head { seq: at.0, hash: at.1 };
+        self.0.put_checkpoint(key, at, value).map_err(|e| ReplayError::History(Box::new(e)))
     }
 }

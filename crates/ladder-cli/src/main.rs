@@ -21,6 +21,7 @@ mod cmd_plot;
 mod cmd_replay;
 mod cmd_sim;
 mod cmd_sweep;
+mod cmd_upgrade;
 mod cmd_verify;
 mod source;
 
@@ -113,6 +114,15 @@ fn exit_and_hint(err: &anyhow::Error) -> (u8, Option<String>) {
             Some(ladder_log::LogError::Locked { .. })
         )
     });
+    let no_ledger = err.chain().any(|e| {
+        matches!(
+            e.downcast_ref::<ladder_log::LogError>(),
+            Some(ladder_log::LogError::NoLedger { .. })
+        )
+    });
+    if no_ledger {
+        return (2, Some("import events first (`ladder import --auto-join FILE`), or point --ledger (or LADDER_LEDGER) at a ledger".into()));
+    }
     if locked {
         return (
             1,

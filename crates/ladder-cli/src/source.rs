@@ -41,14 +41,15 @@ pub fn open_for_read(path: &Path, events: Option<&Path>) -> anyhow::Result<Ledge
             Err(e) => Err(e).context(format!("cannot load {name}")),
         };
     }
-    if !path.exists() {
-        return Err(Hinted::usage(
+    match Ledger::open_existing(path) {
+        // A command that reads never creates a ledger (nothing is written at `path`).
+        Err(ladder_log::LogError::NoLedger { .. }) => Err(Hinted::usage(
             format!("there is no ledger at {}", path.display()),
             "import events first (`ladder import --auto-join FILE`), point --ledger (or LADDER_LEDGER) at one, or read an exported file with --events FILE.jsonl; `ladder demo` shows every step on built-in data",
         )
-        .into());
+        .into()),
+        other => other.with_context(|| format!("cannot open the ledger {}", path.display())),
     }
-    Ledger::open(path).with_context(|| format!("cannot open the ledger {}", path.display()))
 }
 
 pub use ladder_cli::LedgerHistory;

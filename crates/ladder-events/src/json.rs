@@ -7,7 +7,6 @@
 use crate::rules::{Rule, Violation};
 use crate::{Body, Event, Prior, Seat, Team, Timestamp};
 use serde::Deserialize;
-use std::fmt::Write as _;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -138,83 +137,97 @@ pub fn parse_line(line: &str) -> Result<Event, Violation> {
     Ok(event)
 }
 
-fn push_str(out: &mut String, s: &str) {
-    out.push_str(&serde_json::to_string(s).expect("strings always serialize"));
+fn push_str(out: &mut Vec<u8>, s: &str) {
+    // serde_json's escaping (short forms for \b \f \n \r \t, \u00XX for other controls); a
+    // Vec never fails to take bytes.
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
-fn push_num(out: &mut String, x: f64) {
-    // Shortest round-trip form (ryu through serde_json); events hold finite numbers only.
-    out.push_str(&serde_json::to_string(&x).expect("finite floats serialize"));
+fn push_num(out: &mut Vec<u8>, x: f64) {
+    // Shortest round-trip form (through serde_json); events hold finite numbers only.
+    let _ = serde_json::to_writer(&mut *out, &x);
 }
 
 /// Writes the canonical JSON line of an event (no trailing newline): keys in the contract's order,
 /// absent options left out, floats in shortest round-trip form.
+///
+/// These bytes are what the ledger hashes (an event's *leaf bytes*: docs/proofs.md), so they are
+/// fixed forever: `contract_examples_round_trip` below and `fixtures/ledger-format2.jsonl` pin them.
 pub fn to_line(event: &Event) -> String {
-    let mut out = String::with_capacity(128);
-    out.push_str("{\"type\":\"");
-    out.push_str(event.body.type_name());
-    out.push_str("\",\"at\":\"");
-    out.push_str(&event.at.to_string());
-    out.push('"');
+    let mut out = Vec::with_capacity(128);
+    write_line(event, &mut out);
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => unreachable!("a line is written from str pieces only: {e}"),
+    }
+}
+
+/// [`to_line`] into a buffer the caller reuses: appends the line's bytes to `out`.
+pub fn write_line(event: &Event, out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(event.body.type_name().as_bytes());
+    out.extend_from_slice(b"\",\"at\":\"");
+    let _ = write!(out, "{}", event.at);
+    out.push(b'"');
     if let Some(id) = &event.id {
-        out.push_str(",\"id\":");
-        push_str(&mut out, id);
+        out.extend_from_slice(b",\"id\":");
+        push_str(out, id);
     }
     match &event.body {
         Body::PlayerJoined { player, prior } => {
-            out.push_str(",\"player\":");
-            push_str(&mut out, player);
+            out.extend_from_slice(b",\"player\":");
+            push_str(out, player);
             for (k, v) in
                 [("rating", prior.rating), ("rd", prior.rd), ("volatility", prior.volatility)]
             {
                 if let Some(v) = v {
                     let _ = write!(out, ",\"{k}\":");
-                    push_num(&mut out, v);
+                    push_num(out, v);
                 }
             }
         }
         Body::QueueTimeout { player } => {
-            out.push_str(",\"player\":");
-            push_str(&mut out, player);
+            out.extend_from_slice(b",\"player\":");
+            push_str(out, player);
         }
         Body::MidnightTick => {}
         Body::MatchResult { seats } => {
-            out.push_str(",\"seats\":[");
+            out.extend_from_slice(b",\"seats\":[");
             for (i, s) in seats.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str("{\"player\":");
-                push_str(&mut out, &s.player);
-                out.push_str(",\"score\":");
-                push_num(&mut out, s.score);
+                out.extend_from_slice(b"{\"player\":");
+                push_str(out, &s.player);
+                out.extend_from_slice(b",\"score\":");
+                push_num(out, s.score);
                 match &s.team {
                     None => {}
                     Some(Team::Int(n)) => {
                         let _ = write!(out, ",\"team\":{n}");
                     }
                     Some(Team::Text(t)) => {
-                        out.push_str(",\"team\":");
-                        push_str(&mut out, t);
+                        out.extend_from_slice(b",\"team\":");
+                        push_str(out, t);
                     }
                 }
                 if let Some(sec) = s.seconds {
-                    out.push_str(",\"seconds\":");
-                    push_num(&mut out, sec);
+                    out.extend_from_slice(b",\"seconds\":");
+                    push_num(out, sec);
                 }
-                out.push('}');
+                out.push(b'}');
             }
-            out.push(']');
+            out.push(b']');
         }
         Body::MatchVoided { match_id, reason } => {
-            out.push_str(",\"match\":");
-            push_str(&mut out, match_id);
-            out.push_str(",\"reason\":");
-            push_str(&mut out, reason);
+            out.extend_from_slice(b",\"match\":");
+            push_str(out, match_id);
+            out.extend_from_slice(b",\"reason\":");
+            push_str(out, reason);
         }
     }
-    out.push('}');
-    out
+    out.push(b'}');
 }
 
 #[cfg(test)]

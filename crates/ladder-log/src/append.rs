@@ -15,11 +15,14 @@
 
 use crate::block::{self, key, Builder};
 use crate::index::{self, Bloom, Fact, FpMap, Names, FACTS_FORMAT};
-use crate::ledger::{head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES};
+use crate::ledger::{
+    head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES, META_HEAD,
+};
 use crate::runs::{self, Runs};
 use crate::store::Tree;
+use crate::tree::{self, Frontier};
 use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
-use ladder_events::{codec, Body, Event, Prior, Rule, Timestamp, Violation};
+use ladder_events::{codec, json, Body, Event, Prior, Rule, Timestamp, Violation};
 use std::collections::HashMap;
 
 /// Batch id fingerprints are written to the on-disk index (as a run) when this many are pending.
@@ -83,6 +86,12 @@ struct Batch {
     /// The last stored block read, for reading stored events.
     cache: Option<block::Indexed>,
     encoded: Vec<u8>,
+    /// The canonical JSON line of the event being written: its leaf bytes, what the chain hashes.
+    line: Vec<u8>,
+    /// The Merkle tree over the leaves through the last event written.
+    frontier: Frontier,
+    /// Keys of the stored subtree hashes this batch wrote beyond the base head.
+    nodes_written: Vec<[u8; 9]>,
     report: AppendReport,
 }
 
@@ -109,7 +118,6 @@ impl Ledger {
                 detail: "an earlier append failed while committing; open the ledger again".into(),
             }));
         }
-        self.upgrade_format()?;
         self.merge_tail()?;
         let mut batch = Batch::new(self, *opts)?;
         for (index, item) in events.into_iter().enumerate() {
@@ -166,6 +174,9 @@ impl Batch {
             probes: 0,
             cache: None,
             encoded: Vec::with_capacity(256),
+            line: Vec::with_capacity(256),
+            frontier: ledger.frontier()?,
+            nodes_written: Vec::new(),
             report: AppendReport { head: base, ..AppendReport::default() },
         })
     }
@@ -391,8 +402,20 @@ impl Batch {
     fn write(&mut self, ledger: &Ledger, event: Event) -> Result<(), LogError> {
         self.encoded.clear();
         codec::encode_into(&event, &mut self.encoded);
-        let hash = block::chain_hash(&self.prev, &self.encoded);
+        self.line.clear();
+        json::write_line(&event, &mut self.line);
+        let hash = block::chain_hash(&self.prev, &self.line);
         let seq = self.next_seq;
+        let mut completed = Vec::new();
+        self.frontier.push(tree::leaf_hash(&self.line), |level, index, h| {
+            if level >= tree::TILE_LEVEL {
+                completed.push((tree::node_key(level, index), *h));
+            }
+        });
+        for (k, h) in completed {
+            ledger.store.insert(Tree::Nodes, &k, &h)?;
+            self.nodes_written.push(k);
+        }
         self.builder.push(&hash, &self.encoded);
         self.prev = hash;
         self.next_seq += 1;
@@ -515,6 +538,9 @@ impl Batch {
         for (k, _) in &self.facts_written {
             ledger.store.remove(Tree::Facts, &key(*k))?;
         }
+        for k in &self.nodes_written {
+            ledger.store.remove(Tree::Nodes, k)?;
+        }
         Ok(())
     }
 
@@ -536,13 +562,14 @@ impl Batch {
         // The commit point.
         let committed = ledger
             .store
-            .insert(Tree::Meta, b"head", &head_bytes(&head))
+            .insert(Tree::Meta, META_HEAD, &head_bytes(&head))
             .and_then(|()| ledger.store.flush());
         if let Err(e) = committed {
             ledger.poisoned = true;
             return Err(AppendError::Unconfirmed(e));
         }
         ledger.head = head;
+        ledger.frontier = Some(self.frontier);
         ledger.players.extend(self.new_players);
         ledger.voids.extend(self.new_voids);
         ledger.ticks.extend(self.new_ticks);
@@ -561,6 +588,14 @@ impl Batch {
             }
         }
         self.report.head = head;
+        // The head file follows the commit: a crash before it is written leaves a store one batch
+        // ahead of it, which the next open accepts (and records).
+        if let Some(disk) = &ledger.disk {
+            if let Err(e) = disk.record(head, Vec::new()) {
+                ledger.poisoned = true;
+                return Err(AppendError::Unconfirmed(e));
+            }
+        }
         Ok(self.report)
     }
 }
@@ -925,17 +960,12 @@ mod spill_tests {
             let merged = index::merge_bucket(&key, v.as_deref(), &[*e]).unwrap();
             store.insert(Tree::Ids, &key, &merged).unwrap();
         }
-        // ... and format 1, as such a ledger was stored.
-        store.insert(Tree::Meta, b"format", &[1]).unwrap();
         let (mut l, _, _) = ledger(&store, 16, u64::MAX);
         for i in 0..n {
             assert_eq!(l.seq_of_id(&format!("m-{i}")).unwrap(), Some(i as u64 + 3));
         }
-        assert_eq!(store.get(Tree::Meta, b"format").unwrap().as_deref(), Some(&[1u8][..]));
         let r = l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
         assert_eq!((r.appended, r.duplicates), (0, n as u64));
-        // Its first append by this build marks it format 2, which older builds refuse.
-        assert_eq!(store.get(Tree::Meta, b"format").unwrap().as_deref(), Some(&[2u8][..]));
         // New ids spill into run 0's buckets in place (it averages under one entry a bucket, as
         // before runs); `runs.rs` tests new runs beside run 0 and merging it. Old and new ids
         // are all found.
@@ -951,7 +981,7 @@ mod spill_tests {
         }
         // A format this build does not know is refused, naming it.
         drop(l);
-        store.insert(Tree::Meta, b"format", &[3]).unwrap();
+        store.insert(Tree::Meta, b"format", &[4]).unwrap();
         let probe = Probe {
             inner: store.clone(),
             ids_bytes: Arc::new(AtomicU64::new(0)),
@@ -959,7 +989,7 @@ mod spill_tests {
             crash_at: u64::MAX,
         };
         let refused = Ledger::with_store(Box::new(probe), None).map(drop);
-        let message = refused.expect_err("format 3 is refused").to_string();
-        assert!(message.contains("unknown ledger format [3]"), "{message}");
+        let message = refused.expect_err("format 4 is refused").to_string();
+        assert!(message.contains("unknown ledger format [4]"), "{message}");
     }
 }

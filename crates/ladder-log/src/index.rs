@@ -276,6 +276,11 @@ impl Names {
         self.0.insert(NameKey::new(name), seq);
     }
 
+    /// How many names it holds.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// Adds every entry of `other`.
     pub fn extend(&mut self, other: Names) {
         self.0.extend(other.0);

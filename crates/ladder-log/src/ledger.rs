@@ -2,23 +2,26 @@
 //! memory, checkpoints, and the tail merge. Appending is in `append.rs`.
 
 use crate::block::{self, key, seq_of_key, Block, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
+use crate::headfile;
 use crate::index::{self, decode_facts, Fact, Names, FACTS_FORMAT};
 use crate::store::{MemStore, SledStore, Store, Tree, Value, Write};
-use crate::{Head, LogError, StoredEvent, VerifyError, GENESIS};
+use crate::tree::{self, Frontier};
+use crate::{Head, LogError, StoredEvent, GENESIS};
 use ladder_events::{codec, Body, Event};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-const META_HEAD: &[u8] = b"head";
+pub(crate) const META_HEAD: &[u8] = b"head";
 const META_FORMAT: &[u8] = b"format";
-/// The ledger format this version writes and reads.
-/// The ledger format this build writes: 2 since the id index became sorted runs (ADR 0001, "The
-/// idempotency index"). Format 1 (one bucket set) is read as run 0 and becomes 2 at this build's
-/// first append, so a build that knows only format 1 refuses the ledger instead of missing the
-/// ids in newer runs.
-const LEDGER_FORMAT: u8 = 2;
-/// The format before the id index had runs: still read.
-const LEDGER_FORMAT_ONE_RUN: u8 = 1;
+/// The ledger format this build writes and reads: 3 since an event's chain hash is taken over its
+/// canonical JSON line and the ledger keeps a Merkle tree over the same leaves (docs/proofs.md).
+/// Formats 1 and 2 hashed the stored codec bytes; they are read only by [`Ledger::upgrade`],
+/// which rebuilds the ledger in format 3 (a ledger of the old format is never read as this one,
+/// whose chain hashes differ).
+pub const LEDGER_FORMAT: u8 = 3;
+/// Formats [`Ledger::upgrade`] reads: 1 (one id bucket set) and 2 (id runs), both hashing the
+/// stored codec bytes.
+const LEGACY_FORMATS: [u8; 2] = [1, 2];
 
 /// Trailing blocks smaller than this (in events, or half the byte cap) are the tail.
 const SMALL_BLOCK_EVENTS: u32 = (MAX_BLOCK_EVENTS / 2) as u32;
@@ -28,8 +31,57 @@ pub(crate) const TAIL_MERGE: usize = 16;
 pub(crate) const FACTS_CHUNK_BYTES: usize = 64 << 10;
 const SMALL_FACTS_BYTES: usize = FACTS_CHUNK_BYTES / 4;
 
-/// A replay checkpoint: its key and its bytes.
-pub type Checkpoint = (Vec<u8>, Vec<u8>);
+/// A replay checkpoint: its key, the head it was computed at, and its bytes.
+pub type Checkpoint = (Vec<u8>, Head, Vec<u8>);
+
+/// The format byte of a stored checkpoint's envelope.
+const CHECKPOINT_FORMAT: u8 = 1;
+/// Envelope bytes before the checkpoint's own: format, head seq, head hash, self hash.
+const CHECKPOINT_HEADER: usize = 1 + 8 + 32 + 32;
+
+/// The stored form of a checkpoint: format byte, the head (seq big-endian, hash), then
+/// `blake3(key || head || bytes)`, then the bytes. The hash binds the bytes to their key and head,
+/// so a checkpoint moved under another key, or edited, is refused.
+fn checkpoint_envelope(key: &[u8], at: Head, bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(CHECKPOINT_HEADER + bytes.len());
+    out.push(CHECKPOINT_FORMAT);
+    out.extend_from_slice(&head_bytes(&at));
+    out.extend_from_slice(&checkpoint_hash(key, &out[1..41], bytes));
+    out.extend_from_slice(bytes);
+    out
+}
+
+fn checkpoint_hash(key: &[u8], head: &[u8], bytes: &[u8]) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(&(key.len() as u64).to_le_bytes());
+    h.update(key);
+    h.update(head);
+    h.update(bytes);
+    *h.finalize().as_bytes()
+}
+
+/// Opens a stored checkpoint: its head and bytes, after checking its hash.
+fn open_checkpoint<'v>(key: &[u8], value: &'v [u8]) -> Result<(Head, &'v [u8]), LogError> {
+    let bad = |detail: String| LogError::Corrupt {
+        place: format!("the checkpoint {}", crate::hex(key)),
+        detail,
+    };
+    if value.len() < CHECKPOINT_HEADER || value[0] != CHECKPOINT_FORMAT {
+        return Err(bad(format!(
+            "{} bytes, format {:?}: not a checkpoint this build wrote",
+            value.len(),
+            value.first()
+        )));
+    }
+    let head = parse_head(&value[1..41])?;
+    let bytes = &value[CHECKPOINT_HEADER..];
+    if checkpoint_hash(key, &value[1..41], bytes)[..] != value[41..73] {
+        return Err(bad(
+            "its bytes do not match its hash (edited, or moved from another key)".into()
+        ));
+    }
+    Ok((head, bytes))
+}
 
 /// An open ledger. See the crate documentation for the design.
 ///
@@ -56,8 +108,72 @@ pub struct Ledger {
     /// An append merges its id fingerprints into the on-disk index when this many are pending
     /// ([`crate::append::ID_SPILL`]; smaller in tests, to exercise the spills).
     pub(crate) id_spill: usize,
-    /// The stored format byte ([`LEDGER_FORMAT`], or 1 until this build first appends).
-    format: u8,
+    /// The stored format byte ([`LEDGER_FORMAT`], or a legacy one for [`Ledger::upgrade`]).
+    pub(crate) format: u8,
+    /// The Merkle tree through the head, once something asked for it.
+    pub(crate) frontier: Option<Frontier>,
+    /// For a ledger on disk: its directory, lock and head file.
+    pub(crate) disk: Option<Disk>,
+}
+
+/// What a ledger on disk keeps besides its store.
+pub(crate) struct Disk {
+    dir: PathBuf,
+    /// Held while the ledger is open: no other process reads or writes the head file meanwhile.
+    _lock: std::fs::File,
+    /// True when its files did not match their seals, so a copy was opened first.
+    checked_on_copy: bool,
+}
+
+impl Disk {
+    /// Writes the head file: `head`, and the seals of the files (empty while they are open).
+    pub(crate) fn record(&self, head: Head, seals: Vec<headfile::Seal>) -> Result<(), LogError> {
+        headfile::write(&self.dir, &headfile::Recorded { format: LEDGER_FORMAT, head, seals })
+    }
+}
+
+/// Takes the ledger directory's lock file, retrying for up to [`crate::LOCK_RETRY`] (this
+/// process's own earlier handle may still be closing): another process holding it is
+/// [`LogError::Locked`].
+fn lock_dir(path: &Path) -> Result<std::fs::File, LogError> {
+    use fs2::FileExt;
+    let lock_path = path.join(headfile::LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| LogError::from_io(path, "opening the lock file", e))?;
+    let start = std::time::Instant::now();
+    loop {
+        match file.try_lock_exclusive() {
+            Ok(()) => return Ok(file),
+            Err(_) if start.elapsed() < crate::LOCK_RETRY => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(_) => return Err(LogError::Locked { path: path.to_path_buf() }),
+        }
+    }
+}
+
+impl Drop for Ledger {
+    /// Closes sled, then seals its files in the head file, so the next open finds them as this
+    /// build left them. A handle whose store failed leaves the head file as it is.
+    fn drop(&mut self) {
+        let Some(disk) = self.disk.take() else { return };
+        if self.poisoned {
+            return;
+        }
+        let store = std::mem::replace(&mut self.store, Box::new(MemStore::new()));
+        let spent = store.is_spent();
+        drop(store);
+        if spent {
+            return;
+        }
+        if let Ok(seals) = headfile::seals(&disk.dir) {
+            let _ = disk.record(self.head, seals);
+        }
+    }
 }
 
 impl std::fmt::Debug for Ledger {
@@ -94,10 +210,119 @@ pub(crate) fn is_small_facts(bytes: usize) -> bool {
 impl Ledger {
     /// Opens (creating if needed) the sled ledger at `path`, discarding anything a crashed append
     /// left beyond the committed head. Another process holding it is [`LogError::Locked`] at once.
+    /// A store that holds less or other than its head file records is [`LogError::Damaged`], and
+    /// is left as it was (see `headfile.rs`).
     pub fn open(path: impl AsRef<Path>) -> Result<Ledger, LogError> {
-        let path = path.as_ref();
-        let store = SledStore::open(path)?;
-        Ledger::with_store(Box::new(store), Some(path.to_path_buf()))
+        Ledger::open_at(path.as_ref(), true, |s| Box::new(s))
+    }
+
+    /// [`Ledger::open`] with the sled store wrapped by `wrap` before the ledger uses it: how fault
+    /// tests inject storage failures below the ledger, on every machine, without privileges.
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        wrap: impl FnOnce(SledStore) -> Box<dyn Store>,
+    ) -> Result<Ledger, LogError> {
+        Ledger::open_at(path.as_ref(), true, wrap)
+    }
+
+    /// Opens the sled ledger at `path` as [`Ledger::open`] does, but never creates one: a path
+    /// holding no ledger is [`LogError::NoLedger`] and nothing is written there. What commands that
+    /// only read use.
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<Ledger, LogError> {
+        Ledger::open_at(path.as_ref(), false, |s| Box::new(s))
+    }
+
+    fn open_at(
+        path: &Path,
+        create: bool,
+        wrap: impl FnOnce(SledStore) -> Box<dyn Store>,
+    ) -> Result<Ledger, LogError> {
+        let has_store = path.join("conf").is_file() || path.join("db").is_file();
+        if !has_store && !create {
+            return Err(LogError::NoLedger { path: path.to_path_buf() });
+        }
+        if create {
+            std::fs::create_dir_all(path)
+                .map_err(|e| LogError::from_io(path, "creating the ledger directory", e))?;
+        }
+        let lock = lock_dir(path)?;
+        let recorded = headfile::read(path)?;
+        let mut checked_on_copy = false;
+        if let Some(rec) = &recorded {
+            if rec.seals.is_empty() || headfile::seals(path)? != rec.seals {
+                checked_on_copy = true;
+                // Touched since this build closed it: let sled recover a copy first.
+                let copy = headfile::copy_to_temp(path)?;
+                let found = SledStore::open(copy.path()).and_then(|store| {
+                    let l = Ledger::with_store_any_format(Box::new(store), None)?;
+                    l.check_recorded(path, rec.head)?;
+                    Ok(())
+                });
+                match found {
+                    Ok(()) => {}
+                    Err(e @ LogError::Damaged { .. }) => return Err(e),
+                    Err(e) => {
+                        return Err(LogError::Damaged {
+                            path: path.to_path_buf(),
+                            expected: rec.head,
+                            found: format!("a store that does not open ({e})"),
+                        })
+                    }
+                }
+            }
+        }
+        let store = wrap(SledStore::open(path)?);
+        let mut ledger = Ledger::with_store(store, Some(path.to_path_buf()))?;
+        match &recorded {
+            Some(rec) => ledger.check_recorded(path, rec.head)?,
+            None if ledger.head.seq > 0 => {
+                return Err(LogError::Damaged {
+                    path: path.to_path_buf(),
+                    expected: Head::EMPTY,
+                    found: format!(
+                        "a store of {} events but no head file ({}): it was removed, or the \
+                         ledger was copied without it",
+                        ledger.head.seq,
+                        headfile::HEAD_FILE
+                    ),
+                })
+            }
+            None => {}
+        }
+        let disk = Disk { dir: path.to_path_buf(), _lock: lock, checked_on_copy };
+        if recorded.as_ref().map(|r| r.head) != Some(ledger.head) {
+            disk.record(ledger.head, Vec::new())?;
+        }
+        ledger.disk = Some(disk);
+        Ok(ledger)
+    }
+
+    /// Refuses a store that does not hold `expected`: fewer events, or another chain hash at its
+    /// seq. A store holding more is a crash after a commit and before its head file was written.
+    fn check_recorded(&self, path: &Path, expected: Head) -> Result<(), LogError> {
+        let damaged =
+            |found: String| LogError::Damaged { path: path.to_path_buf(), expected, found };
+        if self.head.seq < expected.seq {
+            return Err(damaged(format!("a store whose head is {}", self.head)));
+        }
+        if expected.seq == 0 {
+            return Ok(());
+        }
+        // The stored chain hash, read without decoding the event (verify reports what is wrong
+        // with an event; this only asks whether the chain still reaches the recorded head).
+        let mut records = Records::new(self, expected.seq);
+        match records.next_record() {
+            Some(Ok(r)) if *r.hash == expected.hash => Ok(()),
+            Some(Ok(r)) => Err(damaged(format!(
+                "a store whose event {} has the chain hash {}",
+                expected.seq,
+                crate::hex(r.hash)
+            ))),
+            None => Err(damaged(format!("a store without event {}", expected.seq))),
+            Some(Err(e)) => {
+                Err(damaged(format!("a store whose event {} cannot be read ({e})", expected.seq)))
+            }
+        }
     }
 
     /// An empty ledger in memory (nothing is durable): for tests and for replaying a file.
@@ -108,26 +333,41 @@ impl Ledger {
         }
     }
 
-    /// Marks a format-1 ledger as [`LEDGER_FORMAT`] before this build's first write to it (the
-    /// id index may then gain runs a format-1 reader would not see). Durable with the append's
-    /// commit; a crash before it leaves a format-2 ledger with format-1 content, which this
-    /// build reads the same.
-    pub(crate) fn upgrade_format(&mut self) -> Result<(), LogError> {
-        if self.format != LEDGER_FORMAT {
-            self.store.insert(Tree::Meta, META_FORMAT, &[LEDGER_FORMAT])?;
-            self.format = LEDGER_FORMAT;
+    /// A ledger over any [`Store`]; `path` is only for messages. A store of an older format is
+    /// [`LogError::OldFormat`] (see [`Ledger::upgrade`]).
+    pub fn with_store(store: Box<dyn Store>, path: Option<PathBuf>) -> Result<Ledger, LogError> {
+        let ledger = Ledger::with_store_any_format(store, path)?;
+        if ledger.format != LEDGER_FORMAT {
+            return Err(LogError::OldFormat {
+                path: ledger.path.clone().unwrap_or_default(),
+                format: ledger.format,
+            });
         }
-        Ok(())
+        Ok(ledger)
     }
 
-    /// A ledger over any [`Store`]; `path` is only for messages.
-    pub fn with_store(store: Box<dyn Store>, path: Option<PathBuf>) -> Result<Ledger, LogError> {
+    /// A ledger of this format or a legacy one (read only by [`Ledger::upgrade`]).
+    pub(crate) fn with_store_any_format(
+        store: Box<dyn Store>,
+        path: Option<PathBuf>,
+    ) -> Result<Ledger, LogError> {
         let format = match store.get(Tree::Meta, META_FORMAT)? {
-            Some(v) if v[..] == [LEDGER_FORMAT] || v[..] == [LEDGER_FORMAT_ONE_RUN] => v[0],
+            Some(v) if v[..] == [LEDGER_FORMAT] || LEGACY_FORMATS.iter().any(|f| v[..] == [*f]) => {
+                v[0]
+            }
             Some(v) => {
                 return Err(LogError::Corrupt {
                     place: "the format record".into(),
-                    detail: format!("unknown ledger format {:?}", &v[..]),
+                    detail: format!(
+                        "unknown ledger format {:?} (this build reads {LEDGER_FORMAT})",
+                        &v[..]
+                    ),
+                })
+            }
+            None if store.get(Tree::Meta, META_HEAD)?.is_some() => {
+                return Err(LogError::Corrupt {
+                    place: "the format record".into(),
+                    detail: "missing, although the ledger has a head".into(),
                 })
             }
             None => {
@@ -151,6 +391,8 @@ impl Ledger {
             poisoned: false,
             id_spill: crate::append::ID_SPILL,
             format,
+            frontier: None,
+            disk: None,
         };
         if ledger.discard_beyond(head.seq)? > 0 {
             ledger.store.flush()?;
@@ -173,6 +415,19 @@ impl Ledger {
                 self.store.remove(tree, &k)?;
                 n += 1;
             }
+        }
+        // Subtree hashes whose leaves reach beyond `seq`, level by level.
+        let mut beyond = Vec::new();
+        for entry in self.store.scan(Tree::Nodes, &[]) {
+            let (k, _) = entry?;
+            match tree::parse_node_key(&k) {
+                Some((level, index)) if level < 64 && (index + 1) << level <= seq => {}
+                _ => beyond.push(k),
+            }
+        }
+        for k in beyond {
+            self.store.remove(Tree::Nodes, &k)?;
+            n += 1;
         }
         Ok(n)
     }
@@ -228,9 +483,41 @@ impl Ledger {
         self.path.as_deref()
     }
 
+    /// True when this ledger's files no longer matched what this build left when it last closed
+    /// them (a crash, a copy, a touch), so sled first opened a copy of them to check that they
+    /// still hold the recorded head. False for a ledger in memory, or opened in place.
+    pub fn was_checked_on_a_copy(&self) -> bool {
+        self.disk.as_ref().is_some_and(|d| d.checked_on_copy)
+    }
+
     /// The committed head.
     pub fn head(&self) -> Head {
         self.head
+    }
+
+    /// The Merkle tree through the head: its stored subtrees of 256 leaves and more, and the leaf
+    /// hashes of the last, partial tile (fewer than 256 events read).
+    pub(crate) fn frontier(&self) -> Result<Frontier, LogError> {
+        if let Some(f) = &self.frontier {
+            return Ok(f.clone());
+        }
+        let size = self.head.seq;
+        let tile = 1u64 << tree::TILE_LEVEL;
+        let from = size - size % tile + 1;
+        let mut leaves = Vec::new();
+        let mut line = Vec::new();
+        for e in self.events(from) {
+            line.clear();
+            ladder_events::json::write_line(&e?.event, &mut line);
+            leaves.push(tree::leaf_hash(&line));
+        }
+        Frontier::restore(size, &*self.store, leaves)
+    }
+
+    /// The root of the Merkle tree over every event through the head (RFC 6962 with blake3;
+    /// docs/proofs.md). Reads O(log n) stored hashes and at most 255 events.
+    pub fn root(&self) -> Result<[u8; 32], LogError> {
+        Ok(self.frontier()?.root())
     }
 
     /// The seq of the MatchVoided that voided match `match_id`, if it is voided. A replay through
@@ -353,127 +640,11 @@ impl Ledger {
         })
     }
 
-    /// Recomputes the chain from seq 1 and checks every event decodes: `Ok(head)` when intact,
-    /// else the first bad sequence number. With `expect`, also fails when the ledger does not hold
-    /// that head (its seq is beyond the head, or its hash is not the chain hash at its seq), which
-    /// is how a chain cut at its tail is detected.
-    ///
-    /// The chain is recomputed on this thread while a second thread decodes the same blocks (the
-    /// two are independent and take about as long each); of a chain failure and a decode failure,
-    /// the one at the earlier seq is reported, the chain's on a tie, exactly as one pass checking
-    /// each event's hash and then its decoding would.
-    pub fn verify(&self, expect: Option<Head>) -> Result<Head, VerifyError> {
-        std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Value)>(16);
-            let decoder = scope.spawn(move || first_undecodable(rx));
-            let (chain, at) = self.verify_chain(expect, &tx);
-            drop(tx);
-            let undecodable = match decoder.join() {
-                Ok(found) => found,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            match undecodable {
-                Some((seq, reason)) if seq < at => Err(VerifyError::Broken { seq, reason }),
-                _ => chain,
-            }
-        })
-    }
-
-    /// The chain part of [`Ledger::verify`]: every block read is also sent to `decode`. Returns the
-    /// result and the seq it stopped at (`u64::MAX` when the whole chain was read).
-    fn verify_chain(
-        &self,
-        expect: Option<Head>,
-        decode: &std::sync::mpsc::SyncSender<(u64, Value)>,
-    ) -> (Result<Head, VerifyError>, u64) {
-        let broken = |seq: u64, reason: String| (Err(VerifyError::Broken { seq, reason }), seq);
-        let head = self.head;
-        let mut prev = GENESIS;
-        let mut next = 1u64;
-        let mut at_expected: Option<[u8; 32]> = match expect {
-            Some(e) if e.seq == 0 => Some(GENESIS),
-            _ => None,
-        };
-        let want = expect.map(|e| e.seq);
-        for entry in self.store.scan(Tree::Events, &[]) {
-            let (k, v) = match entry {
-                Ok(e) => e,
-                Err(e) => return (Err(e.into()), next),
-            };
-            let b = match Block::parse(&k, &v) {
-                Ok(b) => b,
-                Err(e) => return broken(next, e.to_string()),
-            };
-            if b.first > head.seq {
-                break;
-            }
-            if b.first != next {
-                let reason = if b.first > next {
-                    format!("missing: the next stored block starts at seq {}", b.first)
-                } else {
-                    format!("a block starting at seq {} overlaps the one before", b.first)
-                };
-                return broken(next, reason);
-            }
-            // The decoder stops at the first failure and drops its end; the chain goes on.
-            let _ = decode.send((b.first, v.clone()));
-            if b.prev != prev {
-                return broken(next, "its block names a different previous hash".into());
-            }
-            let mut rest = b.body();
-            for i in 0..b.count {
-                let seq = b.first + u64::from(i);
-                let (stored, bytes, r) = match block::read_record(b.first, seq, rest) {
-                    Ok(r) => r,
-                    Err(e) => return broken(seq, e.to_string()),
-                };
-                rest = r;
-                if seq > head.seq {
-                    return broken(seq, format!("stored beyond the head {}", head.seq));
-                }
-                let h = block::chain_hash(&prev, bytes);
-                if &h != stored {
-                    return broken(
-                        seq,
-                        "its chain hash does not match its bytes and the previous hash".into(),
-                    );
-                }
-                if want == Some(seq) {
-                    at_expected = Some(h);
-                }
-                prev = h;
-            }
-            if !rest.is_empty() {
-                // Found after every record of the block was checked, decoding included.
-                let reason = "bytes after the block's last record".into();
-                return (Err(VerifyError::Broken { seq: b.last(), reason }), b.last() + 1);
-            }
-            next = b.last() + 1;
-        }
-        if next <= head.seq {
-            return broken(next, format!("missing: the head says {}", head.seq));
-        }
-        if prev != head.hash {
-            let reason = "the head record names a different hash".into();
-            return (Err(VerifyError::Broken { seq: head.seq, reason }), head.seq + 1);
-        }
-        if let Some(e) = expect {
-            if at_expected != Some(e.hash) {
-                return (Err(VerifyError::HeadMissing { expected: e, actual: head }), u64::MAX);
-            }
-        }
-        (Ok(head), u64::MAX)
-    }
-
-    /// Stores a replay checkpoint (opaque bytes) under `key`, durably.
-    pub fn put_checkpoint(&self, key: &[u8], bytes: &[u8]) -> Result<(), LogError> {
-        self.store.insert(Tree::Checkpoints, key, bytes)?;
+    /// Stores a replay checkpoint (opaque bytes) under `key`, durably, bound to the head `at` it
+    /// was computed at and to a hash of its own bytes ([`Ledger::checkpoints`] checks both).
+    pub fn put_checkpoint(&self, key: &[u8], at: Head, bytes: &[u8]) -> Result<(), LogError> {
+        self.store.insert(Tree::Checkpoints, key, &checkpoint_envelope(key, at, bytes))?;
         self.store.flush()
-    }
-
-    /// The checkpoint stored under `key`.
-    pub fn get_checkpoint(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LogError> {
-        Ok(self.store.get(Tree::Checkpoints, key)?.map(|v| v.to_vec()))
     }
 
     /// Removes the checkpoint under `key`, durably.
@@ -482,7 +653,9 @@ impl Ledger {
         self.store.flush()
     }
 
-    /// Every checkpoint whose key starts with `prefix`, in key order.
+    /// Every checkpoint whose key starts with `prefix`, in key order, each with the head it was
+    /// computed at. A checkpoint whose bytes do not match its own hash, or whose head is not in the
+    /// chain, is [`LogError::Corrupt`]: it is never handed out.
     pub fn checkpoints(&self, prefix: &[u8]) -> Result<Vec<Checkpoint>, LogError> {
         let mut out = Vec::new();
         for entry in self.store.scan(Tree::Checkpoints, prefix) {
@@ -490,7 +663,27 @@ impl Ledger {
             if !k.starts_with(prefix) {
                 break;
             }
-            out.push((k.to_vec(), v.to_vec()));
+            let (at, bytes) = open_checkpoint(&k, &v)?;
+            let in_chain = at.seq <= self.head.seq
+                && (at.seq == 0 || self.get(at.seq)?.is_some_and(|e| e.hash == at.hash));
+            if !in_chain {
+                return Err(LogError::Corrupt {
+                    place: format!("the checkpoint {}", crate::hex(&k)),
+                    detail: format!("it was computed at {at}, which is not in the chain"),
+                });
+            }
+            out.push((k.to_vec(), at, bytes.to_vec()));
+        }
+        Ok(out)
+    }
+
+    /// Every checkpoint's key and head, each checked against its own hash (for `verify`).
+    pub(crate) fn checkpoint_heads(&self) -> Result<Vec<(Vec<u8>, Head)>, LogError> {
+        let mut out = Vec::new();
+        for entry in self.store.scan(Tree::Checkpoints, &[]) {
+            let (k, v) = entry?;
+            let (at, _) = open_checkpoint(&k, &v)?;
+            out.push((k.to_vec(), at));
         }
         Ok(out)
     }
@@ -568,24 +761,6 @@ impl Ledger {
         }
         Ok(())
     }
-}
-
-/// The first record of the blocks received that does not decode: its seq and why. Records that
-/// cannot even be read are skipped: the chain check reports those.
-fn first_undecodable(blocks: std::sync::mpsc::Receiver<(u64, Value)>) -> Option<(u64, String)> {
-    for (first, v) in blocks {
-        let Ok(b) = Block::parse(&key(first), &v) else { continue };
-        let mut rest = b.body();
-        for i in 0..b.count {
-            let seq = first + u64::from(i);
-            let Ok((_, bytes, r)) = block::read_record(first, seq, rest) else { break };
-            rest = r;
-            if let Err(e) = codec::decode(bytes) {
-                return Some((seq, format!("its bytes do not decode: {e}")));
-            }
-        }
-    }
-    None
 }
 
 /// One stored record as [`Ledger::read_records`] lends it: no copy, no decode.

@@ -34,18 +34,25 @@
 
 mod append;
 mod block;
+mod headfile;
 mod index;
 mod ledger;
 mod runs;
 mod store;
+mod tree;
+mod upgrade;
+mod verify;
 
 pub use block::{chain_hash, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
+pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
-pub use ledger::{Checkpoint, Events, Ledger, Record};
+pub use ledger::{Checkpoint, Events, Ledger, Record, LEDGER_FORMAT};
 pub use store::{
     Entry, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY, MIN_FREE_BYTES,
     SLED_CACHE_BYTES,
 };
+pub use tree::{empty_root, leaf_hash, node_hash, TILE_LEVEL};
+pub use upgrade::Upgraded;
 
 use ladder_events::codec::DecodeError;
 use ladder_events::{Event, Violation};
@@ -214,6 +221,18 @@ pub enum LogError {
         #[source]
         source: std::io::Error,
     },
+    /// The storage engine panicked on the stored bytes (sled 0.34 does, on some damaged files).
+    #[error(
+        "the ledger {} is damaged: the storage engine failed on it ({message}). Restore the \
+         directory from a backup, or import an export of it into a new ledger",
+        path.display()
+    )]
+    EnginePanic {
+        /// The ledger's path.
+        path: PathBuf,
+        /// The engine's panic message.
+        message: String,
+    },
     /// Stored bytes are not what the ledger writes.
     #[error("{place} of the ledger is corrupt: {detail}")]
     Corrupt {
@@ -230,6 +249,44 @@ pub enum LogError {
         /// Why.
         #[source]
         source: DecodeError,
+    },
+    /// The ledger was written by an older format, whose chain hashes are taken over other bytes:
+    /// it is never read as this format's history. [`Ledger::upgrade`] rebuilds it.
+    #[error(
+        "the ledger {} is in format {format}, from before events were hashed as their JSON lines; \
+         run `ladder upgrade --ledger {}` to rebuild it in format {} (the old one is kept beside it)",
+        path.display(),
+        path.display(),
+        ledger::LEDGER_FORMAT
+    )]
+    OldFormat {
+        /// The ledger's path.
+        path: PathBuf,
+        /// Its format byte.
+        format: u8,
+    },
+    /// No ledger is stored at the path (a command that only reads never creates one).
+    #[error("there is no ledger at {}", path.display())]
+    NoLedger {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The store holds less or other than the ledger acknowledged (its head file records the
+    /// head): damaged storage, never read as another history. Nothing was written to it.
+    #[error(
+        "the ledger {} does not hold what it acknowledged: its head file records {expected}, and \
+         sled gives {found}. The store was damaged or changed outside ladder; nothing was written \
+         to it. Restore the directory from a backup, or import an export of it \
+         (`ladder log --format jsonl` of a good copy) into a new ledger",
+        path.display()
+    )]
+    Damaged {
+        /// The ledger's path.
+        path: PathBuf,
+        /// The head its head file records.
+        expected: Head,
+        /// What the store holds instead.
+        found: String,
     },
     /// A stored event is missing.
     #[error("the event at seq {seq} is missing (the head is {head})")]
@@ -299,6 +356,14 @@ pub enum VerifyError {
         seq: u64,
         /// What is wrong there.
         reason: String,
+    },
+    /// An index or a checkpoint disagrees with the events.
+    #[error("{what} disagrees with the events: {detail}")]
+    Index {
+        /// Which index or checkpoint.
+        what: String,
+        /// How.
+        detail: String,
     },
     /// The ledger no longer holds the expected head.
     #[error("the ledger does not hold the expected head {expected}; its head is {actual}")]

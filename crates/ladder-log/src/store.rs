@@ -25,12 +25,15 @@ pub enum Tree {
     Meta,
     /// Opaque replay checkpoints, keyed by the replay crate.
     Checkpoints,
+    /// The stored hashes of the Merkle tree's perfect subtrees of 256 leaves and more, keyed by
+    /// level and index (`tree::node_key`).
+    Nodes,
 }
 
 impl Tree {
     /// Every tree, in a fixed order.
-    pub const ALL: [Tree; 5] =
-        [Tree::Events, Tree::Ids, Tree::Facts, Tree::Meta, Tree::Checkpoints];
+    pub const ALL: [Tree; 6] =
+        [Tree::Events, Tree::Ids, Tree::Facts, Tree::Meta, Tree::Checkpoints, Tree::Nodes];
 
     /// The tree's name on disk.
     pub fn name(self) -> &'static str {
@@ -40,6 +43,7 @@ impl Tree {
             Tree::Facts => "facts",
             Tree::Meta => "meta",
             Tree::Checkpoints => "checkpoints",
+            Tree::Nodes => "nodes",
         }
     }
 
@@ -50,6 +54,7 @@ impl Tree {
             Tree::Facts => 2,
             Tree::Meta => 3,
             Tree::Checkpoints => 4,
+            Tree::Nodes => 5,
         }
     }
 }
@@ -125,6 +130,47 @@ pub trait Store: Send + Sync {
     fn flush(&self) -> Result<(), LogError>;
     /// Bytes used on disk, when the store has a disk.
     fn size_on_disk(&self) -> Result<Option<u64>, LogError>;
+    /// True once a storage failure has spent the store (what it holds on disk is then unknown
+    /// until it is opened again).
+    fn is_spent(&self) -> bool {
+        false
+    }
+}
+
+/// A shared store is a store: a test can keep a handle on the store a ledger writes to, and look
+/// at or change what it holds behind the ledger's back.
+impl<S: Store + ?Sized> Store for Arc<S> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
+        (**self).get(tree, key)
+    }
+    fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
+        (**self).insert(tree, key, value)
+    }
+    fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
+        (**self).remove(tree, key)
+    }
+    fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
+        (**self).apply(tree, writes)
+    }
+    fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
+        (**self).last_at_or_before(tree, key)
+    }
+    fn scan<'a>(
+        &'a self,
+        tree: Tree,
+        from: &[u8],
+    ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
+        (**self).scan(tree, from)
+    }
+    fn flush(&self) -> Result<(), LogError> {
+        (**self).flush()
+    }
+    fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
+        (**self).size_on_disk()
+    }
+    fn is_spent(&self) -> bool {
+        (**self).is_spent()
+    }
 }
 
 /// The largest sled page cache we ask for (the memory goal: 64 MB or less).
@@ -150,7 +196,7 @@ pub struct SledStore {
 
 struct Engine {
     db: sled::Db,
-    trees: [sled::Tree; 5],
+    trees: [sled::Tree; 6],
 }
 
 impl Drop for SledStore {
@@ -176,33 +222,43 @@ impl SledStore {
     /// leaves the database unreadable (found by `tests/it/faults.rs`).
     pub fn open(path: &Path) -> Result<SledStore, LogError> {
         check_free_space(path)?;
-        let start = std::time::Instant::now();
-        let db = loop {
-            let opened = sled::Config::new()
-                .path(path)
-                .cache_capacity(SLED_CACHE_BYTES)
-                .mode(sled::Mode::LowSpace)
-                .open()
-                .map_err(|e| open_error(path, e));
-            match opened {
-                Err(LogError::Locked { .. }) if start.elapsed() < LOCK_RETRY => {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
+        let engine = quiet_catch(path, || {
+            let start = std::time::Instant::now();
+            let db = loop {
+                let opened = sled::Config::new()
+                    .path(path)
+                    .cache_capacity(SLED_CACHE_BYTES)
+                    .mode(sled::Mode::LowSpace)
+                    .open()
+                    .map_err(|e| open_error(path, e));
+                match opened {
+                    Err(LogError::Locked { .. }) if start.elapsed() < LOCK_RETRY => {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                    other => break other?,
                 }
-                other => break other?,
+            };
+            let open = |t: Tree| db.open_tree(t.name()).map_err(|e| open_error(path, e));
+            let trees = [
+                open(Tree::Events)?,
+                open(Tree::Ids)?,
+                open(Tree::Facts)?,
+                open(Tree::Meta)?,
+                open(Tree::Checkpoints)?,
+                open(Tree::Nodes)?,
+            ];
+            Ok(Engine { db, trees })
+        })?;
+        Ok(SledStore { path: path.to_path_buf(), engine: Some(engine), failed: Mutex::new(None) })
+    }
+
+    /// Runs one call into sled, turning a panic of sled's (it panics on some damaged files) into
+    /// [`LogError::EnginePanic`]; the store is then spent, so sled is not touched again.
+    fn guard<T>(&self, f: impl FnOnce() -> Result<T, LogError>) -> Result<T, LogError> {
+        quiet_catch(&self.path, f).inspect_err(|e| {
+            if let LogError::EnginePanic { message, .. } = e {
+                self.failed().get_or_insert_with(|| (std::io::ErrorKind::Other, message.clone()));
             }
-        };
-        let open = |t: Tree| db.open_tree(t.name()).map_err(|e| open_error(path, e));
-        let trees = [
-            open(Tree::Events)?,
-            open(Tree::Ids)?,
-            open(Tree::Facts)?,
-            open(Tree::Meta)?,
-            open(Tree::Checkpoints)?,
-        ];
-        Ok(SledStore {
-            path: path.to_path_buf(),
-            engine: Some(Engine { db, trees }),
-            failed: Mutex::new(None),
         })
     }
 
@@ -238,6 +294,37 @@ impl SledStore {
         self.failed().get_or_insert_with(|| (io.kind(), io.to_string()));
         LogError::from_io(&self.path, what, io)
     }
+}
+
+thread_local! {
+    /// True while this thread is inside [`quiet_catch`]: its panics are reported as errors, so
+    /// the panic hook stays quiet about them.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into [`LogError::EnginePanic`] without the panic hook printing it
+/// (the hook is wrapped once per process; panics elsewhere print as before).
+fn quiet_catch<T>(path: &Path, f: impl FnOnce() -> Result<T, LogError>) -> Result<T, LogError> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    result.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        Err(LogError::EnginePanic { path: path.to_path_buf(), message })
+    })
 }
 
 /// The free space [`SledStore::open`] asks for on the ledger's file system: room for sled's
@@ -283,26 +370,32 @@ fn open_error(path: &Path, e: sled::Error) -> LogError {
 impl Store for SledStore {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
         self.check(format_args!("reading tree {tree}"))?;
-        self.tree(tree)
-            .get(key)
-            .map(|v| v.map(|v| Value(ValueInner::Sled(v))))
-            .map_err(|e| self.err(format_args!("reading tree {tree}"), e))
+        self.guard(|| {
+            self.tree(tree)
+                .get(key)
+                .map(|v| v.map(|v| Value(ValueInner::Sled(v))))
+                .map_err(|e| self.err(format_args!("reading tree {tree}"), e))
+        })
     }
 
     fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
         self.check(format_args!("writing tree {tree}"))?;
-        self.tree(tree)
-            .insert(key, value)
-            .map(drop)
-            .map_err(|e| self.err(format_args!("writing tree {tree}"), e))
+        self.guard(|| {
+            self.tree(tree)
+                .insert(key, value)
+                .map(drop)
+                .map_err(|e| self.err(format_args!("writing tree {tree}"), e))
+        })
     }
 
     fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
         self.check(format_args!("removing from tree {tree}"))?;
-        self.tree(tree)
-            .remove(key)
-            .map(drop)
-            .map_err(|e| self.err(format_args!("removing from tree {tree}"), e))
+        self.guard(|| {
+            self.tree(tree)
+                .remove(key)
+                .map(drop)
+                .map_err(|e| self.err(format_args!("removing from tree {tree}"), e))
+        })
     }
 
     fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
@@ -314,19 +407,23 @@ impl Store for SledStore {
                 None => batch.remove(k),
             }
         }
-        self.tree(tree)
-            .apply_batch(batch)
-            .map_err(|e| self.err(format_args!("writing a batch to tree {tree}"), e))
+        self.guard(|| {
+            self.tree(tree)
+                .apply_batch(batch)
+                .map_err(|e| self.err(format_args!("writing a batch to tree {tree}"), e))
+        })
     }
 
     fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
         self.check(format_args!("reading tree {tree}"))?;
-        self.tree(tree)
-            .range(..=key)
-            .next_back()
-            .transpose()
-            .map(|o| o.map(|(k, v)| (Value(ValueInner::Sled(k)), Value(ValueInner::Sled(v)))))
-            .map_err(|e| self.err(format_args!("reading tree {tree}"), e))
+        self.guard(|| {
+            self.tree(tree)
+                .range(..=key)
+                .next_back()
+                .transpose()
+                .map(|o| o.map(|(k, v)| (Value(ValueInner::Sled(k)), Value(ValueInner::Sled(v)))))
+                .map_err(|e| self.err(format_args!("reading tree {tree}"), e))
+        })
     }
 
     fn scan<'a>(
@@ -342,9 +439,14 @@ impl Store for SledStore {
         let mut next: Option<Bound<sled::IVec>> = Some(Bound::Included(from.into()));
         Box::new(std::iter::from_fn(move || {
             let bound = next.take()?;
-            let (k, v) = match t.range((bound, Bound::Unbounded)).next()? {
-                Ok(kv) => kv,
-                Err(e) => return Some(Err(self.err(format_args!("scanning tree {tree}"), e))),
+            let item = self.guard(|| Ok(t.range((bound, Bound::Unbounded)).next()));
+            let (k, v) = match item {
+                Ok(None) => return None,
+                Ok(Some(Ok(kv))) => kv,
+                Ok(Some(Err(e))) => {
+                    return Some(Err(self.err(format_args!("scanning tree {tree}"), e)))
+                }
+                Err(e) => return Some(Err(e)),
             };
             next = Some(Bound::Excluded(k.clone()));
             Some(Ok((Value(ValueInner::Sled(k)), Value(ValueInner::Sled(v)))))
@@ -353,7 +455,11 @@ impl Store for SledStore {
 
     fn flush(&self) -> Result<(), LogError> {
         self.check("flushing")?;
-        self.engine().db.flush().map(drop).map_err(|e| self.err("flushing", e))
+        self.guard(|| self.engine().db.flush().map(drop).map_err(|e| self.err("flushing", e)))
+    }
+
+    fn is_spent(&self) -> bool {
+        self.failed().is_some()
     }
 
     fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
@@ -362,7 +468,7 @@ impl Store for SledStore {
     }
 }
 
-type MemTrees = [BTreeMap<Vec<u8>, Arc<[u8]>>; 5];
+type MemTrees = [BTreeMap<Vec<u8>, Arc<[u8]>>; 6];
 
 /// The in-memory implementation of [`Store`]: one `BTreeMap` per tree. Nothing is durable; a
 /// [`Store::flush`] does nothing.

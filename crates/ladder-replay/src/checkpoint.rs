@@ -25,8 +25,10 @@ pub type Entry = (Vec<u8>, Vec<u8>);
 pub trait CheckpointStore {
     /// Every `(key, value)` whose key starts with `prefix`.
     fn list(&self, prefix: &[u8]) -> Result<Vec<Entry>, ReplayError>;
-    /// Stores one checkpoint.
-    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), ReplayError>;
+    /// Stores one checkpoint, computed through event `at.0` whose chain hash is `at.1` (a ledger
+    /// binds the stored bytes to that head, and refuses to hand them out once it is not in the
+    /// chain).
+    fn put(&self, key: &[u8], at: (u64, [u8; 32]), value: &[u8]) -> Result<(), ReplayError>;
 }
 
 /// The key prefix of a configuration's checkpoints.
@@ -126,7 +128,11 @@ pub fn replay_checkpointed(
             .collect();
         let value = bincode::serialize(&Value { names, state: projector.save_state() })
             .expect("checkpoints always encode");
-        store.put(&key(&config, replayed.through, &replayed.head), &value)?;
+        store.put(
+            &key(&config, replayed.through, &replayed.head),
+            (replayed.through, replayed.head),
+            &value,
+        )?;
         used.saved_at = Some(replayed.through);
     }
     Ok((projector, replayed, used))

@@ -80,7 +80,7 @@ impl CheckpointStore for Store {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect())
     }
-    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), ReplayError> {
+    fn put(&self, key: &[u8], _at: (u64, [u8; 32]), value: &[u8]) -> Result<(), ReplayError> {
         self.0.borrow_mut().insert(key.to_vec(), value.to_vec());
         Ok(())
     }

@@ -132,14 +132,12 @@ fn injected(kind: ErrorKind, seed: u64, rounds: usize) -> (usize, usize, usize) 
             std::fs::remove_dir_all(&path).unwrap();
             stored = 0;
         }
-        let faulty = Faulty {
-            inner: SledStore::open(&path).unwrap(),
-            path: path.clone(),
-            budget: AtomicI64::new(rng.below(150) as i64),
-            kind,
+        let budget = rng.below(150) as i64;
+        let wrap = |inner: SledStore| -> Box<dyn Store> {
+            Box::new(Faulty { inner, path: path.clone(), budget: AtomicI64::new(budget), kind })
         };
         let (acked, mut unconfirmed) = (stored, 0);
-        let struck = match Ledger::with_store(Box::new(faulty), Some(path.clone())) {
+        let struck = match Ledger::open_with(&path, wrap) {
             Err(e) => {
                 at_open += 1;
                 check_message(&e, kind, &path);

@@ -5,6 +5,7 @@ mod child;
 mod crash;
 mod faults;
 mod golden;
+mod integrity;
 mod lock;
 mod model;
 mod rules;
@@ -35,6 +36,15 @@ pub fn stored_lines(ledger: &Ledger) -> Vec<String> {
 /// Appends JSON Lines with options, expecting success.
 pub fn append_ok(ledger: &mut Ledger, text: &str, opts: AppendOptions) -> AppendReport {
     ledger.append(items(text), &opts).unwrap_or_else(|e| panic!("append refused: {e}"))
+}
+
+/// Writes the ledger's head file (`ladder-head`) by hand, recording `head` and no seals, as a
+/// tamperer who rewrote sled's head record would also rewrite it. The format is the one
+/// `src/headfile.rs` documents; the check line is computed here from that description.
+pub fn forge_head_file(path: &std::path::Path, head: ladder_log::Head) {
+    let body = format!("ladder ledger\nformat {}\nhead {head}\n", ladder_log::LEDGER_FORMAT);
+    let check = blake3::hash(body.as_bytes()).to_hex();
+    std::fs::write(path.join("ladder-head"), format!("{body}check {check}\n")).unwrap();
 }
 
 /// Opens a ledger's sled database directly (to tamper with it), retrying while sled's threads of

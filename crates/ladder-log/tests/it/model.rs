@@ -218,7 +218,8 @@ fn check_same(ledger: &Ledger, model: &[Event]) {
     assert_eq!(stored, model);
     let mut h = GENESIS;
     for e in model {
-        h = chain_hash(&h, &ladder_events::codec::encode(e));
+        // The chain is over each event's canonical JSON line (docs/proofs.md).
+        h = chain_hash(&h, ladder_events::json::to_line(e).as_bytes());
     }
     assert_eq!(ledger.head().seq, model.len() as u64);
     assert_eq!(ledger.head().hash, h);

@@ -62,7 +62,9 @@ fn appends_chain_and_read_back() {
     for (i, e) in stored.iter().enumerate() {
         assert_eq!(e.seq, i as u64 + 1);
         assert_eq!(e.prev_hash, prev);
-        assert_eq!(e.hash, ladder_log::chain_hash(&prev, &e.bytes));
+        // The leaf bytes are the event's canonical JSON line, as `ladder log` prints it.
+        let line = ladder_events::json::to_line(&e.event);
+        assert_eq!(e.hash, ladder_log::chain_hash(&prev, line.as_bytes()));
         assert_eq!(ladder_events::codec::decode(&e.bytes).unwrap(), e.event);
         prev = e.hash;
     }
@@ -388,25 +390,65 @@ fn checkpoints_are_kept_apart_listed_by_prefix_and_durable() {
     let path = dir.path().join("ledger");
     let mut l = Ledger::open(&path).unwrap();
     append_ok(&mut l, JOINS, PLAIN);
-    l.put_checkpoint(b"tgr/abc/2", b"state at 2").unwrap();
-    l.put_checkpoint(b"tgr/abc/1", b"state at 1").unwrap();
-    l.put_checkpoint(b"glicko/x/1", b"other").unwrap();
-    assert_eq!(l.get_checkpoint(b"tgr/abc/1").unwrap().as_deref(), Some(&b"state at 1"[..]));
-    assert_eq!(l.get_checkpoint(b"tgr/abc/9").unwrap(), None);
-    let keys = |l: &Ledger, p: &[u8]| -> Vec<Vec<u8>> {
-        l.checkpoints(p).unwrap().into_iter().map(|(k, _)| k).collect()
+    let (at1, at2) = (l.get(1).unwrap().unwrap(), l.get(2).unwrap().unwrap());
+    let (at1, at2) = (Head { seq: 1, hash: at1.hash }, Head { seq: 2, hash: at2.hash });
+    l.put_checkpoint(b"tgr/abc/2", at2, b"state at 2").unwrap();
+    l.put_checkpoint(b"tgr/abc/1", at1, b"state at 1").unwrap();
+    l.put_checkpoint(b"glicko/x/1", at1, b"other").unwrap();
+    let list = |l: &Ledger, p: &[u8]| -> Vec<(Vec<u8>, u64, Vec<u8>)> {
+        l.checkpoints(p).unwrap().into_iter().map(|(k, h, v)| (k, h.seq, v)).collect()
     };
-    assert_eq!(keys(&l, b"tgr/"), vec![b"tgr/abc/1".to_vec(), b"tgr/abc/2".to_vec()]);
-    assert_eq!(keys(&l, b"").len(), 3);
+    assert_eq!(
+        list(&l, b"tgr/"),
+        vec![
+            (b"tgr/abc/1".to_vec(), 1, b"state at 1".to_vec()),
+            (b"tgr/abc/2".to_vec(), 2, b"state at 2".to_vec())
+        ]
+    );
+    assert_eq!(list(&l, b"").len(), 3);
     l.remove_checkpoint(b"tgr/abc/2").unwrap();
     // Checkpoints are not events: the chain and the head do not move.
     assert_eq!(l.verify(None).unwrap().seq, 2);
     drop(l);
     let l = Ledger::open(&path).unwrap();
-    assert_eq!(keys(&l, b"tgr/"), vec![b"tgr/abc/1".to_vec()]);
-    assert_eq!(l.get_checkpoint(b"glicko/x/1").unwrap().as_deref(), Some(&b"other"[..]));
+    assert_eq!(list(&l, b"tgr/"), vec![(b"tgr/abc/1".to_vec(), 1, b"state at 1".to_vec())]);
+    assert_eq!(list(&l, b"glicko/"), vec![(b"glicko/x/1".to_vec(), 1, b"other".to_vec())]);
     // The memory ledger has the same API.
     let m = Ledger::memory();
-    m.put_checkpoint(b"a", b"1").unwrap();
-    assert_eq!(m.checkpoints(b"a").unwrap(), vec![(b"a".to_vec(), b"1".to_vec())]);
+    m.put_checkpoint(b"a", Head::EMPTY, b"1").unwrap();
+    assert_eq!(m.checkpoints(b"a").unwrap(), vec![(b"a".to_vec(), Head::EMPTY, b"1".to_vec())]);
+}
+
+/// A checkpoint is bound to its key, to the head it was computed at and to its own bytes: one
+/// moved under another key (two players' ratings exchanged, in effect), edited, or computed at a
+/// head the chain does not hold is refused by `checkpoints` and reported by `verify`.
+#[test]
+fn a_moved_edited_or_unbound_checkpoint_is_refused() {
+    use ladder_log::{LogError, Store, Tree, VerifyError};
+    let store = std::sync::Arc::new(ladder_log::MemStore::new());
+    let mut l = Ledger::with_store(Box::new(store.clone()), None).unwrap();
+    append_ok(&mut l, JOINS, PLAIN);
+    let at2 = Head { seq: 2, hash: l.get(2).unwrap().unwrap().hash };
+    l.put_checkpoint(b"k/a", at2, b"alice 1600; bob 1400").unwrap();
+    l.put_checkpoint(b"k/b", at2, b"alice 1400; bob 1600").unwrap();
+    assert!(l.verify(None).is_ok());
+    // Swap the two stored values.
+    let a = store.get(Tree::Checkpoints, b"k/a").unwrap().unwrap().to_vec();
+    let b = store.get(Tree::Checkpoints, b"k/b").unwrap().unwrap().to_vec();
+    store.insert(Tree::Checkpoints, b"k/a", &b).unwrap();
+    store.insert(Tree::Checkpoints, b"k/b", &a).unwrap();
+    assert!(matches!(l.checkpoints(b"k/"), Err(LogError::Corrupt { .. })));
+    assert!(matches!(l.verify(None), Err(VerifyError::Storage(LogError::Corrupt { .. }))));
+    // One byte of its state edited.
+    let mut edited = a.clone();
+    *edited.last_mut().unwrap() ^= 1;
+    store.insert(Tree::Checkpoints, b"k/a", &edited).unwrap();
+    store.insert(Tree::Checkpoints, b"k/b", &b).unwrap();
+    assert!(l.checkpoints(b"k/a").is_err());
+    store.insert(Tree::Checkpoints, b"k/a", &a).unwrap();
+    assert_eq!(l.checkpoints(b"k/").unwrap().len(), 2);
+    // Computed at a head the chain does not hold.
+    l.put_checkpoint(b"k/c", Head { seq: 2, hash: [7; 32] }, b"x").unwrap();
+    assert!(l.checkpoints(b"k/c").is_err());
+    assert!(matches!(l.verify(None), Err(VerifyError::Index { .. })));
 }

@@ -6,7 +6,7 @@
 
 use crate::{append_ok, events};
 use ladder_events::json::to_line;
-use ladder_log::{AppendOptions, Head, Ledger, VerifyError};
+use ladder_log::{AppendOptions, Head, Ledger, LogError, VerifyError};
 use std::path::Path;
 
 struct Record {
@@ -197,6 +197,18 @@ fn a_consistent_cut_at_the_tail_is_caught_only_with_the_expected_head() {
         db.open_tree("meta").unwrap().insert("head", h).unwrap();
         db.flush().unwrap();
     }
+    // The head file still records the acknowledged head: the cut is refused at open, and the
+    // files are left as they were.
+    match Ledger::open(&path) {
+        Err(LogError::Damaged { expected, found, .. }) => {
+            assert_eq!(expected, head);
+            assert!(found.contains(&format!("{}:", N - 10)), "{found}");
+        }
+        other => panic!("expected Damaged, got {other:?}"),
+    }
+    // A tamperer who rewrites the head file too gets a self-consistent shorter ledger: only a
+    // published head catches that.
+    crate::forge_head_file(&path, Head { seq: (N - 10) as u64, hash: cut_hash });
     let l = Ledger::open(&path).unwrap();
     let short = l.verify(None).unwrap();
     assert_eq!(short, Head { seq: (N - 10) as u64, hash: cut_hash });
@@ -215,14 +227,14 @@ fn a_consistent_cut_at_the_tail_is_caught_only_with_the_expected_head() {
         l.verify(Some(Head { seq: 100, hash: [7; 32] })),
         Err(VerifyError::HeadMissing { .. })
     ));
-    // Cutting blocks without the head record is broken on its own.
+    // Cutting blocks without the head record is refused at open: the recorded head is gone.
     drop(l);
     tamper(&path, |b| {
         let keep = 3_001u64.saturating_sub(b.first) as usize;
         b.records.truncate(keep);
         true
     });
-    assert_eq!(broken_at(&path), 3_001);
+    assert!(matches!(Ledger::open(&path), Err(LogError::Damaged { .. })));
 }
 
 #[test]
@@ -284,6 +296,7 @@ fn undecodable_bytes_under_a_recomputed_chain_are_named() {
         db.open_tree("meta").unwrap().insert("head", head).unwrap();
         db.flush().unwrap();
         drop(db);
+        crate::forge_head_file(&path, Head { seq: last, hash: new_head.unwrap() });
         let l = Ledger::open(&path).unwrap();
         match (l.verify(None), earlier) {
             (Err(VerifyError::Broken { seq, reason }), None) => {
@@ -291,8 +304,9 @@ fn undecodable_bytes_under_a_recomputed_chain_are_named() {
                 assert!(reason.contains("do not decode"), "{reason}");
             }
             (Err(VerifyError::Broken { seq, reason }), Some(at)) => {
+                // Its codec format byte flipped: it no longer decodes, so it has no JSON line.
                 assert_eq!(seq, at);
-                assert!(reason.contains("chain hash"), "{reason}");
+                assert!(reason.contains("do not decode"), "{reason}");
             }
             (other, _) => panic!("expected a broken chain, got {other:?}"),
         }

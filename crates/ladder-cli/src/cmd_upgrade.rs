@@ -1,0 +1,76 @@
+//! `ladder upgrade`: rebuild a ledger of an older format in this one.
+
+use clap::{Args, ValueEnum};
+use ladder_log::{hex, Ledger, LogError, LEDGER_FORMAT};
+use std::path::Path;
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder upgrade                         upgrade ./ladder.db in place (the old one is kept)
+  ladder --ledger club.db upgrade --format json
+
+Ledger format 3 hashes each event's JSON line (as `ladder log --format jsonl` prints it) and keeps
+a Merkle tree for proofs, so every chain hash of an older ledger changes: the upgrade verifies the
+old chain whole, appends the same events to a new ledger, then swaps the directories and keeps the
+old one as PATH.formatN. A ledger already in format 3 is left as it is.";
+
+/// Output formats of `upgrade`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UpgradeFormat {
+    /// Lines for people.
+    Text,
+    /// `{"from_format":2,"format":3,"old_head":"SEQ:HASH","head":"SEQ:HASH","root":"HEX","kept":"PATH"}`.
+    Json,
+}
+
+/// Arguments of `upgrade`.
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: UpgradeFormat,
+}
+
+pub fn run(ledger_path: &Path, args: UpgradeArgs) -> anyhow::Result<ExitCode> {
+    if !ledger_path.join("conf").is_file() && !ledger_path.join("db").is_file() {
+        return Err(LogError::NoLedger { path: ledger_path.to_path_buf() }.into());
+    }
+    let up = Ledger::upgrade(ledger_path)?;
+    let kept = up.kept.as_ref().map(|p| p.display().to_string());
+    match args.format {
+        UpgradeFormat::Json => println!(
+            "{}",
+            serde_json::json!({
+                "from_format": up.from_format,
+                "format": LEDGER_FORMAT,
+                "old_head": up.old_head.to_string(),
+                "head": up.head.to_string(),
+                "root": hex(&up.root),
+                "kept": kept,
+            })
+        ),
+        UpgradeFormat::Text => {
+            match &kept {
+                None => println!(
+                    "{} is already in format {LEDGER_FORMAT}: head {}, root {}",
+                    ledger_path.display(),
+                    up.head,
+                    hex(&up.root)
+                ),
+                Some(kept) => {
+                    println!(
+                        "upgraded {} from format {} to {LEDGER_FORMAT} ({} events)",
+                        ledger_path.display(),
+                        up.from_format,
+                        up.head.seq
+                    );
+                    println!("old head {} (the chain over stored bytes)", up.old_head);
+                    println!("head {}", up.head);
+                    println!("root {}", hex(&up.root));
+                    println!("the old ledger is kept at {kept}; remove it once you have checked the new one");
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

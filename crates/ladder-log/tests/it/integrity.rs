@@ -1,0 +1,191 @@
+//! The head file: a damaged store is refused and left exactly as it was, never read as another
+//! (shorter or empty) history; reading never creates a ledger; a crash between a commit and its
+//! head file is recovered; and the upgrade from format 2.
+
+use crate::{append_ok, stored_lines};
+use ladder_log::{AppendOptions, Head, Ledger, LogError, GENESIS};
+use std::path::{Path, PathBuf};
+
+/// A ledger of `n` matches among three players, closed; returns its head.
+fn build(path: &Path, n: usize) -> Head {
+    let mut text = String::new();
+    for p in ["alice", "bob", "carol"] {
+        text.push_str(&format!(
+            "{{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T00:00:00Z\",\"player\":\"{p}\"}}\n"
+        ));
+    }
+    for i in 0..n {
+        let (a, b) = [("alice", "bob"), ("bob", "carol"), ("carol", "alice")][i % 3];
+        text.push_str(&format!(
+            "{{\"type\":\"MatchResult\",\"at\":\"2026-03-01T{:02}:{:02}:{:02}Z\",\"id\":\"m-{i}\",\"seats\":[{{\"player\":\"{a}\",\"score\":1}},{{\"player\":\"{b}\",\"score\":0}}]}}\n",
+            1 + i / 3600,
+            i / 60 % 60,
+            i % 60
+        ));
+    }
+    let mut l = Ledger::open(path).unwrap();
+    append_ok(&mut l, &text, AppendOptions::default());
+    l.head()
+}
+
+fn file_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !p.ends_with(ladder_log::LOCK_FILE) {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every open of a damaged store is refused (never an empty or shorter ledger), names the
+/// recorded head, and leaves every file byte for byte as it was, however often it is tried.
+fn assert_refused_untouched(path: &Path, head: Head) {
+    let before = file_bytes(path);
+    for _ in 0..3 {
+        match Ledger::open(path) {
+            Err(LogError::Damaged { expected, .. }) => assert_eq!(expected, head),
+            Err(LogError::EnginePanic { .. }) => {}
+            Err(other) => panic!("a damaged store gave another error: {other}"),
+            Ok(l) => panic!("a damaged store opened with head {}", l.head()),
+        }
+        assert!(file_bytes(path) == before, "a refused open wrote to the ledger");
+    }
+}
+
+#[test]
+fn a_flipped_byte_or_a_truncation_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, damage) in ["flip 5000", "flip 200", "truncate 3000", "truncate 0"].iter().enumerate() {
+        let path = dir.path().join(format!("l{i}"));
+        let head = build(&path, 300);
+        let db = path.join("db");
+        let mut bytes = std::fs::read(&db).unwrap();
+        let (what, at) = damage.split_once(' ').unwrap();
+        let at: usize = at.parse().unwrap();
+        match what {
+            "flip" => bytes[at] ^= 0xff,
+            _ => bytes.truncate(at),
+        }
+        std::fs::write(&db, &bytes).unwrap();
+        assert_refused_untouched(&path, head);
+    }
+}
+
+#[test]
+fn a_cleanly_closed_ledger_opens_in_place_and_a_touched_one_through_a_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    let head = build(&path, 50);
+    for _ in 0..3 {
+        let l = Ledger::open(&path).unwrap();
+        assert_eq!(l.head(), head);
+        assert!(!l.was_checked_on_a_copy(), "the seals matched, no copy was needed");
+    }
+    // Rewriting a file with the same bytes changes its seal: a copy is opened first, found
+    // whole, and the ledger opens.
+    let db = path.join("db");
+    std::fs::write(&db, std::fs::read(&db).unwrap()).unwrap();
+    let l = Ledger::open(&path).unwrap();
+    assert_eq!(l.head(), head);
+    assert!(l.was_checked_on_a_copy());
+}
+
+#[test]
+fn a_damaged_head_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    build(&path, 5);
+    let file = path.join(ladder_log::HEAD_FILE);
+    let mut text = std::fs::read(&file).unwrap();
+    text[20] ^= 1;
+    std::fs::write(&file, text).unwrap();
+    let e = Ledger::open(&path).unwrap_err();
+    assert!(matches!(e, LogError::Corrupt { .. }), "{e}");
+    assert!(e.to_string().contains("head file"), "{e}");
+}
+
+#[test]
+fn a_head_file_behind_the_store_is_a_crash_after_a_commit_and_is_caught_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    build(&path, 10);
+    let earlier = {
+        let l = Ledger::open(&path).unwrap();
+        Head { seq: 5, hash: l.get(5).unwrap().unwrap().hash }
+    };
+    let head = Ledger::open(&path).unwrap().head();
+    // As if the process died after the commit of events 6..=13 and before its head file.
+    crate::forge_head_file(&path, earlier);
+    let l = Ledger::open(&path).unwrap();
+    assert_eq!(l.head(), head);
+    drop(l);
+    let recorded = std::fs::read_to_string(path.join(ladder_log::HEAD_FILE)).unwrap();
+    assert!(recorded.contains(&format!("head {head}\n")), "{recorded}");
+    // A head file naming another event at a seq the store holds is not a crash: refused.
+    crate::forge_head_file(&path, Head { seq: 5, hash: [9; 32] });
+    assert!(matches!(Ledger::open(&path), Err(LogError::Damaged { .. })));
+}
+
+#[test]
+fn reading_never_creates_a_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("e");
+    std::fs::create_dir(&empty).unwrap();
+    for path in [empty.clone(), dir.path().join("missing")] {
+        assert!(matches!(Ledger::open_existing(&path), Err(LogError::NoLedger { .. })));
+    }
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0, "nothing was written");
+    assert!(!dir.path().join("missing").exists());
+}
+
+/// `fixtures/ledger-format2` was written by the last build of format 2. It is refused as it is
+/// (naming the command), and `upgrade` rebuilds it: the same events, and the chain recomputed here
+/// from their JSON lines with blake3 alone.
+#[test]
+fn a_format_2_ledger_is_refused_then_upgraded() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("club.db");
+    std::fs::create_dir(&path).unwrap();
+    for e in std::fs::read_dir(fixtures.join("ledger-format2")).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_file() {
+            std::fs::copy(e.path(), path.join(e.file_name())).unwrap();
+        }
+    }
+    let e = Ledger::open(&path).unwrap_err();
+    assert!(matches!(e, LogError::OldFormat { format: 2, .. }), "{e}");
+    assert!(e.to_string().contains("ladder upgrade"), "{e}");
+    let up = Ledger::upgrade(&path).unwrap();
+    let old = "89:5ae8f091d6513304e6bc1a1cfd1fd2ebc15752b18a159410e79751eb8aabfc26";
+    assert_eq!((up.from_format, up.old_head.to_string()), (2, old.to_string()));
+    let lines: Vec<String> = std::fs::read_to_string(fixtures.join("ledger-format2.jsonl"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut h = GENESIS;
+    for line in &lines {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&h);
+        hasher.update(line.as_bytes());
+        h = *hasher.finalize().as_bytes();
+    }
+    assert_eq!(up.head, Head { seq: 89, hash: h });
+    let l = Ledger::open(&path).unwrap();
+    assert_eq!(stored_lines(&l), lines);
+    assert_eq!(l.verify(None).unwrap(), up.head);
+    assert!(up.kept.unwrap().join("db").is_file(), "the old ledger is kept");
+    drop(l);
+    // Upgrading again does nothing.
+    let again = Ledger::upgrade(&path).unwrap();
+    assert_eq!((again.kept, again.head), (None, up.head));
+}
