@@ -154,3 +154,50 @@ fn names_what_is_wrong() {
         )
     );
 }
+
+/// docs/audit-check.py, the Python twin, prints the same as this crate's binary. Runs only
+/// where `python3` can import the `blake3` package (nothing is installed for it).
+#[test]
+fn the_python_twin_agrees_where_it_can_run() {
+    let twin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/audit-check.py");
+    let has_blake3 = Command::new("python3")
+        .args(["-c", "import blake3"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_blake3 {
+        eprintln!("skipped: python3 with the blake3 package is not available");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = (0..300)
+        .map(|i| format!(r#"{{"type":"PlayerJoined","player":"p{i} é\t\"q\""}}"#))
+        .collect();
+    let mut t = MemTree::from_leaves(&lines);
+    let proofs = [
+        Proof::Inclusion(InclusionProof {
+            index: 17,
+            size: 200,
+            leaf: lines[17].clone(),
+            root: root(200, &mut t).unwrap(),
+            path: inclusion_proof(17, 200, &mut t).unwrap(),
+        }),
+        Proof::Consistency(ConsistencyProof {
+            from: 77,
+            to: 300,
+            old_root: root(77, &mut t).unwrap(),
+            new_root: t.root(),
+            path: consistency_proof(77, 300, &mut t).unwrap(),
+        }),
+    ];
+    for proof in proofs {
+        let rust = audit(dir.path(), &lines, Some(&proof.to_json()));
+        let py = Command::new("python3")
+            .arg(&twin)
+            .arg(dir.path().join("export.jsonl"))
+            .arg(dir.path().join("proof.json"))
+            .output()
+            .unwrap();
+        assert!(rust.ok && py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
+        assert_eq!(String::from_utf8(py.stdout).unwrap(), rust.stdout);
+    }
+}
