@@ -1,8 +1,9 @@
 //! The command-line grammar (clap) and dispatch.
 
 use crate::{
-    cmd_append, cmd_demo, cmd_diff, cmd_explain, cmd_history, cmd_import, cmd_log, cmd_pair,
-    cmd_perf, cmd_plot, cmd_replay, cmd_sim, cmd_sweep, cmd_upgrade, cmd_verify,
+    cmd_append, cmd_check_proof, cmd_demo, cmd_diff, cmd_explain, cmd_history, cmd_import,
+    cmd_keygen, cmd_log, cmd_pair, cmd_perf, cmd_plot, cmd_replay, cmd_sim, cmd_sweep, cmd_upgrade,
+    cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -103,6 +104,12 @@ pub enum Command {
     /// Generate a deterministic synthetic ladder (JSON Lines, or into the ledger).
     #[command(after_help = cmd_sim::EXAMPLES)]
     Sim(cmd_sim::SimArgs),
+    /// Write an Ed25519 key for signing checkpoints, and print its verifier key.
+    #[command(after_help = cmd_keygen::EXAMPLES)]
+    Keygen(cmd_keygen::KeygenArgs),
+    /// Verify an inclusion or consistency proof offline, optionally against a signed checkpoint.
+    #[command(after_help = cmd_check_proof::EXAMPLES)]
+    CheckProof(cmd_check_proof::CheckProofArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  ladder completions bash > ~/.local/share/bash-completion/completions/ladder\n  ladder completions zsh > \"${fpath[1]}/_ladder\"\n  ladder completions fish > ~/.config/fish/completions/ladder.fish"
@@ -138,6 +145,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Explain(args) => cmd_explain::run(&cli.ledger, args),
         Command::Rep(args) => cmd_perf::run_rep_cmd(args),
         Command::Perf(args) => cmd_perf::run_perf_cmd(args),
+        Command::Keygen(args) => cmd_keygen::run(args),
+        Command::CheckProof(args) => cmd_check_proof::run(args),
     }
 }
 

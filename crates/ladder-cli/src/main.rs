@@ -9,11 +9,13 @@
 
 mod cli;
 mod cmd_append;
+mod cmd_check_proof;
 mod cmd_demo;
 mod cmd_diff;
 mod cmd_explain;
 mod cmd_history;
 mod cmd_import;
+mod cmd_keygen;
 mod cmd_log;
 mod cmd_pair;
 mod cmd_perf;

@@ -6,5 +6,6 @@ mod cli_habits;
 mod faults;
 mod ledger;
 mod perf;
+mod proofs;
 mod replay;
 mod support;

@@ -1,0 +1,168 @@
+//! `ladder check-proof`: verify an inclusion or consistency proof offline, and optionally the
+//! signed checkpoint it should end in. Needs no ledger.
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use ladder_proof::note::{Checkpoint, VerifierKey};
+use ladder_proof::{hex, Proof};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder check-proof proof.json                     the proof alone
+  ladder check-proof proof.json --checkpoint checkpoint.txt --pubkey club.key.pub
+  ladder check-proof proof.json --checkpoint checkpoint.txt --pubkey 'ladder+1a2b3c4d+AX...'
+  ladder prove --event 6 --format json | ladder check-proof -
+
+Exit 0 and `ok: ...` when everything holds; exit 1 naming what failed otherwise. With a
+checkpoint, the note's signature must verify with the key, and the proof must end in the
+checkpoint's tree (same size and root). docs/proofs.md explains what a failure means.";
+
+/// Output formats of `check-proof`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// One line for people.
+    Text,
+    /// `{"ok":true,...}` or `{"ok":false,"error":"..."}`.
+    Json,
+}
+
+/// Arguments of `check-proof`.
+#[derive(Debug, Args)]
+pub struct CheckProofArgs {
+    /// The proof, as `ladder prove --format json` prints it (`-` reads standard input).
+    #[arg(value_name = "PROOF.json")]
+    pub proof: PathBuf,
+    /// A signed checkpoint note (as `ladder checkpoint --key` prints it): also check its
+    /// signature and that the proof ends in the checkpoint's tree.
+    #[arg(long, value_name = "NOTE", requires = "pubkey")]
+    pub checkpoint: Option<PathBuf>,
+    /// The verifier key that signed the checkpoint: its text (NAME+ID+KEY, as `ladder keygen`
+    /// printed it) or a file holding it.
+    #[arg(long, value_name = "KEY", requires = "checkpoint")]
+    pub pubkey: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: CheckFormat,
+}
+
+fn read(path: &Path) -> anyhow::Result<String> {
+    if path == Path::new("-") {
+        return std::io::read_to_string(std::io::stdin()).context("reading standard input");
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// The key from its text, or from the file it names.
+fn verifier_key(arg: &str) -> anyhow::Result<Result<VerifierKey, String>> {
+    if let Ok(k) = VerifierKey::parse(arg) {
+        return Ok(Ok(k));
+    }
+    if !Path::new(arg).exists() {
+        let e = VerifierKey::parse(arg).err().map(|e| e.to_string()).unwrap_or_default();
+        return Ok(Err(format!("--pubkey is neither a verifier key ({e}) nor an existing file")));
+    }
+    let text = read(Path::new(arg))?;
+    Ok(VerifierKey::parse(text.trim()).map_err(|e| format!("--pubkey {arg}: {e}")))
+}
+
+/// What was checked, for the success line.
+struct Checked {
+    proof: Proof,
+    checkpoint: Option<(Checkpoint, String)>,
+}
+
+fn check(args: &CheckProofArgs) -> anyhow::Result<Result<Checked, String>> {
+    let text = read(&args.proof)?;
+    let proof = match Proof::from_json(text.trim_end()) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(format!("{}: {e}", args.proof.display()))),
+    };
+    if let Err(e) = proof.check() {
+        return Ok(Err(format!("the proof does not verify: {e}")));
+    }
+    let (Some(note_path), Some(key_arg)) = (&args.checkpoint, &args.pubkey) else {
+        return Ok(Ok(Checked { proof, checkpoint: None }));
+    };
+    let key = match verifier_key(key_arg)? {
+        Ok(k) => k,
+        Err(e) => return Ok(Err(e)),
+    };
+    let note = read(note_path)?;
+    let checkpoint = match Checkpoint::open(&note, std::slice::from_ref(&key)) {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(format!("checkpoint {}: {e}", note_path.display()))),
+    };
+    let (size, root) = proof.tree_head();
+    if (size, root) != (checkpoint.size, checkpoint.root) {
+        return Ok(Err(format!(
+            "the proof ends in a tree of {size} events with root {}, but the checkpoint is of {} events with root {}",
+            hex(&root),
+            checkpoint.size,
+            hex(&checkpoint.root)
+        )));
+    }
+    Ok(Ok(Checked { proof, checkpoint: Some((checkpoint, key.label())) }))
+}
+
+fn success_line(c: &Checked) -> String {
+    let mut line = match &c.proof {
+        Proof::Inclusion(p) => format!(
+            "ok: event {} (leaf index {}) is in the tree of the first {} events, root {}",
+            p.index + 1,
+            p.index,
+            p.size,
+            hex(&p.root)
+        ),
+        Proof::Consistency(p) => format!(
+            "ok: the first {} events (root {}) are unchanged in the first {} (root {})",
+            p.from,
+            hex(&p.old_root),
+            p.to,
+            hex(&p.new_root)
+        ),
+    };
+    if let Some((cp, key)) = &c.checkpoint {
+        line.push_str(&format!("; checkpoint of {} signed by {key}", cp.origin));
+    }
+    line
+}
+
+fn success_json(c: &Checked) -> serde_json::Value {
+    let (size, root) = c.proof.tree_head();
+    let kind = match c.proof {
+        Proof::Inclusion(_) => "inclusion",
+        Proof::Consistency(_) => "consistency",
+    };
+    let checkpoint = c
+        .checkpoint
+        .as_ref()
+        .map(|(cp, key)| serde_json::json!({"origin": cp.origin, "size": cp.size, "key": key}));
+    serde_json::json!({
+        "ok": true, "kind": kind, "size": size, "root": hex(&root), "checkpoint": checkpoint
+    })
+}
+
+pub fn run(args: CheckProofArgs) -> anyhow::Result<ExitCode> {
+    match check(&args)? {
+        Ok(c) => {
+            match args.format {
+                CheckFormat::Text => println!("{}", success_line(&c)),
+                CheckFormat::Json => println!("{}", success_json(&c)),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(why) => {
+            match args.format {
+                CheckFormat::Text => {
+                    eprintln!("error: check failed: {why}");
+                    eprintln!("hint: docs/proofs.md, \"What a failed check means\"");
+                }
+                CheckFormat::Json => {
+                    println!("{}", serde_json::json!({"ok": false, "error": why}))
+                }
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! `ladder keygen` and `ladder check-proof`: offline, no ledger.
+
+use crate::support::Env;
+use ladder_proof::note::{Checkpoint, SignerKey, VerifierKey};
+use ladder_proof::{
+    consistency_proof, inclusion_proof, root, ConsistencyProof, InclusionProof, MemTree, Proof,
+};
+
+const LINES: [&str; 6] = [
+    r#"{"type":"PlayerJoined","at":"2026-03-01T00:00:00Z","player":"ann"}"#,
+    r#"{"type":"PlayerJoined","at":"2026-03-01T00:00:00Z","player":"bob"}"#,
+    r#"{"type":"MatchResult","at":"2026-03-01T10:00:00Z","id":"g1","seats":[{"player":"ann","score":1},{"player":"bob","score":0}]}"#,
+    r#"{"type":"MidnightTick","at":"2026-03-02T00:00:00Z"}"#,
+    r#"{"type":"MatchResult","at":"2026-03-02T10:00:00Z","id":"g2","seats":[{"player":"ann","score":0},{"player":"bob","score":1}]}"#,
+    r#"{"type":"MatchVoided","at":"2026-03-02T11:00:00Z","match":"g2","reason":"wrong players"}"#,
+];
+
+fn inclusion(index: u64, size: u64) -> Proof {
+    let mut t = MemTree::from_leaves(LINES);
+    Proof::Inclusion(InclusionProof {
+        index,
+        size,
+        leaf: LINES[index as usize].into(),
+        root: root(size, &mut t).unwrap(),
+        path: inclusion_proof(index, size, &mut t).unwrap(),
+    })
+}
+
+fn keygen(e: &Env, file: &str, name: &str) -> (SignerKey, VerifierKey) {
+    let path = e.dir.path().join(file);
+    let r = e.run(&["keygen", path.to_str().unwrap(), "--name", name], b"");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let signer = SignerKey::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let printed = VerifierKey::parse(r.stdout.trim()).unwrap();
+    assert_eq!(printed, signer.verifier());
+    (signer, printed)
+}
+
+fn arg(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn keygen_writes_a_secret_key_and_prints_its_verifier_key() {
+    let e = Env::new();
+    let (signer, verifier) = keygen(&e, "club.key", "club.example/ladder");
+    assert_eq!(verifier.name(), "club.example/ladder");
+    let key = e.dir.path().join("club.key");
+    let public = std::fs::read_to_string(e.dir.path().join("club.key.pub")).unwrap();
+    assert_eq!(VerifierKey::parse(public.trim()).unwrap(), verifier);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    // Never overwrites: the key is unchanged and the refusal says why.
+    let before = std::fs::read(&key).unwrap();
+    let r = e.run(&["keygen", arg(&key)], b"");
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("already exists"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&key).unwrap(), before);
+    // Two keys are different keys.
+    let (other, _) = keygen(&e, "other.key", "club.example/ladder");
+    assert_ne!(other.to_text(), signer.to_text());
+    // A name C2SP forbids is a usage error, and no file is left behind.
+    let r = e.run(&["keygen", arg(&e.dir.path().join("bad.key")), "--name", "a b"], b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--name"), "{}", r.stderr);
+    assert!(!e.dir.path().join("bad.key").exists());
+}
+
+#[test]
+fn check_proof_verifies_inclusion_and_consistency_offline() {
+    let e = Env::new();
+    let p = e.file("p.json", inclusion(2, 6).to_json().as_bytes());
+    let out = e.ok(&["check-proof", arg(&p)]);
+    assert!(
+        out.starts_with("ok: event 3 (leaf index 2) is in the tree of the first 6 events"),
+        "{out}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&e.ok(&["check-proof", arg(&p), "--format", "json"])).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["kind"], "inclusion");
+    assert_eq!(v["size"], 6);
+    // From standard input.
+    let r = e.run(&["check-proof", "-"], inclusion(5, 6).to_json().as_bytes());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+
+    let mut t = MemTree::from_leaves(LINES);
+    let c = Proof::Consistency(ConsistencyProof {
+        from: 3,
+        to: 6,
+        old_root: root(3, &mut t).unwrap(),
+        new_root: t.root(),
+        path: consistency_proof(3, 6, &mut t).unwrap(),
+    });
+    let cp = e.file("c.json", c.to_json().as_bytes());
+    let out = e.ok(&["check-proof", arg(&cp)]);
+    assert!(out.starts_with("ok: the first 3 events (root "), "{out}");
+}
+
+#[test]
+fn check_proof_names_what_failed() {
+    let e = Env::new();
+    let good = inclusion(2, 6).to_json();
+    let cases = [
+        (good.replace(r#"\"score\":1"#, r#"\"score\":0"#), "the path leads to root"),
+        (good.replace(r#""index":2"#, r#""index":3"#), "does not verify"),
+        (good.replace(r#""size":6"#, r#""size":60"#), "path too short"),
+        (
+            good.replace(r#""kind":"inclusion""#, r#""kind":"exclusion""#),
+            "proof kind \"exclusion\" is unknown",
+        ),
+        (good.replacen(r#""root":""#, r#""root":"X"#, 1), "field root"),
+        ("not json".to_string(), "not valid JSON"),
+    ];
+    for (text, want) in cases {
+        assert_ne!(text, good, "the case changes the proof");
+        let p = e.file("bad.json", text.as_bytes());
+        let r = e.run(&["check-proof", arg(&p)], b"");
+        assert_eq!(r.code, 1, "{text}");
+        assert!(r.stderr.contains(want), "{want:?} not in {}", r.stderr);
+        let r = e.run(&["check-proof", arg(&p), "--format", "json"], b"");
+        assert_eq!(r.code, 1);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(v["ok"], false);
+        assert!(v["error"].as_str().unwrap().contains(want));
+    }
+}
+
+#[test]
+fn check_proof_against_a_signed_checkpoint() {
+    let e = Env::new();
+    let (signer, verifier) = keygen(&e, "club.key", "club.example/ladder");
+    let pubfile = e.dir.path().join("club.key.pub");
+    let proof = inclusion(4, 6);
+    let p = e.file("p.json", proof.to_json().as_bytes());
+    let (size, top) = proof.tree_head();
+    let cp = Checkpoint { origin: "club.example/ladder".into(), size, root: top };
+    let note = cp.sign(&signer).unwrap();
+    let n = e.file("checkpoint.txt", note.as_bytes());
+
+    // The key as text or as a file.
+    for key in [verifier.to_text(), arg(&pubfile).to_string()] {
+        let out = e.ok(&["check-proof", arg(&p), "--checkpoint", arg(&n), "--pubkey", &key]);
+        assert!(
+            out.contains("; checkpoint of club.example/ladder signed by club.example/ladder+"),
+            "{out}"
+        );
+    }
+    let run = |note_path: &std::path::Path, key: &str| {
+        e.run(&["check-proof", arg(&p), "--checkpoint", arg(note_path), "--pubkey", key], b"")
+    };
+    // Another key of the same name: not signed by it.
+    let (_, stranger) = keygen(&e, "stranger.key", "club.example/ladder");
+    let r = run(&n, &stranger.to_text());
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("not signed by"), "{}", r.stderr);
+    // One changed byte in the note's text: the signature fails.
+    let forged = e.file("forged.txt", note.replacen("\n6\n", "\n7\n", 1).as_bytes());
+    let r = run(&forged, &verifier.to_text());
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("does not verify"), "{}", r.stderr);
+    // A genuine checkpoint of another tree: the proof is not about it.
+    let other = Checkpoint { size: 5, ..cp.clone() }.sign(&signer).unwrap();
+    let o = e.file("other.txt", other.as_bytes());
+    let r = run(&o, &verifier.to_text());
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("but the checkpoint is of 5 events"), "{}", r.stderr);
+    // A key that is neither a key nor a file.
+    let r = run(&n, "nonsense");
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("neither a verifier key"), "{}", r.stderr);
+    // --checkpoint needs --pubkey: a usage error.
+    let r = e.run(&["check-proof", arg(&p), "--checkpoint", arg(&n)], b"");
+    assert_eq!(r.code, 2);
+}

@@ -1,0 +1,328 @@
+//! Property tests over random sizes: every proof verifies against a direct transcription of the
+//! RFC 6962 definitions, and the mutations of the transparency-dev/merkle verifier tests (wrong
+//! index, wrong size, wrong leaf or root, garbage before or after the path, a removed, inserted or
+//! bit-flipped path element) are refused.
+
+use ladder_proof::{
+    consistency_proof, empty_root, inclusion_proof, leaf_hash, node_hash, root, verify_consistency,
+    verify_inclusion, Hash, MemTree, VerifyError,
+};
+use proptest::prelude::*;
+
+/// MTH, RFC 6962 2.1, word for word over a slice of leaf hashes.
+fn mth(d: &[Hash]) -> Hash {
+    match d.len() {
+        0 => empty_root(),
+        1 => d[0],
+        n => {
+            let k = 1usize << (usize::BITS - 1 - (n - 1).leading_zeros());
+            node_hash(&mth(&d[..k]), &mth(&d[k..]))
+        }
+    }
+}
+
+/// PATH(m, D[n]), RFC 6962 2.1.1.
+fn path(m: usize, d: &[Hash]) -> Vec<Hash> {
+    let n = d.len();
+    if n <= 1 {
+        return vec![];
+    }
+    let k = 1usize << (usize::BITS - 1 - (n - 1).leading_zeros());
+    if m < k {
+        let mut p = path(m, &d[..k]);
+        p.push(mth(&d[k..]));
+        p
+    } else {
+        let mut p = path(m - k, &d[k..]);
+        p.push(mth(&d[..k]));
+        p
+    }
+}
+
+/// SUBPROOF(m, D[n], b), RFC 6962 2.1.2.
+fn subproof(m: usize, d: &[Hash], b: bool) -> Vec<Hash> {
+    let n = d.len();
+    if m == n {
+        return if b { vec![] } else { vec![mth(d)] };
+    }
+    let k = 1usize << (usize::BITS - 1 - (n - 1).leading_zeros());
+    if m <= k {
+        let mut p = subproof(m, &d[..k], b);
+        p.push(mth(&d[k..]));
+        p
+    } else {
+        let mut p = subproof(m - k, &d[k..], false);
+        p.push(mth(&d[..k]));
+        p
+    }
+}
+
+fn tree(size: u64, seed: u64) -> MemTree {
+    MemTree::from_leaves((0..size).map(|i| format!("{seed}-{i}")))
+}
+
+fn flip(mut h: Hash, bit: usize) -> Hash {
+    h[bit / 8 % 32] ^= 1 << (bit % 8);
+    h
+}
+
+/// The root an inclusion path computes for these numbers (the verifier reports it on a mismatch).
+fn computed_inclusion(index: u64, size: u64, leaf: &Hash, path: &[Hash]) -> Option<Hash> {
+    match verify_inclusion(index, size, leaf, path, &[0x5a; 32]) {
+        Err(VerifyError::RootMismatch { computed, .. }) => Some(computed),
+        _ => None,
+    }
+}
+
+/// The (old, new) roots a consistency path computes for these numbers.
+fn computed_consistency(from: u64, to: u64, old: &Hash, path: &[Hash]) -> Option<(Hash, Hash)> {
+    let old_c = match verify_consistency(from, to, old, &[0x5a; 32], path) {
+        Err(VerifyError::OldRootMismatch { computed, .. }) => computed,
+        Err(VerifyError::NewRootMismatch { .. }) => *old,
+        _ => return None,
+    };
+    match verify_consistency(from, to, &old_c, &[0x5a; 32], path) {
+        Err(VerifyError::NewRootMismatch { computed, .. }) => Some((old_c, computed)),
+        _ => None,
+    }
+}
+
+/// A path the same length as `p` with other hashes.
+fn other_path(p: &[Hash]) -> Vec<Hash> {
+    p.iter().map(|h| flip(*h, 77)).collect()
+}
+
+/// Checks that every inclusion mutation is refused. A wrong size (or index) can only pass when
+/// it makes the verifier do the very same hashing as the true one, in which case the proof says
+/// nothing about which of the two it is: that is asserted by running both on another path.
+fn inclusion_mutations_refused(index: u64, size: u64, leaf: Hash, p: &[Hash], top: Hash) {
+    let same_hashing = |i: u64, s: u64| {
+        let q = other_path(p);
+        computed_inclusion(i, s, &leaf, &q).is_some()
+            && computed_inclusion(i, s, &leaf, &q) == computed_inclusion(index, size, &leaf, &q)
+    };
+    let mut numbers = vec![(index.wrapping_sub(1), size), (index + 1, size), (index ^ 2, size)];
+    numbers.extend([size * 2, size / 2, size + 1, size - 1].map(|s| (index, s)));
+    for (i, s) in numbers {
+        if (i, s) == (index, size) {
+            continue;
+        }
+        if verify_inclusion(i, s, &leaf, p, &top).is_ok() {
+            assert!(same_hashing(i, s), "index {i}, size {s} accepted for ({index}, {size})");
+        }
+    }
+    assert!(verify_inclusion(index, size, &flip(leaf, 3), p, &top).is_err(), "wrong leaf");
+    assert!(verify_inclusion(index, size, &leaf, p, &empty_root()).is_err(), "empty root");
+    assert!(verify_inclusion(index, size, &leaf, p, &flip(top, 200)).is_err(), "other root");
+    let mut longer = p.to_vec();
+    longer.push([0; 32]);
+    assert!(verify_inclusion(index, size, &leaf, &longer, &top).is_err(), "trailing garbage");
+    longer.pop();
+    longer.push(top);
+    assert!(verify_inclusion(index, size, &leaf, &longer, &top).is_err(), "trailing root");
+    let mut front = vec![[0; 32]];
+    front.extend_from_slice(p);
+    assert!(verify_inclusion(index, size, &leaf, &front, &top).is_err(), "preceding garbage");
+    front[0] = top;
+    assert!(verify_inclusion(index, size, &leaf, &front, &top).is_err(), "preceding root");
+    for i in 0..p.len() {
+        let mut q = p.to_vec();
+        q[i] = flip(q[i], 3);
+        assert!(verify_inclusion(index, size, &leaf, &q, &top).is_err(), "flipped path[{i}]");
+    }
+    if !p.is_empty() {
+        let q = &p[..p.len() - 1];
+        assert!(verify_inclusion(index, size, &leaf, q, &top).is_err(), "removed last");
+        assert!(verify_inclusion(index, size, &leaf, &p[1..], &top).is_err(), "removed first");
+    }
+    if p.len() > 1 {
+        let mut q = vec![p[0], [7; 32]];
+        q.extend_from_slice(&p[1..]);
+        assert!(verify_inclusion(index, size, &leaf, &q, &top).is_err(), "inserted component");
+    }
+}
+
+fn consistency_mutations_refused(from: u64, to: u64, old: Hash, new: Hash, p: &[Hash]) {
+    let same_hashing = |f: u64, t: u64| {
+        let q = other_path(p);
+        let a = computed_consistency(f, t, &old, &q);
+        a.is_some() && a == computed_consistency(from, to, &old, &q)
+    };
+    let mut numbers = vec![(from - 1, to), (from + 1, to), (from ^ 2, to)];
+    numbers.extend([to * 2, to / 2, to + 1, to - 1].map(|t| (from, t)));
+    for (f, t) in numbers {
+        if (f, t) == (from, to) {
+            continue;
+        }
+        if verify_consistency(f, t, &old, &new, p).is_ok() {
+            assert!(same_hashing(f, t), "from {f}, to {t} accepted for ({from}, {to})");
+        }
+    }
+    for (o, n, what) in [
+        (empty_root(), new, "empty old root"),
+        (old, empty_root(), "empty new root"),
+        (flip(old, 9), new, "other old root"),
+        (old, flip(new, 9), "other new root"),
+        (new, old, "swapped roots"),
+    ] {
+        if (o, n) != (old, new) {
+            assert!(verify_consistency(from, to, &o, &n, p).is_err(), "{what}");
+        }
+    }
+    let mut longer = p.to_vec();
+    longer.push([0; 32]);
+    assert!(verify_consistency(from, to, &old, &new, &longer).is_err(), "trailing garbage");
+    let mut front = vec![old];
+    front.extend_from_slice(p);
+    assert!(verify_consistency(from, to, &old, &new, &front).is_err(), "preceding old root");
+    for i in 0..p.len() {
+        let mut q = p.to_vec();
+        q[i] = flip(q[i], 3);
+        assert!(verify_consistency(from, to, &old, &new, &q).is_err(), "flipped path[{i}]");
+    }
+    if !p.is_empty() {
+        let q = &p[..p.len() - 1];
+        assert!(verify_consistency(from, to, &old, &new, q).is_err(), "removed last");
+    }
+}
+
+#[test]
+fn exhaustive_small_trees_match_the_rfc_definitions() {
+    for size in 1..=40u64 {
+        let mut t = tree(size, 1);
+        let d = t.leaf_hashes().to_vec();
+        let top = mth(&d);
+        assert_eq!(root(size, &mut t).unwrap(), top);
+        for index in 0..size {
+            let p = inclusion_proof(index, size, &mut t).unwrap();
+            assert_eq!(p, path(index as usize, &d), "PATH({index}, D[{size}])");
+            verify_inclusion(index, size, &d[index as usize], &p, &top).unwrap();
+            inclusion_mutations_refused(index, size, d[index as usize], &p, top);
+        }
+        for from in 1..=size {
+            let p = consistency_proof(from, size, &mut t).unwrap();
+            let want = if from == size { vec![] } else { subproof(from as usize, &d, true) };
+            assert_eq!(p, want, "PROOF({from}, D[{size}])");
+            let old = mth(&d[..from as usize]);
+            verify_consistency(from, size, &old, &top, &p).unwrap();
+            if from < size {
+                consistency_mutations_refused(from, size, old, top, &p);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_inclusion_proofs_verify_and_mutations_fail(
+        size in 1u64..4000, pick in any::<u64>(), seed in any::<u64>()
+    ) {
+        let mut t = tree(size, seed);
+        let index = pick % size;
+        let d = t.leaf_hashes().to_vec();
+        let top = root(size, &mut t).unwrap();
+        prop_assert_eq!(top, mth(&d));
+        let p = inclusion_proof(index, size, &mut t).unwrap();
+        prop_assert_eq!(&p, &path(index as usize, &d));
+        verify_inclusion(index, size, &d[index as usize], &p, &top).unwrap();
+        inclusion_mutations_refused(index, size, d[index as usize], &p, top);
+        // The proof in a smaller prefix tree verifies against that tree's root too.
+        let prefix = index + 1 + (pick >> 32) % (size - index);
+        let p2 = inclusion_proof(index, prefix, &mut t).unwrap();
+        verify_inclusion(index, prefix, &d[index as usize], &p2, &mth(&d[..prefix as usize])).unwrap();
+    }
+
+    #[test]
+    fn random_consistency_proofs_verify_and_mutations_fail(
+        to in 2u64..4000, pick in any::<u64>(), seed in any::<u64>()
+    ) {
+        let mut t = tree(to, seed);
+        let from = 1 + pick % (to - 1);
+        let d = t.leaf_hashes().to_vec();
+        let (old, new) = (mth(&d[..from as usize]), mth(&d));
+        let p = consistency_proof(from, to, &mut t).unwrap();
+        prop_assert_eq!(&p, &subproof(from as usize, &d, true));
+        verify_consistency(from, to, &old, &new, &p).unwrap();
+        consistency_mutations_refused(from, to, old, new, &p);
+    }
+
+    #[test]
+    fn a_changed_leaf_breaks_every_old_proof(size in 2u64..600, pick in any::<u64>()) {
+        // Rewriting history: leaf j replaced. An inclusion proof of j, and a consistency proof
+        // from any size that covers j, no longer verifies against the rewritten tree's root.
+        let mut t = tree(size, 3);
+        let j = pick % size;
+        let mut leaves: Vec<String> = (0..size).map(|i| format!("3-{i}")).collect();
+        leaves[j as usize].push('!');
+        let forged = MemTree::from_leaves(&leaves).root();
+        let p = inclusion_proof(j, size, &mut t).unwrap();
+        let leaf = t.leaf_hashes()[j as usize];
+        prop_assert!(verify_inclusion(j, size, &leaf, &p, &forged).is_err());
+        let from = (j + 1).max(1);
+        if from < size {
+            let old = root(from, &mut t).unwrap();
+            let c = consistency_proof(from, size, &mut t).unwrap();
+            prop_assert!(verify_consistency(from, size, &old, &forged, &c).is_err());
+        }
+    }
+}
+
+#[test]
+fn refusals_name_what_is_wrong() {
+    let mut t = tree(5, 0);
+    let top = t.root();
+    let leaf = leaf_hash(b"0-2");
+    assert_eq!(
+        inclusion_proof(5, 5, &mut t).unwrap_err().to_string(),
+        "leaf index 5 is outside a tree of 5 leaves (indexes run from 0 to size - 1)"
+    );
+    assert!(consistency_proof(0, 5, &mut t).unwrap_err().to_string().contains("from = 0"));
+    assert!(consistency_proof(6, 5, &mut t).unwrap_err().to_string().contains("from 6 > to 5"));
+    let p = inclusion_proof(2, 5, &mut t).unwrap();
+    assert_eq!(
+        verify_inclusion(2, 5, &leaf, &p[..2], &top).unwrap_err(),
+        VerifyError::PathLength { expected: 3, got: 2 }
+    );
+    assert!(verify_inclusion(2, 5, &leaf, &p[..2], &top)
+        .unwrap_err()
+        .to_string()
+        .contains("too short"));
+    let mut long = p.clone();
+    long.push(top);
+    assert!(verify_inclusion(2, 5, &leaf, &long, &top)
+        .unwrap_err()
+        .to_string()
+        .contains("too long"));
+    assert!(matches!(
+        verify_inclusion(2, 5, &leaf, &p, &empty_root()),
+        Err(VerifyError::RootMismatch { .. })
+    ));
+    assert_eq!(
+        verify_inclusion(5, 5, &leaf, &p, &top).unwrap_err(),
+        VerifyError::IndexOutOfRange { index: 5, size: 5 }
+    );
+    assert_eq!(verify_consistency(0, 5, &top, &top, &[]).unwrap_err(), VerifyError::FromZero);
+    assert_eq!(
+        verify_consistency(6, 5, &top, &top, &[]).unwrap_err(),
+        VerifyError::FromAfterTo { from: 6, to: 5 }
+    );
+    assert!(verify_consistency(5, 5, &top, &empty_root(), &[]).is_err());
+    assert!(verify_consistency(5, 5, &top, &top, &[top]).is_err());
+}
+
+#[test]
+fn a_path_binds_the_root_and_the_root_binds_the_size_only_through_a_checkpoint() {
+    // RFC 9162 verification hashes the same way for leaf 0 of 3 leaves and leaf 0 of 4, so the
+    // 3-leaf proof also "verifies" as a 4-leaf claim with the 3-leaf root. No 4-leaf tree has
+    // that root (its right child would be a leaf hash where a node hash belongs), which is why
+    // `ladder check-proof --checkpoint` compares the proof's size with the signed checkpoint's.
+    let mut t = tree(3, 0);
+    let p = inclusion_proof(0, 3, &mut t).unwrap();
+    let leaf = t.leaf_hashes()[0];
+    verify_inclusion(0, 3, &leaf, &p, &t.root()).unwrap();
+    verify_inclusion(0, 4, &leaf, &p, &t.root()).unwrap();
+    let mut t4 = tree(4, 0);
+    assert_ne!(root(4, &mut t4).unwrap(), t.root());
+}
