@@ -20,9 +20,10 @@ use crate::ledger::{
 };
 use crate::runs::{self, Runs};
 use crate::store::Tree;
-use crate::tree::{self, Frontier};
+use crate::tree;
 use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
 use ladder_events::{codec, json, Body, Event, Prior, Rule, Timestamp, Violation};
+use ladder_proof::Frontier;
 use std::collections::HashMap;
 
 /// Batch id fingerprints are written to the on-disk index (as a run) when this many are pending.
@@ -407,9 +408,9 @@ impl Batch {
         let hash = block::chain_hash(&self.prev, &self.line);
         let seq = self.next_seq;
         let mut completed = Vec::new();
-        self.frontier.push(tree::leaf_hash(&self.line), |level, index, h| {
+        self.frontier.push(ladder_proof::leaf_hash(&self.line), |level, index, h| {
             if level >= tree::TILE_LEVEL {
-                completed.push((tree::node_key(level, index), *h));
+                completed.push((tree::node_key(level, index), h));
             }
         });
         for (k, h) in completed {

@@ -5,9 +5,10 @@ use crate::block::{self, key, seq_of_key, Block, MAX_BLOCK_BYTES, MAX_BLOCK_EVEN
 use crate::headfile;
 use crate::index::{self, decode_facts, Fact, Names, FACTS_FORMAT};
 use crate::store::{MemStore, SledStore, Store, Tree, Value, Write};
-use crate::tree::{self, Frontier};
+use crate::tree;
 use crate::{Head, LogError, StoredEvent, GENESIS};
 use ladder_events::{codec, Body, Event};
+use ladder_proof::Frontier;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -495,31 +496,6 @@ impl Ledger {
         self.head
     }
 
-    /// The Merkle tree through the head: its stored subtrees of 256 leaves and more, and the leaf
-    /// hashes of the last, partial tile (fewer than 256 events read).
-    pub(crate) fn frontier(&self) -> Result<Frontier, LogError> {
-        if let Some(f) = &self.frontier {
-            return Ok(f.clone());
-        }
-        let size = self.head.seq;
-        let tile = 1u64 << tree::TILE_LEVEL;
-        let from = size - size % tile + 1;
-        let mut leaves = Vec::new();
-        let mut line = Vec::new();
-        for e in self.events(from) {
-            line.clear();
-            ladder_events::json::write_line(&e?.event, &mut line);
-            leaves.push(tree::leaf_hash(&line));
-        }
-        Frontier::restore(size, &*self.store, leaves)
-    }
-
-    /// The root of the Merkle tree over every event through the head (RFC 6962 with blake3;
-    /// docs/proofs.md). Reads O(log n) stored hashes and at most 255 events.
-    pub fn root(&self) -> Result<[u8; 32], LogError> {
-        Ok(self.frontier()?.root())
-    }
-
     /// The seq of the MatchVoided that voided match `match_id`, if it is voided. A replay through
     /// seq `n` treats the match as voided when this is `Some(s)` with `s <= n`.
     pub fn voided_at(&self, match_id: &str) -> Option<u64> {
@@ -794,6 +770,11 @@ pub(crate) struct Records<'a> {
 }
 
 impl<'a> Records<'a> {
+    /// The records from `from` through the head.
+    pub(crate) fn from_seq(ledger: &'a Ledger, from: u64) -> Records<'a> {
+        Records::new(ledger, from)
+    }
+
     fn new(ledger: &'a Ledger, from: u64) -> Records<'a> {
         let mut it = Records::empty(ledger, from);
         if from <= it.head {

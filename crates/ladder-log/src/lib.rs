@@ -46,12 +46,13 @@ mod verify;
 pub use block::{chain_hash, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
 pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
+pub use ladder_proof::{ConsistencyProof, InclusionProof};
 pub use ledger::{Checkpoint, Events, Ledger, Record, LEDGER_FORMAT};
 pub use store::{
     Entry, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY, MIN_FREE_BYTES,
     SLED_CACHE_BYTES,
 };
-pub use tree::{empty_root, leaf_hash, node_hash, TILE_LEVEL};
+pub use tree::TILE_LEVEL;
 pub use upgrade::Upgraded;
 
 use ladder_events::codec::DecodeError;
@@ -288,6 +289,10 @@ pub enum LogError {
         /// What the store holds instead.
         found: String,
     },
+    /// A proof or root was asked of a tree the ledger does not hold (a size beyond the head, an
+    /// event outside it, a consistency proof from 0 or backwards).
+    #[error("no such proof: {0}")]
+    Proof(String),
     /// A stored event is missing.
     #[error("the event at seq {seq} is missing (the head is {head})")]
     Missing {

@@ -7,36 +7,13 @@
 //! Anything smaller is recomputed from the at most 255 events of one tile, so every proof costs
 //! O(log n) reads (the tiles of Trillian and of the C2SP tlog-tiles layout, with one tile height).
 
+use crate::ledger::{Ledger, Records};
 use crate::store::{Store, Tree};
 use crate::LogError;
+use ladder_proof::{perfect_root, ConsistencyProof, Frontier, Hash, InclusionProof, Subtrees};
 
 /// The lowest level of stored subtree hashes: 2^8 = 256 leaves.
 pub const TILE_LEVEL: u32 = 8;
-
-/// One hash of the tree.
-pub type Hash = [u8; 32];
-
-/// `blake3(0x00 || leaf)`: the hash of one leaf (RFC 6962 section 2.1, blake3 for SHA-256).
-pub fn leaf_hash(leaf: &[u8]) -> Hash {
-    let mut h = blake3::Hasher::new();
-    h.update(&[0]);
-    h.update(leaf);
-    *h.finalize().as_bytes()
-}
-
-/// `blake3(0x01 || left || right)`: the hash of an inner node.
-pub fn node_hash(left: &Hash, right: &Hash) -> Hash {
-    let mut buf = [0u8; 65];
-    buf[0] = 1;
-    buf[1..33].copy_from_slice(left);
-    buf[33..].copy_from_slice(right);
-    *blake3::hash(&buf).as_bytes()
-}
-
-/// The root of the empty tree: `blake3("")`.
-pub fn empty_root() -> Hash {
-    *blake3::hash(b"").as_bytes()
-}
 
 /// The key of the perfect subtree at `level` with `index` (leaves `index << level` up to, not
 /// including, `(index + 1) << level`): the level byte, then the index big-endian, so a scan reads
@@ -54,76 +31,144 @@ pub fn parse_node_key(key: &[u8]) -> Option<(u32, u64)> {
     Some((u32::from(level), u64::from_be_bytes(index.try_into().ok()?)))
 }
 
-/// The compact state of an append-only tree: the roots of the perfect subtrees of the binary
-/// decomposition of its size, largest first.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Frontier {
-    size: u64,
-    /// (level, hash), levels strictly decreasing.
-    stack: Vec<(u32, Hash)>,
+/// The ledger as a source of perfect-subtree hashes: stored ones from [`TILE_LEVEL`] up, smaller
+/// ones recomputed from the leaves of their tile (the at most 256 events read once and kept).
+pub(crate) struct LedgerSubtrees<'a> {
+    ledger: &'a Ledger,
+    /// The tile last read: its index and its leaf hashes.
+    tile: Option<(u64, Vec<Hash>)>,
 }
 
-impl Frontier {
-    /// The frontier of the empty tree.
-    pub fn new() -> Frontier {
-        Frontier::default()
+impl<'a> LedgerSubtrees<'a> {
+    pub(crate) fn new(ledger: &'a Ledger) -> LedgerSubtrees<'a> {
+        LedgerSubtrees { ledger, tile: None }
     }
 
-    /// Adds a leaf hash; `completed(level, index, hash)` hears of every perfect subtree the leaf
-    /// completes, the leaf itself (level 0) first.
-    pub fn push(&mut self, leaf: Hash, mut completed: impl FnMut(u32, u64, &Hash)) {
-        let mut level = 0;
-        let mut hash = leaf;
-        completed(0, self.size, &hash);
-        while let Some(&(l, left)) = self.stack.last() {
-            if l != level {
-                break;
+    /// The leaf hashes of tile `t` (events `t * 256 + 1` on, through the head at most).
+    fn tile(&mut self, t: u64) -> Result<&[Hash], LogError> {
+        if self.tile.as_ref().map(|(i, _)| *i) != Some(t) {
+            let first = (t << TILE_LEVEL) + 1;
+            let last = ((t + 1) << TILE_LEVEL).min(self.ledger.head.seq);
+            let mut leaves = Vec::with_capacity(1 << TILE_LEVEL);
+            let mut line = Vec::new();
+            let mut records = Records::from_seq(self.ledger, first);
+            while let Some(r) = records.next_record() {
+                let r = r?;
+                if r.seq > last {
+                    break;
+                }
+                let event = ladder_events::codec::decode(r.bytes)
+                    .map_err(|source| LogError::Decode { seq: r.seq, source })?;
+                line.clear();
+                ladder_events::json::write_line(&event, &mut line);
+                leaves.push(ladder_proof::leaf_hash(&line));
             }
-            self.stack.pop();
-            hash = node_hash(&left, &hash);
-            level += 1;
-            completed(level, self.size >> level, &hash);
+            self.tile = Some((t, leaves));
         }
-        self.stack.push((level, hash));
-        self.size += 1;
+        Ok(self.tile.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[]))
     }
+}
 
-    /// The root: the perfect subtrees folded from the right (RFC 6962's MTH).
-    pub fn root(&self) -> Hash {
-        let mut it = self.stack.iter().rev();
-        let Some(&(_, mut acc)) = it.next() else { return empty_root() };
-        for (_, left) in it {
-            acc = node_hash(left, &acc);
-        }
-        acc
-    }
+impl Subtrees for LedgerSubtrees<'_> {
+    type Error = LogError;
 
-    /// The frontier of a tree of `size` leaves, from its stored subtrees of [`TILE_LEVEL`] and
-    /// above and the leaf hashes of its last, partial tile (`tail`, fewer than 256).
-    pub(crate) fn restore(
-        size: u64,
-        store: &dyn Store,
-        tail: impl IntoIterator<Item = Hash>,
-    ) -> Result<Frontier, LogError> {
-        let mut f = Frontier::default();
-        for level in (TILE_LEVEL..64).rev() {
-            if size & (1 << level) != 0 {
-                let index = (size >> level) - 1;
-                let hash = stored_node(store, level, index)?;
-                f.stack.push((level, hash));
-                f.size += 1 << level;
-            }
-        }
-        for leaf in tail {
-            f.push(leaf, |_, _, _| {});
-        }
-        if f.size != size {
+    fn subtree(&mut self, level: u32, index: u64) -> Result<Hash, LogError> {
+        let end = (index + 1).checked_shl(level).unwrap_or(u64::MAX);
+        if end > self.ledger.head.seq {
             return Err(LogError::Corrupt {
                 place: "the Merkle tree".into(),
-                detail: format!("its last tile gave {} leaves, the head says {size}", f.size),
+                detail: format!(
+                    "a subtree of level {level}, index {index} reaches beyond the head {}",
+                    self.ledger.head.seq
+                ),
             });
         }
-        Ok(f)
+        if level >= TILE_LEVEL {
+            return stored_node(&*self.ledger.store, level, index);
+        }
+        let start = index << level;
+        let tile = start >> TILE_LEVEL;
+        let offset = (start - (tile << TILE_LEVEL)) as usize;
+        let head = self.ledger.head.seq;
+        let leaves = self.tile(tile)?;
+        match leaves.get(offset..offset + (1usize << level)) {
+            Some(span) => Ok(perfect_root(span)),
+            None => {
+                Err(LogError::Missing { seq: (tile << TILE_LEVEL) + leaves.len() as u64 + 1, head })
+            }
+        }
+    }
+}
+
+fn prove_error(e: ladder_proof::ProveError<LogError>) -> LogError {
+    match e {
+        ladder_proof::ProveError::Source(e) => e,
+        other => LogError::Proof(other.to_string()),
+    }
+}
+
+impl Ledger {
+    /// The Merkle tree through the head, as a frontier (cached once computed).
+    pub(crate) fn frontier(&self) -> Result<Frontier, LogError> {
+        if let Some(f) = &self.frontier {
+            return Ok(f.clone());
+        }
+        Frontier::from_subtrees(self.head.seq, &mut LedgerSubtrees::new(self))
+    }
+
+    /// The root of the Merkle tree over every event through the head (RFC 6962 with blake3;
+    /// docs/proofs.md). Reads O(log n) stored hashes and at most 255 events.
+    pub fn root(&self) -> Result<Hash, LogError> {
+        Ok(self.frontier()?.root())
+    }
+
+    /// The root of the tree of the first `size` events (`size` at most the head).
+    pub fn root_at(&self, size: u64) -> Result<Hash, LogError> {
+        self.check_size(size)?;
+        ladder_proof::root(size, &mut LedgerSubtrees::new(self)).map_err(prove_error)
+    }
+
+    fn check_size(&self, size: u64) -> Result<(), LogError> {
+        if size > self.head.seq {
+            return Err(LogError::Proof(format!(
+                "the ledger holds {} events, not {size}",
+                self.head.seq
+            )));
+        }
+        Ok(())
+    }
+
+    /// The inclusion proof (RFC 6962 2.1.1) of event `seq` in the tree of the first `size`
+    /// events: its JSON line, the root, and the audit path. O(log n) reads and one tile.
+    pub fn prove_inclusion(&self, seq: u64, size: u64) -> Result<InclusionProof, LogError> {
+        self.check_size(size)?;
+        if seq == 0 || seq > size {
+            return Err(LogError::Proof(format!(
+                "event {seq} is not among the first {size} events (events are numbered from 1)"
+            )));
+        }
+        let event = self.get(seq)?.ok_or(LogError::Missing { seq, head: self.head.seq })?;
+        let mut src = LedgerSubtrees::new(self);
+        let path = ladder_proof::inclusion_proof(seq - 1, size, &mut src).map_err(prove_error)?;
+        let root = ladder_proof::root(size, &mut src).map_err(prove_error)?;
+        Ok(InclusionProof {
+            index: seq - 1,
+            size,
+            leaf: ladder_events::json::to_line(&event.event),
+            root,
+            path,
+        })
+    }
+
+    /// The consistency proof (RFC 6962 2.1.2) that the first `from` events are unchanged in the
+    /// first `to`.
+    pub fn prove_consistency(&self, from: u64, to: u64) -> Result<ConsistencyProof, LogError> {
+        self.check_size(to)?;
+        let mut src = LedgerSubtrees::new(self);
+        let path = ladder_proof::consistency_proof(from, to, &mut src).map_err(prove_error)?;
+        let old_root = ladder_proof::root(from, &mut src).map_err(prove_error)?;
+        let new_root = ladder_proof::root(to, &mut src).map_err(prove_error)?;
+        Ok(ConsistencyProof { from, to, old_root, new_root, path })
     }
 }
 
@@ -137,63 +182,4 @@ pub(crate) fn stored_node(store: &dyn Store, level: u32, index: u64) -> Result<H
         place: "the Merkle tree".into(),
         detail: format!("the node at level {level}, index {index} has {} bytes, not 32", v.len()),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn l(i: u8) -> Hash {
-        leaf_hash(&[i])
-    }
-
-    /// RFC 6962's MTH, written from its definition: split at the largest power of two below n.
-    fn mth(leaves: &[Hash]) -> Hash {
-        match leaves.len() {
-            0 => empty_root(),
-            1 => leaves[0],
-            n => {
-                // The largest power of two below n.
-                let k = 1usize << (usize::BITS - 1 - (n - 1).leading_zeros());
-                node_hash(&mth(&leaves[..k]), &mth(&leaves[k..]))
-            }
-        }
-    }
-
-    #[test]
-    fn hand_worked_roots() {
-        let (a, b, c, d, e) = (l(0), l(1), l(2), l(3), l(4));
-        let mut f = Frontier::new();
-        assert_eq!(f.root(), *blake3::hash(b"").as_bytes());
-        f.push(a, |_, _, _| {});
-        assert_eq!(f.root(), a);
-        f.push(b, |_, _, _| {});
-        assert_eq!(f.root(), node_hash(&a, &b));
-        f.push(c, |_, _, _| {});
-        assert_eq!(f.root(), node_hash(&node_hash(&a, &b), &c));
-        f.push(d, |_, _, _| {});
-        let abcd = node_hash(&node_hash(&a, &b), &node_hash(&c, &d));
-        assert_eq!(f.root(), abcd);
-        f.push(e, |_, _, _| {});
-        assert_eq!(f.root(), node_hash(&abcd, &e));
-        assert_eq!(leaf_hash(b"x"), *blake3::hash(b"\x00x").as_bytes());
-    }
-
-    #[test]
-    fn frontier_matches_the_definition_and_reports_every_perfect_subtree() {
-        let leaves: Vec<Hash> = (0..300u32).map(|i| leaf_hash(&i.to_le_bytes())).collect();
-        let mut f = Frontier::new();
-        let mut seen = Vec::new();
-        for (n, leaf) in leaves.iter().enumerate() {
-            f.push(*leaf, |level, index, h| seen.push((level, index, *h)));
-            assert_eq!(f.root(), mth(&leaves[..=n]), "size {}", n + 1);
-        }
-        for &(level, index, h) in &seen {
-            let span = 1usize << level;
-            let start = index as usize * span;
-            assert_eq!(h, mth(&leaves[start..start + span]), "level {level} index {index}");
-        }
-        // Every perfect subtree inside 300 leaves, once: 300 + 150 + 75 + 37 + 18 + 9 + 4 + 2 + 1.
-        assert_eq!(seen.len(), 300 + 150 + 75 + 37 + 18 + 9 + 4 + 2 + 1);
-    }
 }

@@ -12,9 +12,10 @@ use crate::block::{self, Block};
 use crate::index;
 use crate::ledger::Ledger;
 use crate::store::{Tree, Value};
-use crate::tree::{self, Frontier};
+use crate::tree;
 use crate::{Head, VerifyError, GENESIS};
 use ladder_events::{codec, json, Body, Event};
+use ladder_proof::Frontier;
 use std::collections::HashMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
@@ -251,10 +252,10 @@ impl Ledger {
                     );
                 }
                 let mut bad_node = None;
-                frontier.push(tree::leaf_hash(leaf), |level, index, node| {
+                frontier.push(ladder_proof::leaf_hash(leaf), |level, index, node| {
                     if level >= tree::TILE_LEVEL && bad_node.is_none() {
                         bad_node = match tree::stored_node(&*self.store, level, index) {
-                            Ok(s) if &s == node => None,
+                            Ok(s) if s == node => None,
                             Ok(_) => Some(format!(
                                 "the Merkle tree's stored hash of level {level}, index {index} \
                                  does not match the events"
