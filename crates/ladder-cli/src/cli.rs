@@ -1,9 +1,9 @@
 //! The command-line grammar (clap) and dispatch.
 
 use crate::{
-    cmd_append, cmd_check_proof, cmd_demo, cmd_diff, cmd_explain, cmd_history, cmd_import,
-    cmd_keygen, cmd_log, cmd_pair, cmd_perf, cmd_plot, cmd_replay, cmd_sim, cmd_sweep, cmd_upgrade,
-    cmd_verify,
+    cmd_append, cmd_check_proof, cmd_checkpoint, cmd_demo, cmd_diff, cmd_explain, cmd_history,
+    cmd_import, cmd_keygen, cmd_log, cmd_pair, cmd_perf, cmd_plot, cmd_prove, cmd_replay, cmd_sim,
+    cmd_sweep, cmd_upgrade, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -68,6 +68,12 @@ pub enum Command {
     /// Recompute the hash chain and print the head, or name the first bad event.
     #[command(after_help = cmd_verify::EXAMPLES)]
     Verify(cmd_verify::VerifyArgs),
+    /// Prove that an event is in the log, or that the log only grew (RFC 6962 proofs).
+    #[command(after_help = cmd_prove::EXAMPLES)]
+    Prove(cmd_prove::ProveArgs),
+    /// Print the tree head as a C2SP checkpoint note, signed with --key.
+    #[command(after_help = cmd_checkpoint::EXAMPLES)]
+    Checkpoint(cmd_checkpoint::CheckpointArgs),
     /// Rebuild a ledger of an older format in this one (the old one is kept beside it).
     #[command(after_help = cmd_upgrade::EXAMPLES)]
     Upgrade(cmd_upgrade::UpgradeArgs),
@@ -129,6 +135,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Log(args) => cmd_log::run(&cli.ledger, args),
         Command::Verify(args) => cmd_verify::run(&cli.ledger, args),
         Command::Upgrade(args) => cmd_upgrade::run(&cli.ledger, args),
+        Command::Prove(args) => cmd_prove::run(&cli.ledger, args),
+        Command::Checkpoint(args) => cmd_checkpoint::run(&cli.ledger, args),
         Command::Replay(args) => cmd_replay::run_replay(&cli.ledger, args),
         Command::Leaderboard(args) => cmd_replay::run_leaderboard(&cli.ledger, args),
         Command::Pair(args) => cmd_pair::run(&cli.ledger, args),

@@ -10,6 +10,7 @@
 mod cli;
 mod cmd_append;
 mod cmd_check_proof;
+mod cmd_checkpoint;
 mod cmd_demo;
 mod cmd_diff;
 mod cmd_explain;
@@ -20,6 +21,7 @@ mod cmd_log;
 mod cmd_pair;
 mod cmd_perf;
 mod cmd_plot;
+mod cmd_prove;
 mod cmd_replay;
 mod cmd_sim;
 mod cmd_sweep;
