@@ -76,8 +76,8 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
             let root = ladder_log::hex(&root);
             match args.format {
                 VerifyFormat::Text => println!(
-                    "ok: head {head} root {root} ({} events; chain, Merkle tree, indexes and \
-                     checkpoints intact)",
+                    "ok: head {head} root {root} ({} events, chain intact; the Merkle tree, \
+                     indexes and checkpoints match it)",
                     head.seq
                 ),
                 VerifyFormat::Json => {

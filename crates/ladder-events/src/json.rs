@@ -152,7 +152,7 @@ fn push_num(out: &mut Vec<u8>, x: f64) {
 /// absent options left out, floats in shortest round-trip form.
 ///
 /// These bytes are what the ledger hashes (an event's *leaf bytes*: docs/proofs.md), so they are
-/// fixed forever: `contract_examples_round_trip` below and `fixtures/ledger-format2.jsonl` pin them.
+/// fixed forever: `contract_examples_round_trip` below and `fixtures/format2/export.jsonl` pin them.
 pub fn to_line(event: &Event) -> String {
     let mut out = Vec::with_capacity(128);
     write_line(event, &mut out);

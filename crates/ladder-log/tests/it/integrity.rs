@@ -146,7 +146,7 @@ fn reading_never_creates_a_ledger() {
     assert!(!dir.path().join("missing").exists());
 }
 
-/// `fixtures/ledger-format2` was written by the last build of format 2. It is refused as it is
+/// `fixtures/format2/ledger` was written by the last build of format 2. It is refused as it is
 /// (naming the command), and `upgrade` rebuilds it: the same events, and the chain recomputed here
 /// from their JSON lines with blake3 alone.
 #[test]
@@ -155,7 +155,7 @@ fn a_format_2_ledger_is_refused_then_upgraded() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("club.db");
     std::fs::create_dir(&path).unwrap();
-    for e in std::fs::read_dir(fixtures.join("ledger-format2")).unwrap() {
+    for e in std::fs::read_dir(fixtures.join("format2/ledger")).unwrap() {
         let e = e.unwrap();
         if e.path().is_file() {
             std::fs::copy(e.path(), path.join(e.file_name())).unwrap();
@@ -167,7 +167,7 @@ fn a_format_2_ledger_is_refused_then_upgraded() {
     let up = Ledger::upgrade(&path).unwrap();
     let old = "89:5ae8f091d6513304e6bc1a1cfd1fd2ebc15752b18a159410e79751eb8aabfc26";
     assert_eq!((up.from_format, up.old_head.to_string()), (2, old.to_string()));
-    let lines: Vec<String> = std::fs::read_to_string(fixtures.join("ledger-format2.jsonl"))
+    let lines: Vec<String> = std::fs::read_to_string(fixtures.join("format2/export.jsonl"))
         .unwrap()
         .lines()
         .map(str::to_string)
