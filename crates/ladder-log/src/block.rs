@@ -135,6 +135,18 @@ impl<'a> Block<'a> {
         if count == 0 {
             return Err(corrupt(first, "an empty block"));
         }
+        // Every record takes at least its header: a count the bytes cannot hold is damage, and
+        // is refused before anything is sized by it.
+        let room = (bytes.len() - HEADER_LEN) / RECORD_HEADER_LEN;
+        if count as usize > room {
+            return Err(corrupt(
+                first,
+                format!(
+                    "it says {count} events, but its {} bytes hold at most {room}",
+                    bytes.len()
+                ),
+            ));
+        }
         let mut prev = [0; 32];
         prev.copy_from_slice(&bytes[5..HEADER_LEN]);
         Ok(Block { first, count, prev, bytes })
@@ -229,6 +241,15 @@ pub fn read_record(first: u64, seq: u64, rest: &[u8]) -> Result<RawRecord<'_>, L
     Ok((hash, bytes, rest))
 }
 
+/// The records of the block stored under `key`, as (seq, stored chain hash, event bytes), or why
+/// the bytes are not a block: every length and count is checked against the bytes before use, so
+/// damaged bytes are an error, never a panic or an allocation they size. For inspection tools and
+/// for the `block_decoder` fuzz target (docs/fuzzing.md).
+pub fn decode_block(key: &[u8], value: &[u8]) -> Result<Vec<(u64, [u8; 32], Vec<u8>)>, LogError> {
+    let block = Block::parse(key, value)?;
+    block.records().map(|r| r.map(|(seq, hash, bytes)| (seq, *hash, bytes.to_vec()))).collect()
+}
+
 /// Merges consecutive stored blocks into one: the first header, the sum of counts, the bodies.
 pub fn merge<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Vec<u8> {
     let mut out = Vec::new();
@@ -312,6 +333,11 @@ mod tests {
         let b = Block::parse(&key(7), &long).unwrap();
         assert!(b.records().any(|r| r.is_err()), "trailing bytes are refused");
         assert!(Block::parse(&[1, 2], &bytes).is_err());
+        // A count larger than the bytes can hold is refused before any allocation uses it.
+        let mut huge = bytes.clone();
+        huge[1..5].copy_from_slice(&u32::MAX.to_le_bytes());
+        let e = Block::parse(&key(7), &huge).unwrap_err().to_string();
+        assert!(e.contains("hold at most"), "{e}");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod child;
 mod crash;
 mod faults;
+mod fuzz_corpus;
 mod golden;
 mod integrity;
 mod lock;
