@@ -54,7 +54,7 @@ fn read(path: &Path) -> anyhow::Result<String> {
 }
 
 /// The key from its text, or from the file it names.
-fn verifier_key(arg: &str) -> anyhow::Result<Result<VerifierKey, String>> {
+pub fn verifier_key(arg: &str) -> anyhow::Result<Result<VerifierKey, String>> {
     if let Ok(k) = VerifierKey::parse(arg) {
         return Ok(Ok(k));
     }

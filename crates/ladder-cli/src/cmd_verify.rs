@@ -2,9 +2,10 @@
 
 use crate::cli::EventsArg;
 use crate::source::open_for_read;
-use crate::UsageError;
+use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
 use ladder_log::{Head, VerifyError};
+use ladder_proof::note::Checkpoint;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -29,14 +30,51 @@ pub enum VerifyFormat {
 /// Arguments of `verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// Fail unless the ledger still holds this head (`SEQ:HASH`, as `verify` printed it).
-    #[arg(long, value_name = "SEQ:HASH")]
+    /// Fail unless the ledger still holds this head: `SEQ:HASH` as `verify` printed it, or a
+    /// file holding a checkpoint note as `ladder checkpoint` printed it (its tree of SIZE events
+    /// must have the note's root).
+    #[arg(long, value_name = "SEQ:HASH|NOTE")]
     pub expect_head: Option<String>,
+    /// With a signed checkpoint note: the verifier key (text or file) its signature must verify
+    /// under.
+    #[arg(long, value_name = "KEY", requires = "expect_head")]
+    pub pubkey: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: VerifyFormat,
     #[command(flatten)]
     pub events: EventsArg,
+}
+
+/// The checkpoint in a note file, its signature verified when a key is given: the checkpoint
+/// and who signed it.
+fn read_checkpoint(
+    path: &Path,
+    pubkey: Option<&str>,
+) -> anyhow::Result<(Checkpoint, Option<String>)> {
+    use anyhow::Context;
+    let note = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the checkpoint note {}", path.display()))?;
+    let note_error = |e: ladder_proof::note::NoteError| {
+        Hinted::refused(
+            format!("{}: {e}", path.display()),
+            "pass a note as `ladder checkpoint` prints it, and the verifier key `ladder keygen` printed",
+        )
+    };
+    match pubkey {
+        Some(arg) => {
+            let key = crate::cmd_check_proof::verifier_key(arg)?.map_err(UsageError)?;
+            let label = key.label();
+            let cp = Checkpoint::open(&note, &[key]).map_err(note_error)?;
+            Ok((cp, Some(label)))
+        }
+        None => {
+            // The note's text is everything before its blank line (a signed note's signature
+            // lines follow it, unchecked without a key).
+            let text = note.split_once("\n\n").map_or(note.as_str(), |(t, _)| t);
+            Ok((Checkpoint::parse(&format!("{text}\n")).map_err(note_error)?, None))
+        }
+    }
 }
 
 /// The first bad sequence number, when the failure has one.
@@ -64,15 +102,66 @@ fn hint(e: &VerifyError) -> Option<String> {
 }
 
 pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
-    let expect = match &args.expect_head {
-        Some(text) => {
-            Some(Head::parse(text).map_err(|e| UsageError(format!("--expect-head: {e}")))?)
-        }
-        None => None,
-    };
+    let mut expect = None;
+    let mut note = None;
+    match &args.expect_head {
+        None => {}
+        Some(text) => match Head::parse(text) {
+            Ok(h) => expect = Some(h),
+            Err(e) if !Path::new(text).is_file() => {
+                return Err(UsageError(format!(
+                    "--expect-head: {e}; nor is it a file holding a checkpoint note"
+                ))
+                .into())
+            }
+            Err(_) => note = Some(read_checkpoint(Path::new(text), args.pubkey.as_deref())?),
+        },
+    }
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    match ledger.verify(expect).and_then(|head| Ok((head, ledger.root()?))) {
+    let verified = ledger.verify(expect).and_then(|head| Ok((head, ledger.root()?)));
+    if let (Ok((head, _)), Some((cp, _))) = (&verified, &note) {
+        let failure = if cp.size > head.seq {
+            Some(format!("it holds {} events, the checkpoint names {}", head.seq, cp.size))
+        } else {
+            let root = ledger.root_at(cp.size)?;
+            (root != cp.root).then(|| {
+                format!(
+                    "its tree of the first {} events has root {}, the checkpoint names {}: those \
+                     events were changed since it was published",
+                    cp.size,
+                    ladder_log::hex(&root),
+                    ladder_log::hex(&cp.root)
+                )
+            })
+        };
+        if let Some(why) = failure {
+            let message =
+                format!("the ledger does not hold the checkpoint of {}: {why}", cp.origin);
+            match args.format {
+                VerifyFormat::Text => {
+                    eprintln!("error: verification failed: {message}");
+                    eprintln!("hint: the ledger was cut or rewritten since that checkpoint was published; compare it with an export taken then (`ladder verify --events FILE.jsonl`)");
+                }
+                VerifyFormat::Json => println!(
+                    "{}",
+                    serde_json::json!({"ok": false, "bad_seq": null, "error": message})
+                ),
+            }
+            return Ok(ExitCode::from(1));
+        }
+    }
+    match verified {
         Ok((head, root)) => {
+            if let (Some((cp, signer)), VerifyFormat::Text) = (&note, args.format) {
+                let by = signer.as_deref().map_or(
+                    String::from("its signature, if any, not checked: pass --pubkey"),
+                    |s| format!("signed by {s}"),
+                );
+                eprintln!(
+                    "the ledger holds the checkpoint of {} at {} events ({by})",
+                    cp.origin, cp.size
+                );
+            }
             let root = ladder_log::hex(&root);
             match args.format {
                 VerifyFormat::Text => println!(

@@ -4,6 +4,7 @@ mod audit;
 mod bad_input;
 mod cli_habits;
 mod faults;
+mod integrity;
 mod ledger;
 mod perf;
 mod proofs;

@@ -1,0 +1,116 @@
+//! The ledger's integrity from the command line: a damaged store is refused (exit 1, both heads
+//! named, nothing written), reading creates nothing, the upgrade from format 2, and proofs and
+//! checkpoints from a real ledger checked offline.
+
+use crate::support::{fixture, Env};
+
+fn club(e: &Env) {
+    e.ok(&["import", "--auto-join", "--ticks", fixture("club.jsonl").to_str().unwrap()]);
+}
+
+fn head(e: &Env) -> String {
+    let out = e.ok(&["verify", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["head"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_damaged_store_is_refused_every_time_and_left_as_it_was() {
+    let e = Env::new();
+    club(&e);
+    let head = head(&e);
+    let db = e.ledger().join("db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[5000] ^= 0xff;
+    std::fs::write(&db, &bytes).unwrap();
+    for _ in 0..2 {
+        let r = e.run(&["verify"], b"");
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert!(r.stderr.contains(&head), "the recorded head is named: {}", r.stderr);
+        assert!(r.stderr.contains("Restore the directory from a backup"), "{}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+        assert_eq!(std::fs::read(&db).unwrap(), bytes, "the refused open wrote to the store");
+    }
+    // Truncated: the same.
+    std::fs::write(&db, &bytes[..3000]).unwrap();
+    let r = e.run(&["replay", "--algo", "elo"], b"");
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""), "{}", r.stderr);
+}
+
+#[test]
+fn commands_that_read_create_no_ledger() {
+    let e = Env::new();
+    let dir = e.dir.path().join("empty");
+    std::fs::create_dir(&dir).unwrap();
+    for args in
+        [&["verify"][..], &["log"], &["replay", "--algo", "elo"], &["prove", "--event", "1"]]
+    {
+        let r = crate::support::run_in(e.dir.path(), &dir, args, b"");
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("there is no ledger"), "{}", r.stderr);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{args:?} wrote to {dir:?}");
+    }
+}
+
+#[test]
+fn a_format_2_ledger_is_refused_naming_the_upgrade_which_keeps_the_old_one() {
+    let e = Env::new();
+    std::fs::create_dir(e.ledger()).unwrap();
+    for f in std::fs::read_dir(fixture("format2/ledger")).unwrap() {
+        let f = f.unwrap();
+        if f.path().is_file() {
+            std::fs::copy(f.path(), e.ledger().join(f.file_name())).unwrap();
+        }
+    }
+    let r = e.run(&["verify"], b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("ladder upgrade"), "{}", r.stderr);
+    let out = e.ok(&["upgrade", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["from_format"].as_u64(), v["format"].as_u64()), (Some(2), Some(3)));
+    assert_eq!(v["head"].as_str().unwrap(), head(&e));
+    let export = e.ok(&["log", "--format", "jsonl"]);
+    assert_eq!(export, std::fs::read_to_string(fixture("format2/export.jsonl")).unwrap());
+    assert!(std::path::Path::new(v["kept"].as_str().unwrap()).join("db").is_file());
+}
+
+#[test]
+fn proofs_and_signed_checkpoints_from_the_ledger_check_offline() {
+    let e = Env::new();
+    club(&e);
+    let dir = e.dir.path();
+    let path = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    std::fs::write(dir.join("inc.json"), e.ok(&["prove", "--event", "17", "--format", "json"]))
+        .unwrap();
+    std::fs::write(
+        dir.join("con.json"),
+        e.ok(&["prove", "--from", "10", "--to", "88", "--format", "json"]),
+    )
+    .unwrap();
+    e.ok(&["keygen", &path("club.key"), "--name", "example.org/club"]);
+    let note = e.ok(&["checkpoint", "--origin", "example.org/club", "--key", &path("club.key")]);
+    assert!(note.starts_with("example.org/club\n88\n"), "{note}");
+    std::fs::write(dir.join("cp.txt"), &note).unwrap();
+    for proof in ["inc.json", "con.json"] {
+        let out = e.ok(&[
+            "check-proof",
+            &path(proof),
+            "--checkpoint",
+            &path("cp.txt"),
+            "--pubkey",
+            &path("club.key.pub"),
+        ]);
+        assert!(out.starts_with("ok:"), "{out}");
+    }
+    // verify holds the ledger to the published checkpoint, before and after it grows.
+    let args = ["verify", "--expect-head", &path("cp.txt"), "--pubkey", &path("club.key.pub")];
+    e.ok(&args);
+    e.ok(&["append", "match", "alice", "bob", "--score", "1-0", "--at", "2026-04-01"]);
+    e.ok(&args);
+    // A checkpoint naming another root at that size is not held.
+    let other = e.ok(&["checkpoint", "--origin", "example.org/club"]).replace("\n89\n", "\n88\n");
+    std::fs::write(dir.join("other.txt"), other).unwrap();
+    let r = e.run(&["verify", "--expect-head", &path("other.txt")], b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("does not hold the checkpoint"), "{}", r.stderr);
+}
