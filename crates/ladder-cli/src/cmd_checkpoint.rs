@@ -46,7 +46,8 @@ pub fn run(ledger_path: &Path, args: CheckpointArgs) -> anyhow::Result<ExitCode>
     }
     let checkpoint = Checkpoint { origin, size: ledger.head().seq, root: ledger.root()? };
     match &args.key {
-        None => print!("{}\n", checkpoint.to_text()),
+        // An unsigned note: its text, then the blank line that ends a note's text.
+        None => println!("{}", checkpoint.to_text()),
         Some(file) => {
             let text = std::fs::read_to_string(file)
                 .with_context(|| format!("reading the key {}", file.display()))?;

@@ -241,11 +241,14 @@ pub fn read_record(first: u64, seq: u64, rest: &[u8]) -> Result<RawRecord<'_>, L
     Ok((hash, bytes, rest))
 }
 
+/// One record of a block, copied out: (seq, stored chain hash, event bytes).
+pub type OwnedRecord = (u64, [u8; 32], Vec<u8>);
+
 /// The records of the block stored under `key`, as (seq, stored chain hash, event bytes), or why
 /// the bytes are not a block: every length and count is checked against the bytes before use, so
 /// damaged bytes are an error, never a panic or an allocation they size. For inspection tools and
 /// for the `block_decoder` fuzz target (docs/fuzzing.md).
-pub fn decode_block(key: &[u8], value: &[u8]) -> Result<Vec<(u64, [u8; 32], Vec<u8>)>, LogError> {
+pub fn decode_block(key: &[u8], value: &[u8]) -> Result<Vec<OwnedRecord>, LogError> {
     let block = Block::parse(key, value)?;
     block.records().map(|r| r.map(|(seq, hash, bytes)| (seq, *hash, bytes.to_vec()))).collect()
 }

@@ -43,7 +43,7 @@ mod tree;
 mod upgrade;
 mod verify;
 
-pub use block::{chain_hash, decode_block, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
+pub use block::{chain_hash, decode_block, OwnedRecord, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
 pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
 pub use ladder_proof::{ConsistencyProof, InclusionProof};
