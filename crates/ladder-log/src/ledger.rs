@@ -4,7 +4,7 @@
 use crate::block::{self, key, seq_of_key, Block, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
 use crate::headfile;
 use crate::index::{self, decode_facts, Fact, Names, FACTS_FORMAT};
-use crate::store::{MemStore, SledStore, Store, Tree, Value, Write};
+use crate::store::{InjectedFaults, MemStore, SledStore, Store, Tree, Value, Write};
 use crate::tree;
 use crate::{Head, LogError, StoredEvent, GENESIS};
 use ladder_events::{codec, Body, Event};
@@ -233,11 +233,33 @@ impl Ledger {
         Ledger::open_at(path.as_ref(), false, |s| Box::new(s))
     }
 
+    /// [`Ledger::open`] with storage faults injected below the sled store ([`InjectedFaults`]):
+    /// how tests reach the store's own failure handling on every machine.
+    pub fn open_injected(
+        path: impl AsRef<Path>,
+        faults: InjectedFaults,
+    ) -> Result<Ledger, LogError> {
+        Ledger::open_at_with(path.as_ref(), true, Some(faults), |s| Box::new(s))
+    }
+
     fn open_at(
         path: &Path,
         create: bool,
         wrap: impl FnOnce(SledStore) -> Box<dyn Store>,
     ) -> Result<Ledger, LogError> {
+        Ledger::open_at_with(path, create, None, wrap)
+    }
+
+    fn open_at_with(
+        path: &Path,
+        create: bool,
+        faults: Option<InjectedFaults>,
+        wrap: impl FnOnce(SledStore) -> Box<dyn Store>,
+    ) -> Result<Ledger, LogError> {
+        if let Some(free) = faults.and_then(|f| f.free_space) {
+            // The free-space check comes before anything is created or read.
+            crate::store::check_free_space_of(path, free)?;
+        }
         let has_store = path.join("conf").is_file() || path.join("db").is_file();
         if !has_store && !create {
             return Err(LogError::NoLedger { path: path.to_path_buf() });
@@ -272,7 +294,7 @@ impl Ledger {
                 }
             }
         }
-        let store = wrap(SledStore::open(path)?);
+        let store = wrap(SledStore::open_injected(path, faults)?);
         let mut ledger = Ledger::with_store(store, Some(path.to_path_buf()))?;
         match &recorded {
             Some(rec) => ledger.check_recorded(path, rec.head)?,

@@ -43,14 +43,16 @@ mod tree;
 mod upgrade;
 mod verify;
 
-pub use block::{chain_hash, decode_block, OwnedRecord, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
+pub use block::{
+    chain_hash, decode_block, OwnedRecord, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS,
+};
 pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
 pub use ladder_proof::{ConsistencyProof, InclusionProof};
 pub use ledger::{Checkpoint, Events, Ledger, Record, LEDGER_FORMAT};
 pub use store::{
-    Entry, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY, MIN_FREE_BYTES,
-    SLED_CACHE_BYTES,
+    Entry, InjectedFaults, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY,
+    MIN_FREE_BYTES, SLED_CACHE_BYTES,
 };
 pub use tree::TILE_LEVEL;
 pub use upgrade::Upgraded;

@@ -192,6 +192,22 @@ pub struct SledStore {
     engine: Option<Engine>,
     /// The first storage failure: its kind and message.
     failed: Mutex<Option<(std::io::ErrorKind, String)>>,
+    /// Writes left before an injected failure, and its kind ([`InjectedFaults`]).
+    injected: Option<(std::sync::atomic::AtomicI64, std::io::ErrorKind)>,
+}
+
+/// Storage faults a test injects into a [`SledStore`] (through [`crate::Ledger::open_injected`]),
+/// below the store's own handling of failures, so that handling is tested on every machine,
+/// including where a full disk or a read-only mount cannot be made.
+#[derive(Clone, Copy, Debug)]
+pub struct InjectedFaults {
+    /// The free space the open sees instead of the file system's figure.
+    pub free_space: Option<u64>,
+    /// After this many writes (inserts, removals, batches, flushes) reach sled, the next one
+    /// fails with `kind` instead of reaching it, as sled would report a failed write.
+    pub fail_after_writes: Option<u64>,
+    /// The error of the injected failure (`StorageFull`, `ReadOnlyFilesystem`, ...).
+    pub kind: std::io::ErrorKind,
 }
 
 struct Engine {
@@ -202,7 +218,12 @@ struct Engine {
 impl Drop for SledStore {
     fn drop(&mut self) {
         let failed = self.failed.get_mut().map_or(true, |f| f.is_some());
-        if failed {
+        // An injected failure never reached sled, which can close as usual.
+        let injected = self
+            .injected
+            .as_ref()
+            .is_some_and(|(left, _)| left.load(std::sync::atomic::Ordering::SeqCst) < 0);
+        if failed && !injected {
             std::mem::forget(self.engine.take());
         }
     }
@@ -221,7 +242,16 @@ impl SledStore {
     /// the files: sled 0.34 writes while it recovers a database, and on a full disk that recovery
     /// leaves the database unreadable (found by `tests/it/faults.rs`).
     pub fn open(path: &Path) -> Result<SledStore, LogError> {
-        check_free_space(path)?;
+        SledStore::open_injected(path, None)
+    }
+
+    /// [`SledStore::open`] with injected faults (none when `faults` is `None`).
+    pub fn open_injected(
+        path: &Path,
+        faults: Option<InjectedFaults>,
+    ) -> Result<SledStore, LogError> {
+        let free = faults.and_then(|f| f.free_space);
+        check_free_space(path, free)?;
         let engine = quiet_catch(path, || {
             let start = std::time::Instant::now();
             let db = loop {
@@ -249,7 +279,28 @@ impl SledStore {
             ];
             Ok(Engine { db, trees })
         })?;
-        Ok(SledStore { path: path.to_path_buf(), engine: Some(engine), failed: Mutex::new(None) })
+        let injected = faults.and_then(|f| {
+            let left = i64::try_from(f.fail_after_writes?).unwrap_or(i64::MAX);
+            Some((std::sync::atomic::AtomicI64::new(left), f.kind))
+        });
+        Ok(SledStore {
+            path: path.to_path_buf(),
+            engine: Some(engine),
+            failed: Mutex::new(None),
+            injected,
+        })
+    }
+
+    /// Counts a write against an injected failure: once the budget is spent, the write fails as
+    /// sled would report it, and the store is spent like after any storage failure.
+    fn injected_write(&self, what: impl fmt::Display) -> Result<(), LogError> {
+        let Some((left, kind)) = &self.injected else { return Ok(()) };
+        if left.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+            return Ok(());
+        }
+        let io = std::io::Error::new(*kind, format!("injected {kind:?}"));
+        self.failed().get_or_insert_with(|| (io.kind(), io.to_string()));
+        Err(LogError::from_io(&self.path, what, io))
     }
 
     /// Runs one call into sled, turning a panic of sled's (it panics on some damaged files) into
@@ -333,14 +384,20 @@ pub const MIN_FREE_BYTES: u64 = 4 << 20;
 
 /// Refuses to open when the file system holding `path` (or, for a new ledger, its nearest existing
 /// ancestor) has less than [`MIN_FREE_BYTES`] free. A file system that cannot say is not refused.
-fn check_free_space(path: &Path) -> Result<(), LogError> {
+fn check_free_space(path: &Path, injected: Option<u64>) -> Result<(), LogError> {
     // A relative path's last ancestor is "": the current directory.
     let existing = path
         .ancestors()
         .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
         .find(|p| p.exists());
     let Some(existing) = existing else { return Ok(()) };
-    let Ok(free) = fs2::available_space(existing) else { return Ok(()) };
+    let free = match injected {
+        Some(free) => free,
+        None => match fs2::available_space(existing) {
+            Ok(free) => free,
+            Err(_) => return Ok(()),
+        },
+    };
     if free >= MIN_FREE_BYTES {
         return Ok(());
     }
@@ -353,6 +410,12 @@ fn check_free_space(path: &Path) -> Result<(), LogError> {
         "opening the ledger",
         std::io::Error::new(std::io::ErrorKind::StorageFull, why),
     ))
+}
+
+/// The free-space refusal of [`SledStore::open`] for an injected figure (before a ledger is
+/// created or its head file read).
+pub(crate) fn check_free_space_of(path: &Path, free: u64) -> Result<(), LogError> {
+    check_free_space(path, Some(free))
 }
 
 /// sled reports its lock as `Io(Other, "could not acquire lock on ...")`; fs2 underneath says
@@ -380,6 +443,7 @@ impl Store for SledStore {
 
     fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
         self.check(format_args!("writing tree {tree}"))?;
+        self.injected_write(format_args!("writing tree {tree}"))?;
         self.guard(|| {
             self.tree(tree)
                 .insert(key, value)
@@ -390,6 +454,7 @@ impl Store for SledStore {
 
     fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
         self.check(format_args!("removing from tree {tree}"))?;
+        self.injected_write(format_args!("removing from tree {tree}"))?;
         self.guard(|| {
             self.tree(tree)
                 .remove(key)
@@ -400,6 +465,7 @@ impl Store for SledStore {
 
     fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
         self.check(format_args!("writing a batch to tree {tree}"))?;
+        self.injected_write(format_args!("writing a batch to tree {tree}"))?;
         let mut batch = sled::Batch::default();
         for (k, v) in writes {
             match v {
@@ -455,6 +521,7 @@ impl Store for SledStore {
 
     fn flush(&self) -> Result<(), LogError> {
         self.check("flushing")?;
+        self.injected_write("flushing")?;
         self.guard(|| self.engine().db.flush().map(drop).map_err(|e| self.err("flushing", e)))
     }
 

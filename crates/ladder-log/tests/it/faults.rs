@@ -20,7 +20,8 @@ use crate::crash::{input, Rng};
 use crate::items;
 use ladder_events::json::to_line;
 use ladder_log::{
-    AppendError, AppendOptions, Entry, Ledger, LogError, SledStore, Store, Tree, Value, Write,
+    AppendError, AppendOptions, Entry, InjectedFaults, Ledger, LogError, SledStore, Store, Tree,
+    Value, Write, MIN_FREE_BYTES,
 };
 use std::io::{BufRead, BufReader, ErrorKind};
 use std::path::{Path, PathBuf};
@@ -121,6 +122,19 @@ fn check_after(path: &Path, expected: &[String], acked: usize, unconfirmed: usiz
 /// and appends random batches until the fault strikes. Returns (faults, events stored at the end,
 /// lost), and prints where the faults struck.
 fn injected(kind: ErrorKind, seed: u64, rounds: usize) -> (usize, usize, usize) {
+    injected_at(kind, seed, rounds, Level::AboveTheStore)
+}
+
+/// Where a fault is injected: by a [`Store`] wrapped around the sled store (the ledger's own
+/// handling), or inside the sled store in place of a sled write (the store's handling too: after
+/// its first failure it no longer touches sled).
+#[derive(Clone, Copy, PartialEq)]
+enum Level {
+    AboveTheStore,
+    BelowTheStore,
+}
+
+fn injected_at(kind: ErrorKind, seed: u64, rounds: usize, level: Level) -> (usize, usize, usize) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ledger");
     let (lines, expected) = stream();
@@ -137,7 +151,14 @@ fn injected(kind: ErrorKind, seed: u64, rounds: usize) -> (usize, usize, usize) 
             Box::new(Faulty { inner, path: path.clone(), budget: AtomicI64::new(budget), kind })
         };
         let (acked, mut unconfirmed) = (stored, 0);
-        let struck = match Ledger::open_with(&path, wrap) {
+        let opened = match level {
+            Level::AboveTheStore => Ledger::open_with(&path, wrap),
+            Level::BelowTheStore => Ledger::open_injected(
+                &path,
+                InjectedFaults { free_space: None, fail_after_writes: Some(budget as u64), kind },
+            ),
+        };
+        let struck = match opened {
             Err(e) => {
                 at_open += 1;
                 check_message(&e, kind, &path);
@@ -192,6 +213,58 @@ fn injected_full_disk_faults_refuse_the_append_whole_and_lose_nothing() {
     eprintln!(
         "full disk (injected): {faults} faults, {acked} events stored at the end, {lost} lost"
     );
+}
+
+/// The same faults injected inside the sled store, in place of sled's writes: the store's own
+/// promise (after its first failure it touches sled no more) is tested on every machine.
+#[test]
+fn faults_below_the_store_refuse_the_append_whole_and_lose_nothing() {
+    for (kind, seed) in
+        [(ErrorKind::StorageFull, 0x2545_f491), (ErrorKind::ReadOnlyFilesystem, 0x9e37)]
+    {
+        let (faults, acked, lost) = injected_at(kind, seed, rounds(), Level::BelowTheStore);
+        assert_eq!(lost, 0);
+        assert!(faults > 0, "{kind:?}: no fault struck");
+        eprintln!("{kind:?} below the store: {faults} faults, {acked} events stored, {lost} lost");
+    }
+}
+
+/// A free-space figure below [`MIN_FREE_BYTES`] refuses the open before sled or the head file is
+/// touched: an existing ledger stays byte for byte as it was, and a new one is not created.
+#[test]
+fn too_little_free_space_refuses_the_open_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let (lines, _) = stream();
+    {
+        let mut l = Ledger::open(&path).unwrap();
+        l.append(items(&lines[..50].join("\n")), &AppendOptions::default()).unwrap();
+    }
+    let snapshot = |p: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<_> = std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|f| f.is_file())
+            .map(|f| (f.display().to_string(), std::fs::read(&f).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = snapshot(&path);
+    let low = InjectedFaults {
+        free_space: Some(MIN_FREE_BYTES - 1),
+        fail_after_writes: None,
+        kind: ErrorKind::StorageFull,
+    };
+    for _ in 0..2 {
+        let e = Ledger::open_injected(&path, low).unwrap_err();
+        check_message(&e, ErrorKind::StorageFull, &path);
+        assert!(snapshot(&path) == before, "a refused open wrote to the ledger");
+    }
+    let fresh = dir.path().join("new");
+    assert!(Ledger::open_injected(&fresh, low).is_err());
+    assert!(!fresh.exists(), "a refused open created a ledger");
+    assert_eq!(Ledger::open(&path).unwrap().head().seq, 50);
 }
 
 #[test]
