@@ -150,12 +150,12 @@ pub fn run(ledger_path: &Path, args: AppendArgs) -> anyhow::Result<ExitCode> {
                 "event": event,
                 "head": r.head.to_string(),
             });
-            println!("{v}");
+            outln!("{v}")?;
         }
         Ok(r) if r.duplicates > 0 => {
-            println!("duplicate of a stored event, nothing appended; head {}", r.head)
+            outln!("duplicate of a stored event, nothing appended; head {}", r.head)?
         }
-        Ok(r) => println!("appended {line}\nhead {}", r.head),
+        Ok(r) => outln!("appended {line}\nhead {}", r.head)?,
         Err(AppendError::Refused { violation, .. }) => {
             let hint = match violation.rule {
                 Rule::UnknownPlayer if !auto_join => {

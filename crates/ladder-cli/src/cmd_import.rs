@@ -298,7 +298,7 @@ fn print_report(
     filtered: u64,
     json: bool,
 ) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     if json {
         let skipped: Vec<_> = r
             .skipped

@@ -72,14 +72,12 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
         Ok(head) => {
             match args.format {
                 VerifyFormat::Text => {
-                    println!("ok: head {head} ({} events, chain intact)", head.seq)
+                    outln!("ok: head {head} ({} events, chain intact)", head.seq)?
                 }
-                VerifyFormat::Json => {
-                    println!(
-                        "{}",
-                        serde_json::json!({"ok": true, "head": head.to_string(), "events": head.seq})
-                    )
-                }
+                VerifyFormat::Json => outln!(
+                    "{}",
+                    serde_json::json!({"ok": true, "head": head.to_string(), "events": head.seq})
+                )?,
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -91,10 +89,13 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
                         eprintln!("hint: {hint}");
                     }
                 }
-                VerifyFormat::Json => println!(
-                    "{}",
-                    serde_json::json!({"ok": false, "bad_seq": bad_seq(&e), "error": e.to_string()})
-                ),
+                VerifyFormat::Json => {
+                    // A failed verification exits 1 even when nobody reads the report.
+                    let _ = outln!(
+                        "{}",
+                        serde_json::json!({"ok": false, "bad_seq": bad_seq(&e), "error": e.to_string()})
+                    );
+                }
             }
             Ok(ExitCode::from(1))
         }

@@ -7,6 +7,11 @@
 //! printed with their chain on stderr, and the exit code follows the contract: 0 success, 1 refused
 //! input or failed verification, 2 usage error.
 
+// Every command prints through `out::stdout()`, so a closed pipe is a quiet exit 0, never a panic.
+#![deny(clippy::print_stdout)]
+
+#[macro_use]
+mod out;
 mod cli;
 mod cmd_append;
 mod cmd_demo;
@@ -91,13 +96,6 @@ pub fn rule_hint(rule: ladder_events::Rule, auto_join: bool) -> &'static str {
     }
 }
 
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
 /// The exit code of a failed command and the hint printed after its error, for the failures a
 /// user meets most: a mistaken command line, a ledger held by another process, a missing file.
 fn exit_and_hint(err: &anyhow::Error) -> (u8, Option<String>) {
@@ -133,7 +131,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli::run(cli) {
         Ok(code) => code,
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if out::is_closed_stdout(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");
             let (code, hint) = exit_and_hint(&err);
