@@ -131,12 +131,16 @@ pub struct Violation {
     pub rule: Rule,
     /// What, and where within the event (field names as in JSON).
     pub detail: String,
+    /// The earlier input event this one conflicts with, by its index in the input (from 0), when
+    /// that event is not stored but part of the same batch (an `id-conflict` within one import),
+    /// so the caller can name its line.
+    pub earlier: Option<usize>,
 }
 
 impl Violation {
     /// A violation of `rule` with a detail message.
     pub fn new(rule: Rule, detail: impl Into<String>) -> Violation {
-        Violation { rule, detail: detail.into() }
+        Violation { rule, detail: detail.into(), earlier: None }
     }
 }
 

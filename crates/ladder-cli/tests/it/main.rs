@@ -5,6 +5,7 @@ mod bad_input;
 mod cli_habits;
 mod closed_stdout;
 mod faults;
+mod inputs;
 mod ledger;
 mod perf;
 mod replay;
