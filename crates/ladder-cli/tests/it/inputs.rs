@@ -224,3 +224,34 @@ fn a_byte_order_mark_and_smaller_refusals_name_line_and_rule() {
     );
     assert_eq!(stored(&e), 1);
 }
+
+#[test]
+fn csv_rows_that_are_not_utf8_are_refused_or_skipped_and_repeated_headers_refused() {
+    let e = Env::new();
+    let cols = "at=d,winner=w,loser=l";
+    let bad = e.file("bad.csv", b"d,w,l\n2020-01-01,a,b\n2020-01-02,\xff,b\n2020-01-03,b,a\n");
+    let r = e.run(&["import", "--auto-join", "--columns", cols, bad.to_str().unwrap()], b"");
+    refused(&r, "non-UTF-8 row");
+    assert!(
+        r.stderr.contains("bad.csv:3: rule syntax: field 2 (\"w\") is not UTF-8"),
+        "{}",
+        r.stderr
+    );
+    assert!(!e.ledger().exists() || stored(&e) == 0);
+    let out = e.ok(&[
+        "import",
+        "--auto-join",
+        "--skip-invalid",
+        "--columns",
+        cols,
+        bad.to_str().unwrap(),
+    ]);
+    assert!(out.contains("bad.csv:3: rule syntax"), "{out}");
+    assert!(out.contains("1 invalid line skipped"), "{out}");
+    assert_eq!(stored(&e), 4, "two joins and two results");
+    let twice = e.file("twice.csv", b"d,w,l,w\n2020-01-04,a,b,c\n");
+    let r = e.run(&["import", "--auto-join", "--columns", cols, twice.to_str().unwrap()], b"");
+    refused(&r, "a repeated header");
+    assert!(r.stderr.contains("twice.csv: the header names column \"w\" twice"), "{}", r.stderr);
+    assert_eq!(stored(&e), 4);
+}
