@@ -25,7 +25,8 @@ pub const EXAMPLES: &str = "Examples:
   ladder import --auto-join --preset tennis atp_matches_2023.csv atp_matches_2024.csv
 
 A bad line refuses the whole import (the message names the file, line and rule) and nothing is
-written. Re-running an import is safe: events whose id is already stored are counted as duplicates.";
+written. Re-running an import is safe: events already stored are counted as duplicates, with
+or without ids (docs/events.md). Events dated over a day after the clock need --allow-future.";
 
 /// Input and output formats of `import`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
