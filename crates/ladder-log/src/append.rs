@@ -122,6 +122,7 @@ struct Twins {
     next: u64,
     counts: HashMap<Vec<u8>, u32>,
 }
+
 impl Ledger {
     /// Appends a stream of events atomically after checking every append rule against the stored
     /// history and the batch's earlier events. Input items are indexed from 0 in input order;
