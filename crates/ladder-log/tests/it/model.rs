@@ -12,6 +12,8 @@ enum Op {
     Append(Vec<Result<Event, Violation>>, AppendOptions),
     Reopen,
     Read(u64),
+    /// The last Append again (a re-import), or a Reopen if there was none.
+    Again,
 }
 
 const PLAYERS: [&str; 4] = ["ann", "bo", "cy", "di"];
@@ -78,6 +80,7 @@ fn op() -> impl Strategy<Value = Op> {
             Op::Append(b, AppendOptions { auto_join, ticks, skip_invalid, not_after })
         }),
         1 => Just(Op::Reopen),
+        2 => Just(Op::Again),
         1 => (0u64..40).prop_map(Op::Read),
     ]
 }
@@ -278,6 +281,18 @@ proptest! {
         let path = dir.path().join("ledger");
         let mut ledger = open(&path);
         let mut model: Vec<Event> = Vec::new();
+        let mut last = None;
+        let ops: Vec<Op> = ops
+            .into_iter()
+            .map(|op| match op {
+                Op::Again => last.clone().unwrap_or(Op::Reopen),
+                Op::Append(..) => {
+                    last = Some(op.clone());
+                    op
+                }
+                other => other,
+            })
+            .collect();
         for op in ops {
             match op {
                 Op::Append(items, opts) => {
@@ -304,6 +319,7 @@ proptest! {
                     let skip = (from.max(1) as usize - 1).min(model.len());
                     prop_assert_eq!(&got[..], &model[skip..]);
                 }
+                Op::Again => unreachable!("replaced by the last append above"),
             }
             check_same(&ledger, &model);
         }
