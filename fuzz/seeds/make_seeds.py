@@ -60,6 +60,32 @@ out(
     '{"type":"Midn',
 )
 
+# jsonl_import: the input rules of docs/events.md (byte order mark, lone carriage returns, an
+# unknown type, a leap second, invisible and blank names).
+out(
+    "jsonl_import",
+    "bom",
+    b'\xef\xbb\xbf{"type":"PlayerJoined","at":"2026-03-01","player":"a"}\n'
+    b'\xef\xbb\xbf{"type":"MidnightTick","at":"2026-03-02"}\n',
+)
+out(
+    "jsonl_import",
+    "lone-cr",
+    '{"type":"MidnightTick","at":"2026-03-02"}\r{"type":"MidnightTick","at":"2026-03-03"}\r\n',
+)
+out(
+    "jsonl_import",
+    "type-and-leap-second",
+    '{"type":"Bogus"}\n{"type":"PlayerJoined","at":"2016-12-31T23:59:60Z","player":"a"}\n',
+)
+out(
+    "jsonl_import",
+    "invisible-names",
+    '{"type":"PlayerJoined","at":"2026-03-01","player":"a\u202eb"}\n'
+    '{"type":"PlayerJoined","at":"2026-03-01","player":"\u200b"}\n'
+    '{"type":"PlayerJoined","at":"2026-03-01","player":"  "}\n',
+)
+
 # csv_import: first byte = mode (see fuzz/checks/import.rs).
 tennis = fixture("tennis", "atp_matches_2019_slice.csv").decode().splitlines(True)
 out("csv_import", "tennis-head", b"\x00" + "".join(tennis[:12]).encode())
@@ -93,6 +119,9 @@ out(
     + "".join(football[:12]),
 )
 out("csv_import", "bad-columns", "\x06at=date,colour=c\ndate,c\n")
+out("csv_import", "row-not-utf8", b"\x02date,w,l\n2020-01-01,\xff,b\n2020-01-02,a,b\n")
+out("csv_import", "header-twice", "\x02date,w,l,w\n2020-01-01,a,b,c\n")
+out("csv_import", "bom-invisible-blank", "\x02\ufeffdate,w,l\n2020-01-01,a\u200b,b\n2020-01-02, ,b\n")
 
 # perf_lines: first byte = variant (mod 6) and --extra (bit 7).
 out("perf_lines", "example", "\x83+1500 abc 3\n-1620 def\n=1610 abc\n")

@@ -147,7 +147,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Plot(args) => cmd_plot::run(&cli.ledger, args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "ladder", &mut std::io::stdout());
+            // Generated into memory: clap_complete panics on a failed write.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "ladder", &mut script);
+            std::io::Write::write_all(&mut crate::out::stdout(), &script)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain(args) => cmd_explain::run(&cli.ledger, args),

@@ -1,4 +1,4 @@
-//! `ladder append`: one event typed by a person. The only place ladder reads the wall clock.
+//! `ladder append`: one event typed by a person, dated now unless `--at` says otherwise.
 
 use crate::source::open_for_write;
 use crate::{Hinted, UsageError};
@@ -42,6 +42,10 @@ pub struct AppendArgs {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value = "text")]
     pub format: AppendFormat,
+    /// Accept an --at more than a day after this computer's clock (refused by default: a
+    /// mistyped year would block every later append).
+    #[arg(long, global = true)]
+    pub allow_future: bool,
     /// What to append.
     #[command(subcommand)]
     pub what: What,
@@ -112,15 +116,15 @@ fn parse_score(text: &str) -> Result<(f64, f64), UsageError> {
 }
 
 pub fn run(ledger_path: &Path, args: AppendArgs) -> anyhow::Result<ExitCode> {
+    let now = crate::now();
     let at = match &args.at {
         Some(text) => Timestamp::parse(text).map_err(|e| UsageError(format!("--at: {e}")))?,
-        None => {
-            #[allow(clippy::disallowed_methods)] // the one sanctioned wall-clock read
-            let now = chrono::Utc::now();
-            Timestamp(now.timestamp_nanos_opt().expect("now is within 1677..2262"))
-        }
+        None => now,
     };
-    let mut opts = AppendOptions::default();
+    let mut opts = AppendOptions {
+        not_after: crate::not_after(now, args.allow_future),
+        ..AppendOptions::default()
+    };
     let body = match args.what {
         What::Join { player, rating, rd, volatility } => {
             Body::PlayerJoined { player, prior: Prior { rating, rd, volatility } }
@@ -137,8 +141,36 @@ pub fn run(ledger_path: &Path, args: AppendArgs) -> anyhow::Result<ExitCode> {
     };
     let event = Event { at, id: args.id, body };
     let line = ladder_events::json::to_line(&event);
-    let checked = event.check().map(|()| event);
     let mut ledger = open_for_write(ledger_path)?;
+    // Retrying `append ... --id ID` without --at: the instant is now, so it differs from the
+    // stored one's, but the event is the same. It is reported as stored, not as a conflict.
+    if let (Some(id), None) = (&event.id, &args.at) {
+        if let Some(seq) = ledger.seq_of_id(id)? {
+            let stored = ledger.get(seq)?.map(|s| s.event);
+            if let Some(stored) = stored.filter(|s| s.body == event.body) {
+                let stored_line = ladder_events::json::to_line(&stored);
+                let head = ledger.head();
+                if args.format == AppendFormat::Json {
+                    let v = serde_json::json!({
+                        "appended": 0,
+                        "duplicates": 1,
+                        "auto_joined": 0,
+                        "event": serde_json::from_str::<serde_json::Value>(&stored_line)?,
+                        "seq": seq,
+                        "head": head.to_string(),
+                    });
+                    outln!("{v}")?;
+                } else {
+                    outln!(
+                        "already stored at seq {seq}: {stored_line}\nnothing appended (id {id:?} \
+                         names this event, dated when it was first appended); head {head}"
+                    )?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+    }
+    let checked = event.check().map(|()| event);
     let auto_join = opts.auto_join;
     match ledger.append([checked], &opts) {
         Ok(r) if args.format == AppendFormat::Json => {
@@ -150,12 +182,12 @@ pub fn run(ledger_path: &Path, args: AppendArgs) -> anyhow::Result<ExitCode> {
                 "event": event,
                 "head": r.head.to_string(),
             });
-            println!("{v}");
+            outln!("{v}")?;
         }
         Ok(r) if r.duplicates > 0 => {
-            println!("duplicate of a stored event, nothing appended; head {}", r.head)
+            outln!("duplicate of a stored event, nothing appended; head {}", r.head)?
         }
-        Ok(r) => println!("appended {line}\nhead {}", r.head),
+        Ok(r) => outln!("appended {line}\nhead {}", r.head)?,
         Err(AppendError::Refused { violation, .. }) => {
             let hint = match violation.rule {
                 Rule::UnknownPlayer if !auto_join => {

@@ -147,8 +147,8 @@ pub fn run(args: CheckProofArgs) -> anyhow::Result<ExitCode> {
     match check(&args)? {
         Ok(c) => {
             match args.format {
-                CheckFormat::Text => println!("{}", success_line(&c)),
-                CheckFormat::Json => println!("{}", success_json(&c)),
+                CheckFormat::Text => outln!("{}", success_line(&c))?,
+                CheckFormat::Json => outln!("{}", success_json(&c))?,
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -159,7 +159,8 @@ pub fn run(args: CheckProofArgs) -> anyhow::Result<ExitCode> {
                     eprintln!("hint: docs/proofs.md, \"What a failed check means\"");
                 }
                 CheckFormat::Json => {
-                    println!("{}", serde_json::json!({"ok": false, "error": why}))
+                    // A failed check exits 1 even when nobody reads the report.
+                    let _ = outln!("{}", serde_json::json!({"ok": false, "error": why}));
                 }
             }
             Ok(ExitCode::from(1))

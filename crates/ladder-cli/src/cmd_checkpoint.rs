@@ -47,13 +47,16 @@ pub fn run(ledger_path: &Path, args: CheckpointArgs) -> anyhow::Result<ExitCode>
     let checkpoint = Checkpoint { origin, size: ledger.head().seq, root: ledger.root()? };
     match &args.key {
         // An unsigned note: its text, then the blank line that ends a note's text.
-        None => println!("{}", checkpoint.to_text()),
+        None => outln!("{}", checkpoint.to_text())?,
         Some(file) => {
             let text = std::fs::read_to_string(file)
                 .with_context(|| format!("reading the key {}", file.display()))?;
             let key = SignerKey::parse(text.trim())
                 .with_context(|| format!("{} is not a signing key", file.display()))?;
-            print!("{}", checkpoint.sign(&key)?);
+            {
+                use std::io::Write as _;
+                write!(crate::out::stdout(), "{}", checkpoint.sign(&key)?)?;
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -45,7 +45,7 @@ Every command has --help with examples; docs/first-five-minutes.md is a whole fi
 pub struct DemoArgs {}
 
 pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
-    println!("ladder demo: international football 2014-2018 (competitive matches, CC0), embedded in the binary\n");
+    outln!("ladder demo: international football 2014-2018 (competitive matches, CC0), embedded in the binary\n")?;
     let dir = tempfile::Builder::new()
         .prefix("ladder-demo-")
         .tempdir()
@@ -68,19 +68,17 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
             &AppendOptions { auto_join: true, ..Default::default() },
         )
         .context("importing the embedded football history")?;
-    println!(
-        "1. import   $ ladder import --auto-join --columns {FOOTBALL_COLUMNS} {FOOTBALL_NAME}"
-    );
-    println!(
+    outln!("1. import   $ ladder import --auto-join --columns {FOOTBALL_COLUMNS} {FOOTBALL_NAME}")?;
+    outln!(
         "             appended {} events: {} teams joined, {} matches",
         report.appended,
         report.auto_joined,
         report.appended - report.auto_joined
-    );
+    )?;
 
     let head = ledger.verify(None).context("verifying the demo ledger")?;
-    println!("2. verify   $ ladder verify");
-    println!("             ok: head {head} (chain of {} events intact)", head.seq);
+    outln!("2. verify   $ ladder verify")?;
+    outln!("             ok: head {head} (chain of {} events intact)", head.seq)?;
 
     let mut first = None;
     let mut last = None;
@@ -98,12 +96,10 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let (Some(f), Some(l)) = (first, last) {
-        println!("3. log      $ ladder log --limit 5");
-        println!("             {} teams, {draws} draws, from {f} to {l}", teams.len());
+        outln!("3. log      $ ladder log --limit 5")?;
+        outln!("             {} teams, {draws} draws, from {f} to {l}", teams.len())?;
     }
-    println!(
-        "4. replay   $ ladder leaderboard --algo ALGO --top 5   (constants at their defaults)"
-    );
+    outln!("4. replay   $ ladder leaderboard --algo ALGO --top 5   (constants at their defaults)")?;
     let history = LedgerHistory(&ledger);
     for algo in ["tgr", "glicko2", "elo"] {
         let mut projector = registry::build(registry::config(algo, &[])?)?;
@@ -127,17 +123,17 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
                 .take(5)
                 .map(|r| format!("{} {:.0}", r.player, r.standing.rating))
                 .collect();
-            println!(
+            outln!(
                 "   {algo:<8}  every team is provisional (RD > 100: SC = 20 lets RD grow between sparse internationals); by rating: {}",
                 by_rating.join(", ")
-            );
+            )?;
         } else {
-            println!("   {algo:<8}  {}", top.join(", "));
+            outln!("   {algo:<8}  {}", top.join(", "))?;
         }
     }
     demo_diff(&history)?;
     demo_audit(&ledger)?;
-    println!("\n{NEXT_STEPS}");
+    outln!("\n{NEXT_STEPS}")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -151,16 +147,16 @@ fn demo_diff(history: &LedgerHistory<'_>) -> anyhow::Result<()> {
         Ok(Side::of(&Snapshot::capture(&p, &r.roster, r.through, &r.head)))
     };
     let d = diff(&side(&[])?, &side(&[("sc", "2"), ("p", "1")])?);
-    println!("5. diff     $ ladder diff tgr tgr:sc=2,p=1   (the defaults against the best football setting, docs/real-ladders.md)");
-    println!(
+    outln!("5. diff     $ ladder diff tgr tgr:sc=2,p=1   (the defaults against the best football setting, docs/real-ladders.md)")?;
+    outln!(
         "             {} teams compared, {} changed rank; rank correlation {:.3}; largest moves:",
         d.compared,
         d.rank_changed,
         d.rank_correlation.unwrap_or(f64::NAN)
-    );
+    )?;
     for r in d.rows.iter().take(3) {
         let (Some(a), Some(b)) = (r.a, r.b) else { continue };
-        println!(
+        outln!(
             "             {:<22} {:>7.1} -> {:>7.1}  ({:+.1}, rank {} -> {})",
             r.player,
             a.0,
@@ -168,7 +164,7 @@ fn demo_diff(history: &LedgerHistory<'_>) -> anyhow::Result<()> {
             b.0 - a.0,
             a.2,
             b.2
-        );
+        )?;
     }
     Ok(())
 }
@@ -215,8 +211,8 @@ fn demo_audit(ledger: &Ledger) -> anyhow::Result<()> {
     let fair = account(ledger, registry::config("tgr", &[])?, seq, &names)?;
     let event =
         ledger.get(seq)?.map(|e| ladder_events::json::to_line(&e.event)).unwrap_or_default();
-    println!("6. explain  $ ladder explain --algo tgr --set p=0.35 --event {seq} --vs p=0.8333333333333334");
-    println!("             a disputed change: {event}");
+    outln!("6. explain  $ ladder explain --algo tgr --set p=0.35 --event {seq} --vs p=0.8333333333333334")?;
+    outln!("             a disputed change: {event}")?;
     let q = |name: &str| {
         acc.trace.entries.iter().find_map(|e| match e {
             TraceEntry::Quantity { player: Some(pl), name: n, value, .. }
@@ -227,20 +223,20 @@ fn demo_audit(ledger: &Ledger) -> anyhow::Result<()> {
             _ => None,
         })
     };
-    println!(
+    outln!(
         "             {} won, yet with P = 0.35 lost {:.2} rating: XD = {:.3}, PMERIT = {:.3}, so 2 * PMERIT - 1 = {:.3} < 0 reverses the change",
         names[0],
         -change(&acc, 0).unwrap_or(f64::NAN),
         q("XD").unwrap_or(f64::NAN),
         q("PMERIT").unwrap_or(f64::NAN),
         2.0 * q("PMERIT").unwrap_or(f64::NAN) - 1.0
-    );
-    println!(
+    )?;
+    outln!(
         "             with P = 5/6 (the default; no result can reverse a change's sign) the winner gains {:+.2}",
         change(&fair, 0).unwrap_or(f64::NAN)
-    );
+    )?;
     if let Some(e) = runaway {
-        println!("             and P = 0.35 does not survive this ladder: {e}");
+        outln!("             and P = 0.35 does not survive this ladder: {e}")?;
     }
     Ok(())
 }

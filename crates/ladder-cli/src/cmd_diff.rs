@@ -123,7 +123,7 @@ pub fn run(ledger_path: &Path, args: DiffArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print(d: &Diff, top: usize, format: DiffFormat) -> anyhow::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::out::stdout());
     match format {
         DiffFormat::Json => {
             let side = |s: &Option<(f64, Option<f64>, usize)>| {

@@ -233,7 +233,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
         Ok(h) => format!("the chain verifies from event 1 through the head {h}"),
         Err(e) => format!("VERIFICATION FAILED: {e}"),
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::out::stdout());
     let base = &accounts[0];
     match args.format {
         ExplainFormat::Json => {

@@ -119,7 +119,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
     if replayed.roster.get(name).is_none() {
         return Err(unknown_player(name, &replayed.roster).into());
     }
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::out::stdout());
     match args.format {
         HistoryFormat::Json => {
             for l in &lines {

@@ -25,7 +25,8 @@ pub const EXAMPLES: &str = "Examples:
   ladder import --auto-join --preset tennis atp_matches_2023.csv atp_matches_2024.csv
 
 A bad line refuses the whole import (the message names the file, line and rule) and nothing is
-written. Re-running an import is safe: events whose id is already stored are counted as duplicates.";
+written. Re-running an import is safe: events already stored are counted as duplicates, with
+or without ids (docs/events.md). Events dated over a day after the clock need --allow-future.";
 
 /// Input and output formats of `import`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -77,6 +78,10 @@ pub struct ImportArgs {
     /// CSV: the field separator.
     #[arg(long, default_value = ",", value_name = "CHAR")]
     pub delimiter: char,
+    /// Accept events dated more than a day after this computer's clock (refused by default,
+    /// rule future-instant: a mistyped year would block every later append).
+    #[arg(long)]
+    pub allow_future: bool,
 }
 
 /// Maps the log's input index back to file and line, 4 bytes per event.
@@ -104,11 +109,20 @@ impl Origins {
     }
 }
 
+/// Opens an input file. A file that cannot be opened, or a directory, fails the whole import
+/// before anything is read (a read error later refuses it too: rule unreadable-input).
 fn open_input(name: &str) -> anyhow::Result<Box<dyn BufRead + Send>> {
     if name == "-" {
         Ok(Box::new(BufReader::new(std::io::stdin())))
     } else {
         let f = File::open(name).with_context(|| format!("cannot read {name}"))?;
+        if f.metadata().with_context(|| format!("cannot read {name}"))?.is_dir() {
+            return Err(Hinted::refused(
+                format!("cannot read {name}: it is a directory; nothing was imported"),
+                "name the files to import (e.g. DIR/*.jsonl)",
+            )
+            .into());
+        }
         Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
     }
 }
@@ -129,8 +143,11 @@ fn parse_ahead(
         let items = readers.into_iter().flat_map(|(name, r)| JsonLines::new(r, &name));
         let mut chunk = Vec::with_capacity(PARSE_CHUNK);
         for item in items {
+            // A refusal is sent at once: the ledger may stop there, and the reader may not come
+            // back soon (the rest of an endless line is read before the next item).
+            let refused = item.1.is_err();
             chunk.push(item);
-            if chunk.len() == PARSE_CHUNK {
+            if chunk.len() == PARSE_CHUNK || refused {
                 let full = std::mem::replace(&mut chunk, Vec::with_capacity(PARSE_CHUNK));
                 if tx.send(full).is_err() {
                     return;
@@ -167,6 +184,7 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
         auto_join: args.auto_join,
         ticks: args.ticks,
         skip_invalid: args.skip_invalid,
+        not_after: crate::not_after(crate::now(), args.allow_future),
     };
     let mut origins = Origins::default();
 
@@ -200,6 +218,13 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
         None
     };
 
+    // Every input is opened before the ledger: one that cannot be read fails the import first.
+    let mut readers = Vec::new();
+    if csv_batch.is_none() {
+        for name in &args.files {
+            readers.push((name.clone(), open_input(name)?));
+        }
+    }
     let mut ledger = open_for_write(ledger_path)?;
     let bar = ladder_cli::spinner("importing");
     let mut read = 0u64;
@@ -218,33 +243,34 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
             }),
             &opts,
         ),
-        None => {
-            let mut readers = Vec::new();
-            for name in &args.files {
-                readers.push((name.clone(), open_input(name)?));
-            }
-            ledger.append(
-                parse_ahead(readers).map(|(o, e): (Origin, Result<Event, Violation>)| {
-                    tick(&o);
-                    origins.push(&o);
-                    e
-                }),
-                &opts,
-            )
-        }
+        None => ledger.append(
+            parse_ahead(readers).map(|(o, e): (Origin, Result<Event, Violation>)| {
+                tick(&o);
+                origins.push(&o);
+                e
+            }),
+            &opts,
+        ),
     };
     drop(bar);
     let report = match result {
         Ok(r) => r,
         Err(AppendError::Refused { index, violation }) => {
+            let earlier = match violation.earlier {
+                Some(i) => format!(" (the earlier event is at {})", origins.get(i)),
+                None => String::new(),
+            };
+            let hint = crate::rule_hint(violation.rule, args.auto_join);
+            let hint = if violation.rule.skippable() {
+                format!("{hint}; or pass --skip-invalid to skip such lines and import the rest")
+            } else {
+                hint.to_string()
+            };
             return Err(Hinted::refused(
-                format!("{}: {violation}\nnothing was imported", origins.get(index)),
-                format!(
-                    "{}; or pass --skip-invalid to skip such lines and import the rest",
-                    crate::rule_hint(violation.rule, args.auto_join)
-                ),
+                format!("{}: {violation}{earlier}\nnothing was imported", origins.get(index)),
+                hint,
             )
-            .into())
+            .into());
         }
         Err(e @ AppendError::Unconfirmed(_)) => {
             return Err(e).context(format!("import into {} failed", ledger_path.display()))
@@ -298,7 +324,7 @@ fn print_report(
     filtered: u64,
     json: bool,
 ) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     if json {
         let skipped: Vec<_> = r
             .skipped

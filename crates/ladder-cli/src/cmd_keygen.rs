@@ -65,7 +65,7 @@ pub fn run(args: KeygenArgs) -> anyhow::Result<ExitCode> {
     let verifier = key.verifier().to_text();
     create_new(&args.file, format!("{}\n", key.to_text()).as_bytes(), true)?;
     create_new(&pub_path, format!("{verifier}\n").as_bytes(), false)?;
-    println!("{verifier}");
+    outln!("{verifier}")?;
     eprintln!(
         "wrote the signer key to {} (secret, mode 0600) and the verifier key to {}",
         args.file.display(),

@@ -80,7 +80,7 @@ fn short_id(id: Option<&str>) -> String {
 
 pub fn run(ledger_path: &Path, args: LogArgs) -> anyhow::Result<ExitCode> {
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::out::stdout());
     if args.format == LogFormat::Table {
         writeln!(
             out,

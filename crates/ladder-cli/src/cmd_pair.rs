@@ -90,7 +90,7 @@ pub fn run(ledger_path: &Path, args: PairArgs) -> anyhow::Result<ExitCode> {
     }
     let choice = pair((me.rating, me.rd), &waiting);
     let name = |c: &ladder_tgr::Candidate| replayed.roster.name(c.player).to_string();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     match args.format {
         PairFormat::Json => {
             let cands: Vec<_> = choice

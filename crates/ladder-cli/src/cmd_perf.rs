@@ -65,7 +65,7 @@ fn stdin_text() -> anyhow::Result<String> {
 pub fn run_rep_cmd(args: RepArgs) -> anyhow::Result<ExitCode> {
     let stdin = if args.args.iter().any(|a| a == "-") { stdin_text()? } else { String::new() };
     let out = run_rep(&args.args, &stdin)?;
-    std::io::stdout().lock().write_all(out.as_bytes())?;
+    crate::out::stdout().write_all(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -86,10 +86,10 @@ pub fn run_perf_cmd(args: PerfArgs) -> anyhow::Result<ExitCode> {
                 ExitCode::from(1),
             ),
         };
-        writeln!(std::io::stdout().lock(), "{v}")?;
+        writeln!(crate::out::stdout(), "{v}")?;
         return Ok(code);
     }
     let out = run_perf(args.variant, &stdin_text()?, args.extra)?;
-    std::io::stdout().lock().write_all(out.as_bytes())?;
+    crate::out::stdout().write_all(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

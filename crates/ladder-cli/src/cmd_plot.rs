@@ -71,7 +71,7 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             use std::io::Write;
-            std::io::stdout().lock().write_all(svg.as_bytes())?;
+            crate::out::stdout().write_all(svg.as_bytes())?;
         }
     }
     Ok(ExitCode::SUCCESS)

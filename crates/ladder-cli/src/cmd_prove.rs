@@ -67,24 +67,24 @@ pub fn run(ledger_path: &Path, args: ProveArgs) -> anyhow::Result<ExitCode> {
             .into()),
         };
     match args.format {
-        ProveFormat::Json => println!("{}", proof.to_json()),
+        ProveFormat::Json => outln!("{}", proof.to_json())?,
         ProveFormat::Text => match &proof {
             Proof::Inclusion(p) => {
-                println!("event {} is in the tree of the first {} events", p.index + 1, p.size);
-                println!("root  {}", hex(&p.root));
-                println!("leaf  {}", p.leaf);
-                println!("path  ({} hashes, from the leaf up)", p.path.len());
+                outln!("event {} is in the tree of the first {} events", p.index + 1, p.size)?;
+                outln!("root  {}", hex(&p.root))?;
+                outln!("leaf  {}", p.leaf)?;
+                outln!("path  ({} hashes, from the leaf up)", p.path.len())?;
                 for h in &p.path {
-                    println!("  {}", hex(h));
+                    outln!("  {}", hex(h))?;
                 }
             }
             Proof::Consistency(p) => {
-                println!("the first {} events are unchanged in the first {}", p.from, p.to);
-                println!("old root  {}", hex(&p.old_root));
-                println!("new root  {}", hex(&p.new_root));
-                println!("path  ({} hashes)", p.path.len());
+                outln!("the first {} events are unchanged in the first {}", p.from, p.to)?;
+                outln!("old root  {}", hex(&p.old_root))?;
+                outln!("new root  {}", hex(&p.new_root))?;
+                outln!("path  ({} hashes)", p.path.len())?;
                 for h in &p.path {
-                    println!("  {}", hex(h));
+                    outln!("  {}", hex(h))?;
                 }
             }
         },

@@ -268,7 +268,7 @@ fn run_checkpointed(ledger_path: &Path, args: &ReplayArgs) -> anyhow::Result<Sna
 pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCode> {
     if args.checkpoint {
         let snap = run_checkpointed(ledger_path, &args)?;
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::out::stdout();
         match args.format {
             ReplayFormat::Json => writeln!(out, "{}", snap.to_json())?,
             ReplayFormat::Yaml => write!(out, "{}", snap.to_yaml())?,
@@ -280,7 +280,7 @@ pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCo
     let n = configs.len();
     let warmup = args.score.then_some(args.warmup.unwrap_or(0));
     let run = replay_configs(ledger_path, &args.algo, configs, warmup)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     for i in 0..n {
         let snap = run.snapshot(i);
         match args.format {
@@ -307,7 +307,7 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
     let snap = run.snapshot(0);
     let board = leaderboard(&run.projectors[0], &run.replayed.roster);
     let top = args.top.unwrap_or(usize::MAX);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     let key = |r: &Row| match r.standing.display {
         Some(d) => d.glixare.map_or("provisional".to_string(), |g| format!("{g:.2}%")),
         None => format!("{:.1}", r.standing.rating),

@@ -98,7 +98,7 @@ pub fn run(ledger_path: &Path, args: SimArgs) -> anyhow::Result<ExitCode> {
             Err(e) => return Err(e).context("appending the simulated ladder"),
         }
     } else {
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, crate::out::stdout());
         for e in sim.by_ref() {
             writeln!(out, "{}", to_line(&e))?;
         }

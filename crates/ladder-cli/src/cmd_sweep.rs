@@ -123,7 +123,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("wrote {}; open it in a browser", path.display());
     }
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::out::stdout());
     match args.format {
         SweepFormat::Json => {
             let results: Vec<_> = order

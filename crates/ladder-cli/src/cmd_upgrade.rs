@@ -38,7 +38,7 @@ pub fn run(ledger_path: &Path, args: UpgradeArgs) -> anyhow::Result<ExitCode> {
     let up = Ledger::upgrade(ledger_path)?;
     let kept = up.kept.as_ref().map(|p| p.display().to_string());
     match args.format {
-        UpgradeFormat::Json => println!(
+        UpgradeFormat::Json => outln!(
             "{}",
             serde_json::json!({
                 "from_format": up.from_format,
@@ -48,26 +48,26 @@ pub fn run(ledger_path: &Path, args: UpgradeArgs) -> anyhow::Result<ExitCode> {
                 "root": hex(&up.root),
                 "kept": kept,
             })
-        ),
+        )?,
         UpgradeFormat::Text => {
             match &kept {
-                None => println!(
+                None => outln!(
                     "{} is already in format {LEDGER_FORMAT}: head {}, root {}",
                     ledger_path.display(),
                     up.head,
                     hex(&up.root)
-                ),
+                )?,
                 Some(kept) => {
-                    println!(
+                    outln!(
                         "upgraded {} from format {} to {LEDGER_FORMAT} ({} events)",
                         ledger_path.display(),
                         up.from_format,
                         up.head.seq
-                    );
-                    println!("old head {} (the chain over stored bytes)", up.old_head);
-                    println!("head {}", up.head);
-                    println!("root {}", hex(&up.root));
-                    println!("the old ledger is kept at {kept}; remove it once you have checked the new one");
+                    )?;
+                    outln!("old head {} (the chain over stored bytes)", up.old_head)?;
+                    outln!("head {}", up.head)?;
+                    outln!("root {}", hex(&up.root))?;
+                    outln!("the old ledger is kept at {kept}; remove it once you have checked the new one")?;
                 }
             }
         }

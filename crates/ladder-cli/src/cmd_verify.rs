@@ -142,10 +142,13 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
                     eprintln!("error: verification failed: {message}");
                     eprintln!("hint: the ledger was cut or rewritten since that checkpoint was published; compare it with an export taken then (`ladder verify --events FILE.jsonl`)");
                 }
-                VerifyFormat::Json => println!(
-                    "{}",
-                    serde_json::json!({"ok": false, "bad_seq": null, "error": message})
-                ),
+                VerifyFormat::Json => {
+                    // A failed verification exits 1 even when nobody reads the report.
+                    let _ = outln!(
+                        "{}",
+                        serde_json::json!({"ok": false, "bad_seq": null, "error": message})
+                    );
+                }
             }
             return Ok(ExitCode::from(1));
         }
@@ -164,17 +167,15 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
             }
             let root = ladder_log::hex(&root);
             match args.format {
-                VerifyFormat::Text => println!(
+                VerifyFormat::Text => outln!(
                     "ok: head {head} root {root} ({} events, chain intact; the Merkle tree, \
-                     indexes and checkpoints match it)",
+                         indexes and checkpoints match it)",
                     head.seq
-                ),
-                VerifyFormat::Json => {
-                    println!(
-                        "{}",
-                        serde_json::json!({"ok": true, "head": head.to_string(), "root": root, "events": head.seq})
-                    )
-                }
+                )?,
+                VerifyFormat::Json => outln!(
+                    "{}",
+                    serde_json::json!({"ok": true, "head": head.to_string(), "root": root, "events": head.seq})
+                )?,
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -186,10 +187,13 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
                         eprintln!("hint: {hint}");
                     }
                 }
-                VerifyFormat::Json => println!(
-                    "{}",
-                    serde_json::json!({"ok": false, "bad_seq": bad_seq(&e), "error": e.to_string()})
-                ),
+                VerifyFormat::Json => {
+                    // A failed verification exits 1 even when nobody reads the report.
+                    let _ = outln!(
+                        "{}",
+                        serde_json::json!({"ok": false, "bad_seq": bad_seq(&e), "error": e.to_string()})
+                    );
+                }
             }
             Ok(ExitCode::from(1))
         }

@@ -1,12 +1,18 @@
 //! `ladder`: the command line of the ladder rating ledger.
 //!
 //! This crate is the edge of the program: the only one that parses arguments, reads the wall clock
-//! (`ladder append` without `--at`) and prints. Everything it does is a thin composition of the
+//! ([`now`]: `ladder append` without `--at`, and the future-instant bound of `append` and
+//! `import`) and prints. Everything it does is a thin composition of the
 //! library crates: `ladder-import` reads files into events, `ladder-log` validates and stores them,
 //! the projector crates fold them. Errors from libraries are typed; here they get context and are
 //! printed with their chain on stderr, and the exit code follows the contract: 0 success, 1 refused
 //! input or failed verification, 2 usage error.
 
+// Every command prints through `out::stdout()`, so a closed pipe is a quiet exit 0, never a panic.
+#![deny(clippy::print_stdout)]
+
+#[macro_use]
+mod out;
 mod cli;
 mod cmd_append;
 mod cmd_check_proof;
@@ -88,19 +94,25 @@ pub fn rule_hint(rule: ladder_events::Rule, auto_join: bool) -> &'static str {
             "events go in time order and after the ledger's last event; sort the file by `at`"
         }
         Rule::UnknownPlayer if !auto_join => "pass --auto-join to append the missing joins first",
-        Rule::IdConflict => "that id is stored with other content: give this event its own id",
+        Rule::IdConflict => {
+            "that id already names another event (`ladder log` shows it): if it is this event, \
+             nothing needs doing; if the stored one is wrong, void it and append the correction \
+             under a new id"
+        }
+        Rule::FutureInstant => {
+            "`at` is more than a day after this computer's clock: check it (the year?), or pass \
+             --allow-future if it is meant"
+        }
+        Rule::LineLength => "lines are at most 1 MiB (1,048,576 bytes): is this a JSON Lines file?",
+        Rule::Unreadable => {
+            "the input could not be read to its end, so nothing was stored: check the file (or \
+             the disk) and run the same command again"
+        }
         Rule::TickNotMidnight | Rule::TickOrder | Rule::TickRepeated => {
             "leave ticks out and pass --ticks: ladder inserts one at each date boundary"
         }
         _ => "docs/events.md lists every rule",
     }
-}
-
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 /// The exit code of a failed command and the hint printed after its error, for the failures a
@@ -130,7 +142,7 @@ fn exit_and_hint(err: &anyhow::Error) -> (u8, Option<String>) {
     if locked {
         return (
             1,
-            Some("one process at a time may open a ledger: wait for the other `ladder` command to finish (nothing is lost), or read an export with --events FILE.jsonl".into()),
+            Some("one process at a time may open a ledger (ladder waits up to 0.5 s for it, long enough for this process's own earlier handle to close, not for another command): wait for the other `ladder` command to finish (nothing is lost), or read an export with --events FILE.jsonl".into()),
         );
     }
     let not_found = err.chain().any(|e| {
@@ -143,11 +155,31 @@ fn exit_and_hint(err: &anyhow::Error) -> (u8, Option<String>) {
     (1, None)
 }
 
+/// How far after the clock an event may be dated without `--allow-future`: one day, so that
+/// every time zone's today is accepted while a mistyped year is not.
+pub const FUTURE_MARGIN_NANOS: i64 = ladder_events::NANOS_PER_DAY;
+
+/// The wall clock, read here and nowhere else (the libraries read no clock).
+pub fn now() -> ladder_events::Timestamp {
+    #[allow(clippy::disallowed_methods)] // the one sanctioned wall-clock read
+    let now = chrono::Utc::now();
+    ladder_events::Timestamp(now.timestamp_nanos_opt().expect("now is within 1677..2262"))
+}
+
+/// The latest instant an append accepts: the clock plus [`FUTURE_MARGIN_NANOS`], or no bound with
+/// `--allow-future`.
+pub fn not_after(
+    now: ladder_events::Timestamp,
+    allow_future: bool,
+) -> Option<ladder_events::Timestamp> {
+    (!allow_future).then(|| ladder_events::Timestamp(now.0.saturating_add(FUTURE_MARGIN_NANOS)))
+}
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli::run(cli) {
         Ok(code) => code,
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if out::is_closed_stdout(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");
             let (code, hint) = exit_and_hint(&err);

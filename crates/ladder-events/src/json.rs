@@ -49,9 +49,6 @@ fn syntax(e: serde_json::Error) -> Violation {
 pub fn parse_line(line: &str) -> Result<Event, Violation> {
     let w: WireEvent = serde_json::from_str(line).map_err(syntax)?;
     let kind = w.kind.as_deref().ok_or_else(|| missing("an event", "type"))?;
-    let at_text = w.at.as_deref().ok_or_else(|| missing(kind, "at"))?;
-    let at = Timestamp::parse(at_text)
-        .map_err(|e| Violation::new(Rule::Timestamp, format!("`at`: {e}")))?;
 
     // Which optional fields each kind may carry.
     let present = [
@@ -79,6 +76,10 @@ pub fn parse_line(line: &str) -> Result<Event, Violation> {
             ))
         }
     };
+    // The type is known before `at` is asked for, so `{"type":"Bogus"}` is an unknown type.
+    let at_text = w.at.as_deref().ok_or_else(|| missing(kind, "at"))?;
+    let at = Timestamp::parse(at_text)
+        .map_err(|e| Violation::new(Rule::Timestamp, format!("`at`: {e}")))?;
     if let Some((field, _)) = present.iter().find(|(f, p)| *p && !allowed.contains(f)) {
         return Err(Violation::new(
             Rule::UnknownField,
@@ -328,5 +329,60 @@ mod tests {
             "é".repeat(128)
         );
         assert!(parse_line(&ok).is_ok());
+    }
+
+    #[test]
+    fn an_unknown_type_is_named_before_its_missing_fields() {
+        let v = parse_line(r#"{"type":"Bogus"}"#).unwrap_err();
+        assert_eq!(v.rule, Rule::UnknownType, "{v}");
+        assert!(v.detail.contains("\"Bogus\""), "{v}");
+        // A known type still needs `at`.
+        assert_eq!(rule_of(r#"{"type":"QueueTimeout","player":"a"}"#), Rule::MissingField);
+    }
+
+    #[test]
+    fn invisible_and_blank_names_are_refused_naming_the_code_point() {
+        let join = |name: &str| {
+            parse_line(&format!(
+                r#"{{"type":"PlayerJoined","at":"2026-03-01","player":{}}}"#,
+                serde_json::to_string(name).unwrap()
+            ))
+        };
+        // Every code point the rule names, alone in a name and inside one.
+        let invisible = (0x202A..=0x202E)
+            .chain(0x2066..=0x2069)
+            .chain([0x200E, 0x200F, 0x061C, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF]);
+        let mut n = 0;
+        for cp in invisible {
+            let c = char::from_u32(cp).unwrap();
+            for name in [format!("ali{c}ce"), format!("{c}bob"), c.to_string()] {
+                let v = join(&name).unwrap_err();
+                assert_eq!(v.rule, Rule::PlayerName, "{name:?}");
+                assert!(v.detail.contains(&format!("U+{cp:04X}")), "{name:?}: {v}");
+            }
+            n += 1;
+        }
+        assert_eq!(n, 5 + 4 + 3 + 3 + 2);
+        for blank in [" ", "   ", "\u{3000}", "\u{a0} "] {
+            let v = join(blank).unwrap_err();
+            assert_eq!(v.rule, Rule::PlayerName, "{blank:?}");
+            assert!(v.detail.contains("only white space (U+"), "{blank:?}: {v}");
+        }
+        // Spaces inside a name, and other scripts (right-to-left included), are names.
+        for name in ["Ann Lee", " padded ", "أحمد", "שרה", "李 明"] {
+            assert!(join(name).is_ok(), "{name:?}");
+        }
+        // In a seat too.
+        let seat = "{\"type\":\"MatchResult\",\"at\":\"2026-03-01\",\"seats\":[{\"player\":\"a\",\"score\":1},{\"player\":\"b\\u200b\",\"score\":0}]}";
+        let v = parse_line(seat).unwrap_err();
+        assert_eq!(v.rule, Rule::PlayerName);
+        assert!(v.detail.contains("seats[1].player") && v.detail.contains("U+200B"), "{v}");
+    }
+
+    #[test]
+    fn a_leap_second_is_a_timestamp_refusal() {
+        let v = parse_line(r#"{"type":"MidnightTick","at":"2016-12-31T23:59:60Z"}"#).unwrap_err();
+        assert_eq!(v.rule, Rule::Timestamp);
+        assert!(v.detail.contains("leap second"), "{v}");
     }
 }

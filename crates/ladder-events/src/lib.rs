@@ -20,5 +20,7 @@ mod rules;
 mod time;
 
 pub use model::{Body, Event, Prior, Seat, Team};
-pub use rules::{Rule, Violation, MAX_ID_BYTES, MAX_NAME_CHARS, MAX_REASON_CHARS};
+pub use rules::{
+    is_invisible, Rule, Violation, MAX_ID_BYTES, MAX_LINE_BYTES, MAX_NAME_CHARS, MAX_REASON_CHARS,
+};
 pub use time::{Timestamp, TimestampError, NANOS_PER_DAY, NANOS_PER_SECOND};

@@ -63,7 +63,19 @@ pub enum Rule {
     VoidTarget,
     /// (log) A MatchVoided for a match already voided.
     VoidRepeated,
+    /// A line (JSON Lines) or CSV line longer than [`MAX_LINE_BYTES`].
+    LineLength,
+    /// The input could not be read (an I/O error, a directory): never skipped, it refuses the
+    /// whole batch even where invalid events are skipped, because what follows is unknown.
+    Unreadable,
+    /// (log) `at` later than the append's `not_after` bound (the clock plus a margin).
+    FutureInstant,
 }
+
+/// Longest line of a JSON Lines file or a CSV file, in bytes without its line end: 1 MiB. A
+/// longer line is refused (rule `line-length`) after reading at most this much of it, so an input
+/// without line ends (`/dev/zero`) cannot exhaust memory.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 impl Rule {
     /// The stable name of the rule.
@@ -92,7 +104,16 @@ impl Rule {
             Rule::IdConflict => "id-conflict",
             Rule::VoidTarget => "void-names-match",
             Rule::VoidRepeated => "void-once",
+            Rule::LineLength => "line-length",
+            Rule::Unreadable => "unreadable-input",
+            Rule::FutureInstant => "future-instant",
         }
+    }
+
+    /// False for the rules a skipped line cannot break: an unreadable input refuses the whole
+    /// batch even where invalid events are skipped.
+    pub fn skippable(self) -> bool {
+        !matches!(self, Rule::Unreadable)
     }
 }
 
@@ -110,12 +131,16 @@ pub struct Violation {
     pub rule: Rule,
     /// What, and where within the event (field names as in JSON).
     pub detail: String,
+    /// The earlier input event this one conflicts with, by its index in the input (from 0), when
+    /// that event is not stored but part of the same batch (an `id-conflict` within one import),
+    /// so the caller can name its line.
+    pub earlier: Option<usize>,
 }
 
 impl Violation {
     /// A violation of `rule` with a detail message.
     pub fn new(rule: Rule, detail: impl Into<String>) -> Violation {
-        Violation { rule, detail: detail.into() }
+        Violation { rule, detail: detail.into(), earlier: None }
     }
 }
 
@@ -129,7 +154,26 @@ impl std::fmt::Display for SeatField {
     }
 }
 
-/// Checks a player name: 1 to 128 scalar values, no control characters.
+/// True for the invisible characters refused in names: the bidirectional controls U+202A to
+/// U+202E, U+2066 to U+2069, U+200E, U+200F and U+061C (they reorder how a name is displayed, so
+/// two different names can look the same), and the zero-width U+200B to U+200D, U+2060 and U+FEFF
+/// (they make two names that look the same differ).
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{061C}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'
+            | '\u{FEFF}'
+    )
+}
+
+/// Checks a player name: 1 to 128 scalar values, not only white space, no control, bidirectional
+/// or zero-width characters.
 pub(crate) fn check_name(field: &dyn std::fmt::Display, name: &str) -> Result<(), Violation> {
     let n = name.chars().count();
     if n == 0 {
@@ -145,6 +189,25 @@ pub(crate) fn check_name(field: &dyn std::fmt::Display, name: &str) -> Result<()
         return Err(Violation::new(
             Rule::PlayerName,
             format!("`{field}` contains the control character U+{:04X}", c as u32),
+        ));
+    }
+    if let Some(c) = name.chars().find(|&c| is_invisible(c)) {
+        return Err(Violation::new(
+            Rule::PlayerName,
+            format!(
+                "`{field}` contains the invisible character U+{:04X} (a bidirectional or \
+                 zero-width control: names that look alike must be equal)",
+                c as u32
+            ),
+        ));
+    }
+    if name.chars().all(char::is_whitespace) {
+        return Err(Violation::new(
+            Rule::PlayerName,
+            format!(
+                "`{field}` is only white space (U+{:04X})",
+                name.chars().next().map_or(0, |c| c as u32)
+            ),
         ));
     }
     Ok(())

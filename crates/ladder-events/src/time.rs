@@ -1,6 +1,6 @@
 //! UTC instants as integer nanoseconds.
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, NaiveDate, SecondsFormat, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -24,6 +24,10 @@ pub enum TimestampError {
         "`{0}` is not an RFC 3339 instant (like 2026-03-01T12:00:00Z) or a date (like 2026-03-01)"
     )]
     Syntax(String),
+    /// A leap second (`23:59:60`): ladder's UTC has none, and reading it as the next day's
+    /// midnight would make it a MidnightTick's instant.
+    #[error("`{0}` is a leap second (second 60); ladder counts UTC without leap seconds: use 23:59:59 or the next day's 00:00:00")]
+    LeapSecond(String),
     /// Parsed, but outside the nanosecond range.
     #[error("`{0}` is outside the supported range (1677-09-21 to 2262-04-11)")]
     Range(String),
@@ -41,6 +45,10 @@ impl Timestamp {
                 _ => return Err(TimestampError::Syntax(text.to_string())),
             },
         };
+        // chrono keeps a leap second as a nanosecond field of a billion or more.
+        if dt.nanosecond() >= NANOS_PER_SECOND as u32 {
+            return Err(TimestampError::LeapSecond(text.to_string()));
+        }
         dt.timestamp_nanos_opt()
             .map(Timestamp)
             .ok_or_else(|| TimestampError::Range(text.to_string()))
@@ -109,6 +117,23 @@ mod tests {
         assert!(matches!(Timestamp::parse("2026-3-1"), Err(TimestampError::Syntax(_))));
         assert!(Timestamp::parse("1677-09-22T00:00:00Z").is_ok());
         assert!(Timestamp::parse("2262-04-10T00:00:00Z").is_ok());
+    }
+
+    #[test]
+    fn a_leap_second_is_refused_not_read_as_the_next_midnight() {
+        // chrono reads 23:59:60 as one second past 23:59:59, which is the next day's 00:00:00:
+        // a MidnightTick's instant written as the day before.
+        for text in ["2016-12-31T23:59:60Z", "2016-12-31T23:59:60.5Z", "2017-01-01T01:59:60+02:00"]
+        {
+            assert!(
+                matches!(Timestamp::parse(text), Err(TimestampError::LeapSecond(_))),
+                "{text}: {:?}",
+                Timestamp::parse(text)
+            );
+        }
+        let e = Timestamp::parse("2016-12-31T23:59:60Z").unwrap_err().to_string();
+        assert!(e.contains("leap second"), "{e}");
+        assert!(Timestamp::parse("2016-12-31T23:59:59.999999999Z").is_ok());
     }
 
     #[test]

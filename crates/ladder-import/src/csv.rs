@@ -11,7 +11,7 @@
 //! fields read as empty, and a row missing what it needs is refused like any other bad row.
 
 use crate::Origin;
-use ladder_events::{Body, Event, Rule, Seat, Timestamp, Violation};
+use ladder_events::{Body, Event, Rule, Seat, Timestamp, Violation, MAX_LINE_BYTES};
 use regex::Regex;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::Read;
@@ -44,7 +44,19 @@ pub enum CsvError {
         /// The header as read.
         header: String,
     },
-    /// The CSV reader failed (I/O, or a malformed record).
+    /// Two header columns have one name (after trimming): a mapping naming it would be ambiguous.
+    #[error("{file}: the header names column {column:?} twice (fields {first} and {second}); rename one")]
+    DuplicateColumn {
+        /// The file.
+        file: String,
+        /// The repeated name.
+        column: String,
+        /// Its first field, from 1.
+        first: usize,
+        /// Its second field, from 1.
+        second: usize,
+    },
+    /// The CSV reader failed (I/O, a malformed record, a line longer than 1 MiB).
     #[error("{file}: {error}")]
     Read {
         /// The file.
@@ -250,7 +262,16 @@ struct LineNumbers<R> {
     blank_so_far: bool,
     /// The last byte was `\r` (so a `\n` now completes a `\r\n`).
     after_cr: bool,
+    /// Bytes of the current line so far.
+    line_bytes: usize,
+    /// Where the record being read began (as far as the caller has said, [`Self::record_at`]).
+    record_start: u64,
 }
+
+/// Longest CSV record, in bytes from its start to the last byte read: a record may span lines
+/// inside quotes, each at most [`MAX_LINE_BYTES`]. The reader reads ahead by its buffer (8 KiB),
+/// so a record within that of the bound may be refused too.
+pub const MAX_RECORD_BYTES: u64 = 2 * MAX_LINE_BYTES as u64;
 
 impl<R: Read> LineNumbers<R> {
     fn new(inner: R) -> LineNumbers<R> {
@@ -261,7 +282,14 @@ impl<R: Read> LineNumbers<R> {
             line: 1,
             blank_so_far: true,
             after_cr: false,
+            line_bytes: 0,
+            record_start: 0,
         }
+    }
+
+    /// The next record begins at byte `position`.
+    fn record_at(&mut self, position: u64) {
+        self.record_start = position;
     }
 
     /// The line of a record whose reading began at byte `position`. Records come in order, so
@@ -277,7 +305,27 @@ impl<R: Read> LineNumbers<R> {
 impl<R: Read> Read for LineNumbers<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
+        let too_long = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+        if (self.offset + n as u64).saturating_sub(self.record_start) > MAX_RECORD_BYTES {
+            return Err(too_long(format!(
+                "rule line-length: the record starting before line {} is longer than {} bytes \
+                 (2 MiB), the longest record ladder reads",
+                self.line, MAX_RECORD_BYTES
+            )));
+        }
         for (i, &b) in buf[..n].iter().enumerate() {
+            if b == b'\r' || b == b'\n' {
+                self.line_bytes = 0;
+            } else {
+                self.line_bytes += 1;
+                if self.line_bytes > MAX_LINE_BYTES {
+                    return Err(too_long(format!(
+                        "line {}: rule line-length: the line is longer than {MAX_LINE_BYTES} \
+                         bytes (1 MiB), the longest line ladder reads",
+                        self.line
+                    )));
+                }
+            }
             match b {
                 b'\n' if self.after_cr => {}
                 b'\r' | b'\n' => {
@@ -354,8 +402,19 @@ pub fn read_files(
             Ok(header) => header.clone(),
             Err(e) => return Err(read_error(&file, &e, rdr.get_mut())),
         };
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for (i, h) in header.iter().enumerate() {
+            if let Some(first) = index.insert(h.trim().to_string(), i) {
+                return Err(CsvError::DuplicateColumn {
+                    file,
+                    column: h.trim().to_string(),
+                    first: first + 1,
+                    second: i + 1,
+                });
+            }
+        }
         let cols = Columns {
-            index: header.iter().enumerate().map(|(i, h)| (h.trim().to_string(), i)).collect(),
+            index,
             header: header.iter().collect::<Vec<_>>().join(","),
             file: file.clone(),
         };
@@ -365,17 +424,39 @@ pub fn read_files(
             .map(|(c, re)| Ok((cols.get("skip", c)?, re)))
             .collect::<Result<_, CsvError>>()?;
         let file_arc: Arc<str> = file.as_str().into();
-        let mut record = ::csv::StringRecord::new();
+        let mut raw = ::csv::ByteRecord::new();
         // The csv crate's own line count of the previous row (see `id_line`).
         let mut last_csv_line = 0;
         loop {
-            match rdr.read_record(&mut record) {
+            let position = rdr.position().byte();
+            rdr.get_mut().record_at(position);
+            match rdr.read_byte_record(&mut raw) {
                 Ok(false) => break,
                 Ok(true) => {}
                 Err(e) => return Err(read_error(&file, &e, rdr.get_mut())),
             }
-            let line = record.position().map_or(0, |p| rdr.get_mut().line_of(p.byte()));
+            let line = raw.position().map_or(0, |p| rdr.get_mut().line_of(p.byte()));
             let origin = Origin { file: file_arc.clone(), line };
+            // A row that is not UTF-8 is refused as a row (rule syntax), so --skip-invalid skips
+            // it; the rows around it are read as usual.
+            let record = match ::csv::StringRecord::from_byte_record(raw.clone()) {
+                Ok(record) => record,
+                Err(e) => {
+                    let field = e.utf8_error().field();
+                    let column = header.get(field).map_or(String::new(), |h| format!(" ({h:?})"));
+                    let v = Violation::new(
+                        Rule::Syntax,
+                        format!(
+                            "field {}{column} is not UTF-8 (invalid byte {} bytes into the field)",
+                            field + 1,
+                            e.utf8_error().valid_up_to()
+                        ),
+                    );
+                    rows.push(Row { origin, at: None, within: (0, 0, 0), event: Err(v) });
+                    last_csv_line = last_csv_line.max(raw.position().map_or(0, |p| p.line()));
+                    continue;
+                }
+            };
             // Default ids hash the line the csv crate counts (by `\n` only), as they did before
             // messages used editor lines, so re-importing a file imported before is still a
             // no-op. Where that count does not advance (lone `\r` line ends: every row was "line
@@ -687,19 +768,87 @@ mod tests {
         assert_eq!(lines, vec![7, 6]);
     }
 
-    #[test]
-    fn a_file_that_is_not_utf8_names_the_line_and_field() {
-        let opts = CsvOptions {
+    fn opts_wl() -> CsvOptions {
+        CsvOptions {
             preset: Preset::Columns(Mapping::parse("at=d,winner=w,loser=l").unwrap()),
             delimiter: b',',
             skips: vec![],
-        };
-        let text = b"d,w,l\r\n2020-01-01,a,b\r\n\r\n2020-01-02,\xff,b\r\n";
-        let err = read_files(vec![("t.csv".into(), Box::new(&text[..]))], &opts).unwrap_err();
+        }
+    }
+
+    #[test]
+    fn a_row_that_is_not_utf8_is_refused_as_a_row_naming_line_and_field() {
+        // Until this rule, the whole file was refused (no rule, not skippable).
+        let text = b"d,w,l\r\n2020-01-01,a,b\r\n\r\n2020-01-02,\xff,b\r\n2020-01-03,c,d\r\n";
+        let b = read_files(vec![("t.csv".into(), Box::new(&text[..]))], &opts_wl()).unwrap();
+        assert_eq!(b.events.len(), 3);
+        let (origin, bad) = &b.events[0];
+        let v = bad.as_ref().unwrap_err();
+        assert_eq!((origin.line, v.rule), (4, Rule::Syntax));
+        assert_eq!(v.detail, "field 2 (\"w\") is not UTF-8 (invalid byte 0 bytes into the field)");
+        // The rows around it are read, with the ids they always had.
+        let ok: Vec<_> = b.events[1..].iter().map(|(o, e)| (o.line, e.is_ok())).collect();
+        assert_eq!(ok, [(2, true), (5, true)]);
+        let clean = b"d,w,l\r\n2020-01-01,a,b\r\n\r\n2020-01-02,x,b\r\n2020-01-03,c,d\r\n";
+        let c = read_files(vec![("t.csv".into(), Box::new(&clean[..]))], &opts_wl()).unwrap();
+        let id = |batch: &CsvBatch, i: usize| batch.events[i].1.as_ref().unwrap().id.clone();
+        assert_eq!((id(&b, 1), id(&b, 2)), (id(&c, 0), id(&c, 2)));
+    }
+
+    #[test]
+    fn a_repeated_header_name_is_refused() {
+        let text = b"d,w,l, w \n2020-01-01,a,b,c\n";
+        let err = read_files(vec![("t.csv".into(), Box::new(&text[..]))], &opts_wl()).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "t.csv: line 4: field 2 is not UTF-8 (invalid byte 0 bytes into the field)"
+            "t.csv: the header names column \"w\" twice (fields 2 and 4); rename one"
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_header_is_not_part_of_its_first_name() {
+        let text = "\u{feff}d,w,l\n2020-01-01,a,b\n";
+        let b = read_files(vec![("t.csv".into(), Box::new(text.as_bytes()))], &opts_wl()).unwrap();
+        assert!(b.events[0].1.is_ok(), "{:?}", b.events[0].1);
+    }
+
+    #[test]
+    fn lines_and_records_are_bounded() {
+        // A line of 1 MiB is read; one byte more is refused, naming the line and the rule.
+        let fill = |n: usize| "x".repeat(n);
+        let ok = format!("d,w,l,note\n2020-01-01,a,b,{}\n", fill(MAX_LINE_BYTES - 15));
+        assert!(read_files(vec![("t.csv".into(), Box::new(std::io::Cursor::new(ok)))], &opts_wl())
+            .is_ok());
+        let long = format!("d,w,l,note\n2020-01-01,a,b,{}\n", fill(MAX_LINE_BYTES - 14));
+        let err =
+            read_files(vec![("t.csv".into(), Box::new(std::io::Cursor::new(long)))], &opts_wl())
+                .unwrap_err()
+                .to_string();
+        assert!(
+            err.starts_with("t.csv: line 2: rule line-length: the line is longer than 1048576"),
+            "{err}"
+        );
+        // No line end at all (/dev/zero): refused after 1 MiB.
+        let zero = std::io::repeat(0).take(64 * MAX_LINE_BYTES as u64);
+        let err = read_files(vec![("zero".into(), Box::new(zero))], &opts_wl()).unwrap_err();
+        assert!(err.to_string().contains("line 1: rule line-length"), "{err}");
+        // A quoted field of many short lines: refused once the record passes 2 MiB.
+        let quoted = std::io::Cursor::new(b"d,w,l\n2020-01-01,a,\"".to_vec())
+            .chain(std::io::repeat(b'\n').take(3 * MAX_LINE_BYTES as u64));
+        let err = read_files(vec![("q.csv".into(), Box::new(quoted))], &opts_wl()).unwrap_err();
+        assert!(
+            err.to_string().contains("rule line-length: the record starting before line"),
+            "{err}"
+        );
+        // Many records of 1 MiB each are fine: the bound is per record.
+        let mut many = String::from("d,w,l,note\n");
+        for i in 1..=4 {
+            many.push_str(&format!("2020-01-0{i},a,b,{}\n", fill(MAX_LINE_BYTES - 20)));
+        }
+        let b =
+            read_files(vec![("m.csv".into(), Box::new(std::io::Cursor::new(many)))], &opts_wl())
+                .unwrap();
+        assert_eq!(b.events.len(), 4);
     }
 
     #[test]

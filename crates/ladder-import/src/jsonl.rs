@@ -1,29 +1,64 @@
 //! Streaming JSON Lines reader.
 
 use crate::Origin;
-use ladder_events::{json::parse_line, Event, Rule, Violation};
-use std::io::BufRead;
+use ladder_events::{json::parse_line, Event, Rule, Violation, MAX_LINE_BYTES};
+use std::io::{BufRead, Read};
 use std::sync::Arc;
 
 /// Reads events from a JSON Lines stream, one per non-blank line, in constant memory.
 ///
 /// Yields `(origin, Ok(event))` or `(origin, Err(violation))` for a line that is not a valid event
-/// (malformed JSON, non-UTF-8, an unknown type, a stateless rule...). Blank lines are skipped. An I/O
-/// error ends the stream with one final `Err` item whose rule is [`Rule::Syntax`] and whose detail
-/// names the error, so a truncated or unreadable file is never mistaken for a complete one.
+/// (malformed JSON, non-UTF-8, an unknown type, a stateless rule...). Blank lines are skipped.
+///
+/// - A line longer than [`MAX_LINE_BYTES`] is an `Err` of rule `line-length` after reading only
+///   that much of it; if the caller reads on (skipping invalid lines), the rest of the line is
+///   skipped without being held in memory and reading resumes at the next line.
+/// - A UTF-8 byte order mark at the very start of the stream is skipped (editors on Windows write
+///   one); anywhere else it is not white space and the line is refused (rule `syntax`).
+/// - Lines end with `\n` or `\r\n`. A carriage return anywhere else is refused (rule `syntax`,
+///   naming its column): a file with lone `\r` line ends would otherwise read as one long line.
+/// - An I/O error (a directory, a failing disk) ends the stream with one final `Err` item of rule
+///   `unreadable-input`, which a log never skips: a file that cannot be read whole is never
+///   mistaken for a complete one, nor its unread rest for one skipped line.
 pub struct JsonLines<R> {
     reader: R,
     file: Arc<str>,
     line: u64,
     buf: Vec<u8>,
     done: bool,
+    /// The last line was too long and its rest is still unread.
+    resync: bool,
 }
 
 impl<R: BufRead> JsonLines<R> {
     /// Reads from `reader`, naming it `file` in origins.
     pub fn new(reader: R, file: &str) -> JsonLines<R> {
-        JsonLines { reader, file: file.into(), line: 0, buf: Vec::with_capacity(256), done: false }
+        JsonLines {
+            reader,
+            file: file.into(),
+            line: 0,
+            buf: Vec::with_capacity(256),
+            done: false,
+            resync: false,
+        }
     }
+
+    /// The next line into `buf`, at most [`MAX_LINE_BYTES`] and its line end.
+    fn read_line(&mut self) -> std::io::Result<usize> {
+        if self.resync {
+            self.resync = false;
+            self.reader.skip_until(b'\n')?;
+        }
+        (&mut self.reader).take(READ_LIMIT).read_until(b'\n', &mut self.buf)
+    }
+}
+
+/// The most [`JsonLines`] reads of one line: the longest line, a byte order mark, `\r\n`, and one
+/// byte more to tell that a line is longer.
+const READ_LIMIT: u64 = MAX_LINE_BYTES as u64 + 6;
+
+fn unreadable(e: &std::io::Error) -> Violation {
+    Violation::new(Rule::Unreadable, format!("the input cannot be read: {e}"))
 }
 
 impl<R: BufRead> Iterator for JsonLines<R> {
@@ -34,12 +69,40 @@ impl<R: BufRead> Iterator for JsonLines<R> {
             self.buf.clear();
             self.line += 1;
             let origin = Origin { file: self.file.clone(), line: self.line };
-            match self.reader.read_until(b'\n', &mut self.buf) {
+            match self.read_line() {
                 Ok(0) => self.done = true,
                 Ok(_) => {
                     let complete = self.buf.last() == Some(&b'\n');
                     let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
                     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+                    let bytes = match self.line {
+                        1 => bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes),
+                        _ => bytes,
+                    };
+                    let cut = !complete && self.buf.len() as u64 == READ_LIMIT;
+                    if cut || bytes.len() > MAX_LINE_BYTES {
+                        self.resync = cut;
+                        let v = Violation::new(
+                            Rule::LineLength,
+                            format!(
+                                "the line is longer than {MAX_LINE_BYTES} bytes (1 MiB), the \
+                                 longest line ladder reads"
+                            ),
+                        );
+                        return Some((origin, Err(v)));
+                    }
+                    if let Some(column) = bytes.iter().position(|&b| b == b'\r') {
+                        let v = Violation::new(
+                            Rule::Syntax,
+                            format!(
+                                "a carriage return (\\r) at column {} that does not end the \
+                                 line: lines end with \\n or \\r\\n (a file with lone \\r \
+                                 line ends must be converted first)",
+                                column + 1
+                            ),
+                        );
+                        return Some((origin, Err(v)));
+                    }
                     let text = match std::str::from_utf8(bytes) {
                         Ok(t) => t,
                         Err(e) => {
@@ -74,10 +137,7 @@ impl<R: BufRead> Iterator for JsonLines<R> {
                 }
                 Err(e) => {
                     self.done = true;
-                    return Some((
-                        origin,
-                        Err(Violation::new(Rule::Syntax, format!("read error: {e}"))),
-                    ));
+                    return Some((origin, Err(unreadable(&e))));
                 }
             }
         }
@@ -110,5 +170,109 @@ mod tests {
         let items: Vec<_> = JsonLines::new(&input[..], "-").collect();
         let err = items[1].1.as_ref().unwrap_err();
         assert!(err.detail.contains("truncated"), "{err}");
+    }
+
+    const TICK: &str = r#"{"type":"MidnightTick","at":"2026-03-02"}"#;
+
+    /// `TICK` padded with spaces inside the object to `n` bytes.
+    fn tick_of_len(n: usize) -> String {
+        let mut line = TICK[..TICK.len() - 1].to_string();
+        line.push_str(&" ".repeat(n - TICK.len()));
+        line.push('}');
+        line
+    }
+
+    #[test]
+    fn lines_up_to_1_mib_are_read_and_longer_ones_refused_then_skipped() {
+        let mut input = Vec::new();
+        for n in [MAX_LINE_BYTES, MAX_LINE_BYTES + 1, 3 * MAX_LINE_BYTES, MAX_LINE_BYTES] {
+            input.extend_from_slice(tick_of_len(n).as_bytes());
+            input.extend_from_slice(if n % 2 == 0 { b"\r\n" } else { b"\n" });
+        }
+        input.extend_from_slice(TICK.as_bytes());
+        let items: Vec<_> = JsonLines::new(&input[..], "long.jsonl").collect();
+        let rules: Vec<_> =
+            items.iter().map(|(o, r)| (o.line, r.as_ref().err().map(|v| v.rule))).collect();
+        assert_eq!(
+            rules,
+            [
+                (1, None),
+                (2, Some(Rule::LineLength)),
+                (3, Some(Rule::LineLength)),
+                (4, None),
+                (5, None)
+            ]
+        );
+        let v = items[1].1.as_ref().unwrap_err();
+        assert!(v.detail.contains("longer than 1048576 bytes"), "{v}");
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_in_bounded_memory() {
+        // /dev/zero: no line end, ever. The first item is the refusal, after reading 1 MiB and
+        // a few bytes.
+        let mut lines = JsonLines::new(std::io::BufReader::new(std::io::repeat(0)), "/dev/zero");
+        let (origin, item) = lines.next().unwrap();
+        assert_eq!((origin.line, item.unwrap_err().rule), (1, Rule::LineLength));
+        assert!(lines.buf.capacity() <= 4 * MAX_LINE_BYTES, "{}", lines.buf.capacity());
+        // A second endless line follows a newline: resynchronised there, refused again.
+        let input = std::io::Cursor::new(vec![b'x'; 2 * MAX_LINE_BYTES])
+            .chain(&b"\n"[..])
+            .chain(std::io::repeat(b'y').take(5 * MAX_LINE_BYTES as u64));
+        let items: Vec<_> = JsonLines::new(std::io::BufReader::new(input), "-").collect();
+        let rules: Vec<_> =
+            items.iter().map(|(o, r)| (o.line, r.as_ref().unwrap_err().rule)).collect();
+        assert_eq!(rules, [(1, Rule::LineLength), (2, Rule::LineLength)]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_at_the_start_only() {
+        let input = format!("\u{feff}{TICK}\n\u{feff}{TICK}\n");
+        let items: Vec<_> = JsonLines::new(input.as_bytes(), "bom.jsonl").collect();
+        assert!(items[0].1.is_ok(), "{:?}", items[0].1);
+        let v = items[1].1.as_ref().unwrap_err();
+        assert_eq!((items[1].0.line, v.rule), (2, Rule::Syntax));
+    }
+
+    #[test]
+    fn a_lone_carriage_return_is_refused_naming_its_column() {
+        let input = format!("{TICK}\r{TICK}\r\n{TICK}\r\n");
+        let items: Vec<_> = JsonLines::new(input.as_bytes(), "cr.jsonl").collect();
+        let v = items[0].1.as_ref().unwrap_err();
+        assert_eq!(v.rule, Rule::Syntax);
+        assert!(
+            v.detail.contains(&format!("carriage return (\\r) at column {}", TICK.len() + 1)),
+            "{v}"
+        );
+        assert_eq!(items[1].0.line, 2);
+        assert!(items[1].1.is_ok());
+    }
+
+    /// A reader that fails after its bytes.
+    struct Failing(&'static [u8]);
+
+    impl std::io::Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(std::io::Error::other("the disk failed"));
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_read_error_ends_the_stream_as_unreadable_input() {
+        let input = b"{\"type\":\"MidnightTick\",\"at\":\"2026-03-02\"}\n{\"type\":";
+        let items: Vec<_> =
+            JsonLines::new(std::io::BufReader::new(Failing(input)), "bad.jsonl").collect();
+        assert_eq!(items.len(), 2);
+        assert!(items[0].1.is_ok());
+        let v = items[1].1.as_ref().unwrap_err();
+        assert_eq!((items[1].0.line, v.rule), (2, Rule::Unreadable));
+        assert!(!v.rule.skippable());
+        assert!(v.detail.contains("the disk failed"), "{v}");
     }
 }

@@ -6,10 +6,13 @@
 //! 1. a parse error (an `Err` item) is a violation as it is;
 //! 2. duplicates: an `id` stored (or earlier in the batch) with the same content is a duplicate,
 //!    with other content an `id-conflict`; a PlayerJoined with the same content (`at` and body) as
-//!    the player's join, and a MidnightTick for a date already ticked, are duplicates;
+//!    the player's join, and a MidnightTick for a date already ticked, are duplicates; an event
+//!    without an id (MatchResult, QueueTimeout, MatchVoided) is a duplicate when it has the
+//!    content of a stored event without an id at the same instant, counted: the batch's k-th such
+//!    copy is a duplicate when at least k are stored (see [`Twins`]);
 //! 3. the rules an event satisfies alone ([`Event::check`]);
-//! 4. `time-order`, `tick-first`, `join-once`, `joined-first` (unless auto-join), then
-//!    `void-names-match` and `void-once`.
+//! 4. `future-instant` (with [`AppendOptions::not_after`]), `time-order`, `tick-first`,
+//!    `join-once`, `joined-first` (unless auto-join), then `void-names-match` and `void-once`.
 //!
 //! "Content" is `at` and the body: the id is the key the content is filed under.
 
@@ -45,6 +48,12 @@ impl From<LogError> for Fail {
     fn from(e: LogError) -> Fail {
         Fail::Storage(e)
     }
+}
+
+/// The kinds whose id-less copies are matched against stored ones ([`Twins`]); joins and ticks
+/// have their own duplicate rules.
+fn twin_kind(body: &Body) -> bool {
+    matches!(body, Body::MatchResult { .. } | Body::QueueTimeout { .. } | Body::MatchVoided { .. })
 }
 
 fn same_content(a: &Event, b: &Event) -> bool {
@@ -94,6 +103,34 @@ struct Batch {
     /// Keys of the stored subtree hashes this batch wrote beyond the base head.
     nodes_written: Vec<[u8; 9]>,
     report: AppendReport,
+    /// The head before this batch, and the instant of its last event.
+    base_seq: u64,
+    base_last_at: Option<Timestamp>,
+    /// The stored id-less events at one instant, for the duplicate rule of id-less events.
+    twins: Option<Twins>,
+    /// Input events offered so far.
+    offered: usize,
+    /// (seq, input index) at each input event written whose index is not the previous one's
+    /// plus its seq's distance (after inserted joins and ticks, duplicates, skipped events): the
+    /// input index of any written input event, to name the earlier event of a conflict.
+    inputs: Vec<(u64, usize)>,
+}
+
+/// The stored events without an id at one instant (excluding joins and ticks, which have their
+/// own duplicate rules), by encoded content, with how many of each the batch has not yet matched.
+///
+/// An input event without an id at an instant no later than the stored history's last is a
+/// duplicate when a stored event at the same instant has its content and no id, and each stored
+/// event is matched once: a batch holding two equal results at one instant skips both only when
+/// two are stored. So re-importing a file appends nothing, whatever its instants, and two equal
+/// results at one instant in one batch are both stored. The window only moves forward: an
+/// input event earlier than the window's instant is not looked up (it is out of time order
+/// unless it is a duplicate by id, join or tick).
+struct Twins {
+    at: Timestamp,
+    /// The first stored seq after the events at `at`.
+    next: u64,
+    counts: HashMap<Vec<u8>, u32>,
 }
 
 impl Ledger {
@@ -124,7 +161,10 @@ impl Ledger {
         for (index, item) in events.into_iter().enumerate() {
             match batch.offer(self, item) {
                 Ok(()) => {}
-                Err(Fail::Invalid(v)) if opts.skip_invalid => batch.report.skipped.push((index, v)),
+                // An unreadable input is never skipped: what it did not deliver is unknown.
+                Err(Fail::Invalid(v)) if opts.skip_invalid && v.rule.skippable() => {
+                    batch.report.skipped.push((index, v))
+                }
                 Err(Fail::Invalid(violation)) => {
                     batch.abort(self)?;
                     return Err(AppendError::Refused { index, violation });
@@ -150,6 +190,7 @@ impl Batch {
                 ledger.get(base.seq)?.ok_or(LogError::Missing { seq: base.seq, head: base.seq })?;
             Some((e.event.at, matches!(e.event.body, Body::MidnightTick)))
         };
+        let base_last_at = last.map(|(at, _)| at);
         let mut runs = Runs::load(&*ledger.store, base.seq)?;
         runs.collect_garbage(&*ledger.store)?;
         Ok(Batch {
@@ -179,6 +220,11 @@ impl Batch {
             frontier: ledger.frontier()?,
             nodes_written: Vec::new(),
             report: AppendReport { head: base, ..AppendReport::default() },
+            base_seq: base.seq,
+            base_last_at,
+            twins: None,
+            offered: 0,
+            inputs: Vec::new(),
         })
     }
 
@@ -261,7 +307,98 @@ impl Batch {
         self.new_ticks.contains_key(&day) || ledger.ticks.contains_key(&day)
     }
 
+    /// The input index of the input event this batch wrote at `seq`.
+    fn input_of(&self, seq: u64) -> Option<usize> {
+        let at = self.inputs.partition_point(|&(s, _)| s <= seq).checked_sub(1)?;
+        let (first, index) = self.inputs[at];
+        Some(index + usize::try_from(seq - first).ok()?)
+    }
+
+    /// The instant of stored event `seq`.
+    fn stored_at(&mut self, ledger: &Ledger, seq: u64) -> Result<Timestamp, LogError> {
+        Ok(self.read_event(ledger, seq)?.at)
+    }
+
+    /// The first stored seq from `from` whose instant is at or after `at` (`base_seq + 1` if
+    /// none): stored instants never decrease, so a gallop from `from` then a binary search.
+    fn first_at_or_after(
+        &mut self,
+        ledger: &Ledger,
+        from: u64,
+        at: Timestamp,
+    ) -> Result<u64, LogError> {
+        let end = self.base_seq + 1;
+        if from >= end || self.stored_at(ledger, from)? >= at {
+            return Ok(from.min(end));
+        }
+        // Invariant: the instant at `lo` is before `at`, and `hi` is `end` or at or after it.
+        let (mut lo, mut step) = (from, 1u64);
+        let mut hi = loop {
+            let probe = lo.saturating_add(step);
+            if probe >= end {
+                break end;
+            }
+            if self.stored_at(ledger, probe)? >= at {
+                break probe;
+            }
+            lo = probe;
+            step = step.saturating_mul(2);
+        };
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.stored_at(ledger, mid)? >= at {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Ok(hi)
+    }
+
+    /// True when `event` (without an id) matches a stored id-less event at its instant not yet
+    /// matched by this batch ([`Twins`]); that stored event is then matched.
+    fn take_twin(&mut self, ledger: &Ledger, event: &Event) -> Result<bool, LogError> {
+        if self.base_last_at.is_none_or(|last| event.at > last) {
+            return Ok(false);
+        }
+        let from = match &self.twins {
+            Some(t) if t.at == event.at => None,
+            Some(t) if t.at > event.at => return Ok(false),
+            Some(t) => Some(t.next),
+            None => Some(1),
+        };
+        if let Some(from) = from {
+            let mut seq = self.first_at_or_after(ledger, from, event.at)?;
+            let mut counts: HashMap<Vec<u8>, u32> = HashMap::new();
+            while seq <= self.base_seq {
+                let stored = self.read_event(ledger, seq)?;
+                if stored.at != event.at {
+                    break;
+                }
+                if stored.id.is_none() && twin_kind(&stored.body) {
+                    let mut bytes = Vec::new();
+                    codec::encode_into(&stored, &mut bytes);
+                    *counts.entry(bytes).or_default() += 1;
+                }
+                seq += 1;
+            }
+            self.twins = Some(Twins { at: event.at, next: seq, counts });
+        }
+        self.encoded.clear();
+        codec::encode_into(event, &mut self.encoded);
+        let twins = self.twins.as_mut().expect("loaded above");
+        match twins.counts.get_mut(&self.encoded) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     fn offer(&mut self, ledger: &Ledger, item: Result<Event, Violation>) -> Result<(), Fail> {
+        let index = self.offered;
+        self.offered += 1;
         let event = item.map_err(Fail::Invalid)?;
 
         // 1. Duplicates and conflicts.
@@ -271,11 +408,26 @@ impl Batch {
                     self.report.duplicates += 1;
                     return Ok(());
                 }
-                return Err(Fail::Invalid(Violation::new(
+                if seq <= self.base_seq {
+                    return Err(Fail::Invalid(Violation::new(
+                        Rule::IdConflict,
+                        format!("id {id:?} is stored at seq {seq} with different content"),
+                    )));
+                }
+                // Not stored: an earlier event of this batch, which is refused with it.
+                let mut v = Violation::new(
                     Rule::IdConflict,
-                    format!("id {id:?} is stored at seq {seq} with different content"),
-                )));
+                    format!(
+                        "id {id:?} is given earlier in this input to an event with different \
+                         content (nothing of this input is stored)"
+                    ),
+                );
+                v.earlier = self.input_of(seq);
+                return Err(Fail::Invalid(v));
             }
+        } else if twin_kind(&event.body) && self.take_twin(ledger, &event)? {
+            self.report.duplicates += 1;
+            return Ok(());
         }
         let mut joined_before = None;
         match &event.body {
@@ -300,6 +452,18 @@ impl Batch {
         event.check().map_err(Fail::Invalid)?;
 
         // 3. The rules of the history.
+        if let Some(bound) = self.opts.not_after {
+            if event.at > bound {
+                return Err(Fail::Invalid(Violation::new(
+                    Rule::FutureInstant,
+                    format!(
+                        "`at` {} is after {bound}, the latest instant this append accepts (the \
+                         clock at append time plus a margin)",
+                        event.at
+                    ),
+                )));
+            }
+        }
         let is_tick = matches!(event.body, Body::MidnightTick);
         if let Some((last_at, last_tick)) = self.last {
             if event.at < last_at {
@@ -394,6 +558,10 @@ impl Batch {
             };
             self.write(ledger, join)?;
             self.report.auto_joined += 1;
+        }
+        let seq = self.next_seq;
+        if self.input_of(seq) != Some(index) {
+            self.inputs.push((seq, index));
         }
         self.write(ledger, event)?;
         Ok(())

@@ -58,7 +58,7 @@ pub use tree::TILE_LEVEL;
 pub use upgrade::Upgraded;
 
 use ladder_events::codec::DecodeError;
-use ladder_events::{Event, Violation};
+use ladder_events::{Event, Timestamp, Violation};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -142,8 +142,13 @@ pub struct AppendOptions {
     /// the last event. A boundary at an event's own instant is ticked before it. Dates already
     /// ticked are not ticked again.
     pub ticks: bool,
-    /// Skip events that break a rule and report them, instead of refusing the batch.
+    /// Skip events that break a rule and report them, instead of refusing the batch; except
+    /// rule `unreadable-input` (an input that failed to be read), which always refuses it.
     pub skip_invalid: bool,
+    /// Refuse events whose `at` is later than this (rule `future-instant`). The log reads no
+    /// clock: the caller passes its clock plus a margin (`ladder` uses one day), or `None` to
+    /// accept any instant.
+    pub not_after: Option<Timestamp>,
 }
 
 /// What an append did.

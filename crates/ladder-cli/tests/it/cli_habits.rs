@@ -41,6 +41,8 @@ fn every_command_that_prints_data_speaks_json() {
         "late",
         "--format",
         "json",
+        // The date may be more than a day after the clock that runs the test.
+        "--allow-future",
     ];
     let append = json(&e.ok(&late));
     assert_eq!(append["appended"], 1);
@@ -192,6 +194,7 @@ fn a_ledger_held_by_another_process_is_named_with_a_hint() {
     assert_eq!(code, 1);
     assert!(err.contains("in use by another process"), "{err}");
     assert!(hint(&err).contains("wait for the other `ladder` command"), "{err}");
+    assert!(hint(&err).contains("waits up to 0.5 s"), "{err}");
     drop(held);
     e.ok(&["verify"]);
 }

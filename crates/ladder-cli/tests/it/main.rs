@@ -3,7 +3,9 @@
 mod audit;
 mod bad_input;
 mod cli_habits;
+mod closed_stdout;
 mod faults;
+mod inputs;
 mod integrity;
 mod ledger;
 mod perf;

@@ -12,6 +12,8 @@ enum Op {
     Append(Vec<Result<Event, Violation>>, AppendOptions),
     Reopen,
     Read(u64),
+    /// The last Append again (a re-import), or a Reopen if there was none.
+    Again,
 }
 
 const PLAYERS: [&str; 4] = ["ann", "bo", "cy", "di"];
@@ -74,10 +76,11 @@ fn batch() -> impl Strategy<Value = Vec<Result<Event, Violation>>> {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => (batch(), any::<(bool, bool)>(), proptest::bool::weighted(0.7)).prop_map(|(b, (auto_join, ticks), skip_invalid)| {
-            Op::Append(b, AppendOptions { auto_join, ticks, skip_invalid })
+        6 => (batch(), any::<(bool, bool)>(), proptest::bool::weighted(0.7), proptest::option::weighted(0.2, instant())).prop_map(|(b, (auto_join, ticks), skip_invalid, not_after)| {
+            Op::Append(b, AppendOptions { auto_join, ticks, skip_invalid, not_after })
         }),
         1 => Just(Op::Reopen),
+        2 => Just(Op::Again),
         1 => (0u64..40).prop_map(Op::Read),
     ]
 }
@@ -92,13 +95,51 @@ fn join_of<'a>(all: &'a [Event], p: &str) -> Option<&'a Event> {
     all.iter().find(|x| matches!(&x.body, Body::PlayerJoined { player, .. } if player == p))
 }
 
-fn step(all: &mut Vec<Event>, e: Event, opts: AppendOptions, dups: &mut u64) -> Result<(), Rule> {
+/// What a batch remembers for the duplicate rule of id-less events: the events stored before it,
+/// the instant of the window (it only moves forward), and the stored events already matched.
+struct Twins<'a> {
+    base: &'a [Event],
+    window: Option<Timestamp>,
+    matched: Vec<usize>,
+}
+
+fn twin_kind(e: &Event) -> bool {
+    matches!(
+        e.body,
+        Body::MatchResult { .. } | Body::QueueTimeout { .. } | Body::MatchVoided { .. }
+    )
+}
+
+fn step(
+    all: &mut Vec<Event>,
+    e: Event,
+    opts: AppendOptions,
+    dups: &mut u64,
+    twins: &mut Twins<'_>,
+) -> Result<(), Rule> {
     if let Some(s) = all.iter().find(|x| e.id.is_some() && x.id == e.id) {
         if s.at == e.at && s.body == e.body {
             *dups += 1;
             return Ok(());
         }
         return Err(Rule::IdConflict);
+    }
+    let base_last = twins.base.last().map(|l| l.at);
+    if e.id.is_none()
+        && twin_kind(&e)
+        && base_last.is_some_and(|l| e.at <= l)
+        && twins.window.is_none_or(|w| w <= e.at)
+    {
+        twins.window = Some(e.at);
+        let twin = (0..twins.base.len()).find(|&i| {
+            let x = &twins.base[i];
+            x.id.is_none() && x.at == e.at && x.body == e.body && !twins.matched.contains(&i)
+        });
+        if let Some(i) = twin {
+            twins.matched.push(i);
+            *dups += 1;
+            return Ok(());
+        }
     }
     let mut joined_twice = false;
     if let Body::PlayerJoined { player, .. } = &e.body {
@@ -118,6 +159,11 @@ fn step(all: &mut Vec<Event>, e: Event, opts: AppendOptions, dups: &mut u64) -> 
         return Ok(());
     }
     e.check().map_err(|v| v.rule)?;
+    if let Some(bound) = opts.not_after {
+        if e.at > bound {
+            return Err(Rule::FutureInstant);
+        }
+    }
     let last = all.last().map(|l| (l.at, is_tick(l)));
     if let Some((at, tick)) = last {
         if e.at < at {
@@ -186,10 +232,11 @@ fn model_append(
 ) -> Outcome {
     let mut all = stored.clone();
     let (mut dups, mut skipped) = (0, Vec::new());
+    let mut twins = Twins { base: stored, window: None, matched: Vec::new() };
     for (i, item) in items.iter().enumerate() {
         let r = match item {
             Err(v) => Err(v.rule),
-            Ok(e) => step(&mut all, e.clone(), opts, &mut dups),
+            Ok(e) => step(&mut all, e.clone(), opts, &mut dups, &mut twins),
         };
         if let Err(rule) = r {
             if !opts.skip_invalid {
@@ -235,6 +282,18 @@ proptest! {
         let path = dir.path().join("ledger");
         let mut ledger = open(&path);
         let mut model: Vec<Event> = Vec::new();
+        let mut last = None;
+        let ops: Vec<Op> = ops
+            .into_iter()
+            .map(|op| match op {
+                Op::Again => last.clone().unwrap_or(Op::Reopen),
+                Op::Append(..) => {
+                    last = Some(op.clone());
+                    op
+                }
+                other => other,
+            })
+            .collect();
         for op in ops {
             match op {
                 Op::Append(items, opts) => {
@@ -261,6 +320,7 @@ proptest! {
                     let skip = (from.max(1) as usize - 1).min(model.len());
                     prop_assert_eq!(&got[..], &model[skip..]);
                 }
+                Op::Again => unreachable!("replaced by the last append above"),
             }
             check_same(&ledger, &model);
         }

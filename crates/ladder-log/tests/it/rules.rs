@@ -4,10 +4,14 @@ use crate::{append_ok, items, stored_lines};
 use ladder_events::Rule;
 use ladder_log::{AppendError, AppendOptions, Head, Ledger};
 
-const PLAIN: AppendOptions = AppendOptions { auto_join: false, ticks: false, skip_invalid: false };
-const AUTO: AppendOptions = AppendOptions { auto_join: true, ticks: false, skip_invalid: false };
-const TICKS: AppendOptions = AppendOptions { auto_join: false, ticks: true, skip_invalid: false };
-const SKIP: AppendOptions = AppendOptions { auto_join: false, ticks: false, skip_invalid: true };
+const PLAIN: AppendOptions =
+    AppendOptions { auto_join: false, ticks: false, skip_invalid: false, not_after: None };
+const AUTO: AppendOptions =
+    AppendOptions { auto_join: true, ticks: false, skip_invalid: false, not_after: None };
+const TICKS: AppendOptions =
+    AppendOptions { auto_join: false, ticks: true, skip_invalid: false, not_after: None };
+const SKIP: AppendOptions =
+    AppendOptions { auto_join: false, ticks: false, skip_invalid: true, not_after: None };
 
 const JOINS: &str = r#"
 {"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"alice"}
@@ -451,4 +455,146 @@ fn a_moved_edited_or_unbound_checkpoint_is_refused() {
     l.put_checkpoint(b"k/c", Head { seq: 2, hash: [7; 32] }, b"x").unwrap();
     assert!(l.checkpoints(b"k/c").is_err());
     assert!(matches!(l.verify(None), Err(VerifyError::Index { .. })));
+}
+
+/// Re-sending a history whose events have no ids appends nothing, whatever their instants: each
+/// id-less event matches a stored id-less event with its content at its instant, each stored
+/// event at most once. Before this rule, the events at the ledger's last instant were appended
+/// again at every re-send, and a re-send of earlier ones was refused as out of time order.
+#[test]
+fn resending_id_less_events_appends_nothing_whatever_their_instants() {
+    let void = r#"{"type":"MatchVoided","at":"2026-03-01T15:00:00Z","match":"m-1","reason":"r"}"#;
+    let timeout = r#"{"type":"QueueTimeout","at":"2026-03-01T16:00:00Z","player":"alice"}"#;
+    let text = format!(
+        "{JOINS}{}\n{}\n{}\n{void}\n{timeout}\n{}\n{}\n",
+        m("2026-03-01T12:00:00Z", Some("m-1"), "alice", "bob"),
+        m("2026-03-01T13:00:00Z", None, "alice", "bob"),
+        m("2026-03-01T13:00:00Z", None, "bob", "alice"),
+        // Two equal results at the last instant: both are stored, and both are matched later.
+        m("2026-03-01T17:00:00Z", None, "alice", "bob"),
+        m("2026-03-01T17:00:00Z", None, "alice", "bob"),
+    );
+    let mut l = Ledger::memory();
+    let r = append_ok(&mut l, &text, PLAIN);
+    assert_eq!((r.appended, r.duplicates), (9, 0));
+    let (head, lines) = (l.head(), stored_lines(&l));
+    for _ in 0..3 {
+        let r = append_ok(&mut l, &text, PLAIN);
+        assert_eq!((r.appended, r.duplicates, r.head), (0, 9, head));
+        assert_eq!(stored_lines(&l), lines);
+    }
+    // A third equal result at the last instant is new: two are stored, this batch has three.
+    let three = format!(
+        "{}\n{}\n{}",
+        m("2026-03-01T17:00:00Z", None, "alice", "bob"),
+        m("2026-03-01T17:00:00Z", None, "alice", "bob"),
+        m("2026-03-01T17:00:00Z", None, "alice", "bob")
+    );
+    let r = append_ok(&mut l, &three, PLAIN);
+    assert_eq!((r.appended, r.duplicates), (1, 2));
+    // An id-less result that was never stored, before the last instant, is still out of order;
+    // one with an id is not matched against id-less stored events.
+    assert_eq!(
+        refused(&mut l, &m("2026-03-01T13:00:00Z", None, "alice", "alice2"), AUTO),
+        (0, Rule::TimeOrder)
+    );
+    assert_eq!(
+        refused(&mut l, &m("2026-03-01T13:00:00Z", Some("new"), "alice", "bob"), PLAIN),
+        (0, Rule::TimeOrder)
+    );
+    // The window moves forward only: a batch that went on to 17:00 does not come back to 13:00.
+    let back = format!(
+        "{}\n{}",
+        m("2026-03-01T17:00:00Z", None, "alice", "bob"),
+        m("2026-03-01T13:00:00Z", None, "alice", "bob")
+    );
+    assert_eq!(refused(&mut l, &back, PLAIN), (1, Rule::TimeOrder));
+}
+
+/// `not_after` (the caller's clock plus a margin) refuses later instants, checked after the
+/// duplicate rules (a re-import of a stored event is still a duplicate) and before time order.
+#[test]
+fn instants_after_not_after_are_refused_as_future_instant() {
+    let mut l = ledger_with(JOINS);
+    let bound = ladder_events::Timestamp::parse("2026-03-02T09:00:00Z").unwrap();
+    let guarded = AppendOptions { not_after: Some(bound), ..PLAIN };
+    // At the bound: accepted; one nanosecond later: refused, naming the bound.
+    append_ok(&mut l, &m("2026-03-02T09:00:00Z", Some("m-1"), "alice", "bob"), guarded);
+    let late = m("2026-03-02T09:00:00.000000001Z", Some("m-2"), "alice", "bob");
+    match l.append(crate::items(&late), &guarded) {
+        Err(AppendError::Refused { index: 0, violation }) => {
+            assert_eq!(violation.rule, Rule::FutureInstant);
+            assert!(violation.detail.contains("2026-03-02T09:00:00Z"), "{violation}");
+        }
+        other => panic!("expected future-instant, got {other:?}"),
+    }
+    // A far-future event (2262) would block every later append; without a bound it is stored.
+    let far = m("2262-01-01T00:00:00Z", Some("m-3"), "alice", "bob");
+    assert_eq!(refused(&mut l, &far, guarded), (0, Rule::FutureInstant));
+    let r = append_ok(&mut l, &far, PLAIN);
+    assert_eq!(r.appended, 1);
+    // Once stored, re-sending it under a bound is a duplicate, not a refusal.
+    assert_eq!(append_ok(&mut l, &far, guarded).duplicates, 1);
+    // Under skip-invalid it is skipped like any rule.
+    let skip = AppendOptions { not_after: Some(bound), ..SKIP };
+    let r = append_ok(&mut l, &m("2262-01-02T00:00:00Z", Some("m-4"), "alice", "bob"), skip);
+    assert_eq!(
+        r.skipped.iter().map(|(i, v)| (*i, v.rule)).collect::<Vec<_>>(),
+        [(0, Rule::FutureInstant)]
+    );
+}
+
+/// An id given twice with different content in one batch names the earlier input event, never a
+/// stored seq (nothing of the batch is stored).
+#[test]
+fn a_conflict_within_one_batch_names_the_earlier_input_event() {
+    let mut l = ledger_with(JOINS);
+    append_ok(&mut l, &m("2026-03-01T10:00:00Z", Some("m-0"), "alice", "bob"), PLAIN);
+    // Input 0 is a duplicate and input 1 comes after an inserted tick and an auto-join, so an
+    // input's index is not its seq's distance from the head.
+    let text = format!(
+        "{}\n{}\n{}\n{}\n{}",
+        m("2026-03-01T10:00:00Z", Some("m-0"), "alice", "bob"),
+        m("2026-03-02T12:00:00Z", Some("m-1"), "alice", "carol"),
+        m("2026-03-02T13:00:00Z", Some("m-2"), "bob", "alice"),
+        m("2026-03-02T14:00:00Z", None, "bob", "alice"),
+        m("2026-03-02T15:00:00Z", Some("m-1"), "carol", "alice"),
+    );
+    let opts = AppendOptions { auto_join: true, ticks: true, ..PLAIN };
+    let before = l.head();
+    match l.append(crate::items(&text), &opts) {
+        Err(AppendError::Refused { index, violation }) => {
+            assert_eq!((index, violation.rule, violation.earlier), (4, Rule::IdConflict, Some(1)));
+            assert!(!violation.detail.contains("seq"), "{violation}");
+            assert!(violation.detail.contains("earlier in this input"), "{violation}");
+        }
+        other => panic!("expected id-conflict, got {other:?}"),
+    }
+    assert_eq!(l.head(), before);
+    // Against a stored event, the stored seq is named and there is no earlier input.
+    match l.append(crate::items(&m("2026-03-03T10:00:00Z", Some("m-0"), "bob", "alice")), &PLAIN) {
+        Err(AppendError::Refused { violation, .. }) => {
+            assert!(violation.detail.contains("stored at seq 3"), "{violation}");
+            assert_eq!(violation.earlier, None);
+        }
+        other => panic!("expected id-conflict, got {other:?}"),
+    }
+}
+
+/// An unreadable input refuses the batch even under skip-invalid: the rest of the input is
+/// unknown, so storing what came before would be a partial import reported as a success.
+#[test]
+fn unreadable_input_is_never_skipped() {
+    let mut l = ledger_with(JOINS);
+    let before = (l.head(), stored_lines(&l));
+    let mut input = crate::items(&m("2026-03-01T12:00:00Z", Some("m-1"), "alice", "bob"));
+    input.push(Err(ladder_events::Violation::new(Rule::Syntax, "bad line")));
+    input.push(Err(ladder_events::Violation::new(Rule::Unreadable, "the disk failed")));
+    match l.append(input, &SKIP) {
+        Err(AppendError::Refused { index, violation }) => {
+            assert_eq!((index, violation.rule), (2, Rule::Unreadable));
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!((l.head(), stored_lines(&l)), before);
 }
