@@ -9,9 +9,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub const EXAMPLES: &str = "Examples:
-  ladder prove --event 1234                     event 1234 is in the tree of every event
-  ladder prove --event 1234 --size 5000         ... in the tree of the first 5000 (a checkpoint's)
-  ladder prove --from 5000 --to 7000            the first 5000 events are unchanged in the first 7000
+  ladder prove --event 1234                 event 1234 is in the tree of every event
+  ladder prove --event 1234 --size 5000     ... in the tree of the first 5000 (a checkpoint's)
+  ladder prove --from 5000 --to 7000        the first 5000 events are unchanged in the first 7000
   ladder prove --event 1234 --format json > p.json && ladder check-proof p.json
 
 A proof is checked offline, without the ledger: `ladder check-proof`, the `ladder-audit` program,

@@ -66,6 +66,10 @@ fn every_command_that_prints_exits_0_quietly_on_a_closed_stdout() {
         (vec!["--help"], b""),
         (vec!["log", "--help"], b""),
         (vec!["--version"], b""),
+        (vec!["prove", "--event", "12"], b""),
+        (vec!["prove", "--from", "3", "--to", "12", "--format", "json"], b""),
+        (vec!["checkpoint", "--origin", "example.org/club"], b""),
+        (vec!["upgrade"], b""),
     ];
     for (args, stdin) in commands {
         let (code, stderr) = run_closed(&e, &args, stdin);
