@@ -128,3 +128,25 @@ out("perf_lines", "example", "\x83+1500 abc 3\n-1620 def\n=1610 abc\n")
 out("perf_lines", "one-win", "\x00" + "+1000\n" * 20)
 out("perf_lines", "mixed", "\x85+2400\n-2600 x 1.5\n\n=1800 y 0\n+1500 x\n")
 out("perf_lines", "refused", "\x02+1500\n*1500 abc\n")
+
+# proof_inputs: first byte = the parser (mod 5): 0 proof JSON, 1 checkpoint text, 2 signed note,
+# 3 key text, 4 stored frontier bytes. The examples of docs/proofs.md.
+with open(os.path.join(ROOT, "docs", "proofs.md"), encoding="utf-8") as f:
+    page = f.read()
+
+
+def example(name):
+    body = page.split("<!-- example: %s -->\n" % name, 1)[1].split("\n", 1)[1]
+    return body.split("```", 1)[0]
+
+
+out("proof_inputs", "inclusion", "\x00" + example("inclusion"))
+out("proof_inputs", "consistency", "\x00" + example("consistency"))
+note = example("checkpoint")
+out("proof_inputs", "checkpoint-text", "\x01" + note.split("\n\n", 1)[0] + "\n")
+out("proof_inputs", "signed-note", "\x02" + note)
+out("proof_inputs", "verifier-key", "\x03" + example("verifier-key"))
+out("proof_inputs", "signer-key", "\x03" + example("signer-key"))
+# A frontier of 5 leaves: version 1, size 5 (LE), two hashes, 8 checksum bytes (the checksum is
+# left wrong: the fuzzer finds its way past it from the parse error paths).
+out("proof_inputs", "frontier", b"\x04\x01" + struct.pack("<Q", 5) + bytes(range(64)) + bytes(8))

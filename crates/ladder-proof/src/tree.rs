@@ -31,11 +31,27 @@ pub fn empty_root() -> Hash {
 /// This is how a store recomputes the small subtrees it does not keep, from the leaf hashes of
 /// one block. The empty list gives [`empty_root`].
 pub fn perfect_root(leaves: &[Hash]) -> Hash {
-    let mut f = crate::Frontier::new();
-    for l in leaves {
-        f.push(*l, |_, _, _| {});
+    // A frontier on the stack: no allocation, as this runs for every small subtree a proof needs.
+    let mut stack = [[0u8; 32]; 64];
+    let mut depth = 0;
+    for (i, leaf) in leaves.iter().enumerate() {
+        let mut h = *leaf;
+        let mut n = i;
+        while n & 1 == 1 {
+            depth -= 1;
+            h = node_hash(&stack[depth], &h);
+            n >>= 1;
+        }
+        stack[depth] = h;
+        depth += 1;
     }
-    f.root()
+    match depth {
+        0 => empty_root(),
+        _ => stack[..depth - 1]
+            .iter()
+            .rev()
+            .fold(stack[depth - 1], |acc, left| node_hash(left, &acc)),
+    }
 }
 
 /// A source of perfect-subtree hashes: the only thing [`root`], [`inclusion_proof`] and

@@ -4,8 +4,8 @@
 //! bit-flipped path element) are refused.
 
 use ladder_proof::{
-    consistency_proof, empty_root, inclusion_proof, leaf_hash, node_hash, root, verify_consistency,
-    verify_inclusion, Hash, MemTree, VerifyError,
+    consistency_proof, empty_root, inclusion_proof, leaf_hash, node_hash, perfect_root, root,
+    verify_consistency, verify_inclusion, Hash, MemTree, VerifyError,
 };
 use proptest::prelude::*;
 
@@ -266,6 +266,14 @@ proptest! {
             let c = consistency_proof(from, size, &mut t).unwrap();
             prop_assert!(verify_consistency(from, size, &old, &forged, &c).is_err());
         }
+    }
+}
+
+#[test]
+fn perfect_root_is_mth_of_any_list() {
+    let d = tree(300, 5).leaf_hashes().to_vec();
+    for n in 0..=d.len() {
+        assert_eq!(perfect_root(&d[..n]), mth(&d[..n]), "{n} leaves");
     }
 }
 

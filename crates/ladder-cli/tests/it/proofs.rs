@@ -177,3 +177,31 @@ fn check_proof_against_a_signed_checkpoint() {
     let r = e.run(&["check-proof", arg(&p), "--checkpoint", arg(&n)], b"");
     assert_eq!(r.code, 2);
 }
+
+/// The fenced block after `<!-- example: NAME -->` in docs/proofs.md.
+fn doc_block(name: &str) -> String {
+    let page = include_str!("../../../../docs/proofs.md");
+    let marker = format!("<!-- example: {name} -->\n");
+    let at = page.find(&marker).unwrap() + marker.len();
+    let body = page[at..].split_once('\n').unwrap().1;
+    body[..body.find("```").unwrap()].to_string()
+}
+
+#[test]
+fn the_check_proof_lines_of_docs_proofs_md() {
+    // The page shows these two outputs with the root shortened to its first 8 and last 4 digits.
+    let e = Env::new();
+    let p = e.file("inclusion.json", doc_block("inclusion").as_bytes());
+    let n = e.file("checkpoint.txt", doc_block("checkpoint").as_bytes());
+    let key = doc_block("verifier-key");
+    let shorten = |s: String| {
+        let long = s.split("root ").nth(1).unwrap()[..64].to_string();
+        s.replace(&long, &format!("{}...{}", &long[..8], &long[60..]))
+    };
+    let page = include_str!("../../../../docs/proofs.md");
+    let alone = shorten(e.ok(&["check-proof", arg(&p)]));
+    assert!(page.contains(&format!("$ ladder check-proof inclusion.json\n{alone}")), "{alone}");
+    let signed =
+        shorten(e.ok(&["check-proof", arg(&p), "--checkpoint", arg(&n), "--pubkey", key.trim()]));
+    assert!(page.contains(&format!("--pubkey '{}'\n{signed}", key.trim())), "{signed}");
+}
