@@ -18,7 +18,7 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    check_seats, math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
     ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
@@ -89,7 +89,7 @@ pub struct Elo {
 pub fn expected(r: f64, r_j: f64) -> f64 {
     // 10^x as e^(x ln 10): the same number to a few units in the last place, at the cost of exp
     // rather than powf.
-    1.0 / (1.0 + ((r_j - r) * (std::f64::consts::LN_10 / SCALE)).exp())
+    1.0 / (1.0 + math::exp((r_j - r) * (std::f64::consts::LN_10 / SCALE)))
 }
 
 use ladder_projector::outcome;

@@ -12,8 +12,8 @@ use crate::clock::{check_rd, Clock, Cursor};
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId,
+    ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{LN_10, PI};
@@ -217,7 +217,7 @@ fn g_of_square(rd2: f64) -> f64 {
 /// Seed 001, step 2: `E(r, r_j, RD_j) = 1 / (1 + e^(-g(RD_j) q (r - r_j)))`, given `g(RD_j)`.
 #[inline]
 pub fn expected(r: f64, r_j: f64, g_j: f64) -> f64 {
-    1.0 / (1.0 + (-g_j * Q * (r - r_j)).exp())
+    1.0 / (1.0 + math::exp(-g_j * Q * (r - r_j)))
 }
 
 /// Seed 001, step 1 squared: `RD*^2 = min(RD^2 + c^2 t, rd_max^2)`, and whether the cap applied.

@@ -5,8 +5,8 @@ use crate::solve::{solve_near, winning_expectancy, SolveError, Term};
 use crate::weights::{terms, Entry, Variant, DECAY};
 use ladder_events::Timestamp;
 use ladder_projector::{
-    Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError, ProjectErrorKind,
-    Projector, Standing, Step, Trace,
+    math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    ProjectErrorKind, Projector, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
@@ -37,7 +37,7 @@ pub fn kept_games(floor: f64) -> usize {
     if floor <= 0.0 {
         usize::MAX
     } else {
-        (floor.ln() / DECAY.ln()).floor() as usize + 1
+        (math::ln(floor) / math::ln(DECAY)).floor() as usize + 1
     }
 }
 

@@ -13,6 +13,7 @@
 //! `explicit_and_implied_midnights_agree_with_the_eager_seed` checks the whole projector against a
 //! literal transcription of the seed to 1e-9.
 
+use ladder_projector::math;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::LN_10;
 
@@ -36,13 +37,13 @@ const G_FACTOR: f64 = 3.0 * (Q * Q) / (SEED_PI * SEED_PI);
 /// than `powf` followed by a division.
 #[inline]
 fn pow10_over_400(x: f64) -> f64 {
-    (x * Q).exp()
+    math::exp(x * Q)
 }
 
 /// `10^x` for the display formula, as `e^(x * ln 10)`.
 #[inline]
 fn pow10(x: f64) -> f64 {
-    (x * LN_10).exp()
+    math::exp(x * LN_10)
 }
 
 /// The seed's `Player` record: `Player.Rating`, `Player.RD` and `Player.Time`.

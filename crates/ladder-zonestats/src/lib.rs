@@ -18,8 +18,8 @@
 
 use ladder_events::Timestamp;
 use ladder_projector::{
-    Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError, ProjectErrorKind,
-    Projector, SeatIn, Standing, Step, Trace,
+    math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -92,7 +92,7 @@ impl Constants {
 /// Seed 004, equation 1: `Predicted_outcome = 1 / (1 + exp((opponent's_rating - my_rating) / T))`,
 /// the "quick view" form `1 / (1 + exp(-delta / T))` with `delta = my_rating - opponent's_rating`.
 pub fn predicted_outcome(my_rating: f64, opp_rating: f64, t: f64) -> f64 {
-    1.0 / (1.0 + ((opp_rating - my_rating) / t).exp())
+    1.0 / (1.0 + math::exp((opp_rating - my_rating) / t))
 }
 
 /// One seat of a game as [`rate_game`] sees it.
@@ -532,7 +532,7 @@ mod tests {
     fn equation_1_is_the_quick_view_logistic() {
         assert_eq!(predicted_outcome(500.0, 500.0, 120.0), 0.5);
         let p = predicted_outcome(620.0, 500.0, 120.0);
-        assert!((p - 1.0 / (1.0 + (-1.0f64).exp())).abs() < 1e-15);
+        assert!((p - 1.0 / (1.0 + ladder_projector::math::exp(-1.0))).abs() < 1e-15);
     }
 
     #[test]
