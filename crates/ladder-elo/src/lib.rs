@@ -228,18 +228,25 @@ impl Elo {
                 self.deltas[i] += self.k * (s - e);
                 self.deltas[j] -= self.k * (s - e);
                 if let Some(t) = trace.as_deref_mut() {
-                    let who = Some(x.player);
-                    t.quantity(who, "j", "opponent's player id", f64::from(y.player.0));
-                    t.quantity(who, "r", "rating before the match", r);
-                    t.quantity(who, "r_j", "opponent's rating before the match", r_j);
-                    t.quantity(who, "E", "1 / (1 + 10^((r_j - r) / 400))", e);
-                    t.quantity(who, "s", "1 win, 0.5 draw, 0 loss (scores compared)", s);
-                    t.quantity(
-                        who,
-                        "K (s - E)",
-                        "this pair's change; the opponent gets minus it",
-                        self.k * (s - e),
-                    );
+                    // Both seats' sides of the pair, each under its own name: the second seat's
+                    // E is 1 - E and its s is 1 - s (the pair is zero-sum).
+                    for (me, opp, r_me, r_opp, e_me, s_me) in
+                        [(x, y, r, r_j, e, s), (y, x, r_j, r, 1.0 - e, 1.0 - s)]
+                    {
+                        let who = Some(me.player);
+                        t.opponent(who, opp.player);
+                        t.quantity(who, "K", "constant k", self.k);
+                        t.quantity(who, "r", "rating before the match", r_me);
+                        t.quantity(who, "r_j", "opponent's rating before the match", r_opp);
+                        t.quantity(who, "E", "1 / (1 + 10^((r_j - r) / 400))", e_me);
+                        t.quantity(who, "s", "1 win, 0.5 draw, 0 loss (scores compared)", s_me);
+                        t.quantity(
+                            who,
+                            "K (s - E)",
+                            "this pair's change for this seat",
+                            self.k * (s_me - e_me),
+                        );
+                    }
                 }
             }
         }

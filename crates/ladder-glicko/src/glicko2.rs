@@ -702,7 +702,10 @@ impl Glicko2 {
             Period::Every(_) => {
                 self.state.open = Some(now);
                 if let Some(t) = trace {
-                    t.section(format!("{ALGORITHM} match: rated when period {now} closes"));
+                    t.section(format!(
+                        "{ALGORITHM} match: rated when period {now} closes; {}",
+                        self.params.clock.period_title(ALGORITHM, now)
+                    ));
                 }
                 Ok(())
             }
@@ -876,6 +879,14 @@ fn rate_in<const TRACED: bool>(
         return fail("Delta", "v Σ g (s - E) overflowed");
     }
     if let Some(t) = trace.as_deref_mut() {
+        t.quantity(
+            who,
+            "Σ g^2 E (1-E)",
+            "Σ over the games above of g(phi_j)^2 E (1 - E)",
+            sums.info,
+        );
+        t.quantity(who, "Σ g (s-E)", "Σ over the games above of g(phi_j) (s_j - E)", sums.gain);
+        t.quantity(who, "tau", "constant tau", params.steps.tau);
         t.quantity(who, "v", "[Σ g(phi_j)^2 E (1 - E)]^-1", v);
         t.quantity(who, "Delta", "v Σ g(phi_j) (s_j - E)", delta);
     }
@@ -948,7 +959,7 @@ fn trace_start(t: &mut Trace, slots: &[Slot], pairs: &[Pair], i: usize) {
         } else {
             continue;
         };
-        t.quantity(who, "j", "opponent's player id", f64::from(opp.player));
+        t.opponent(who, PlayerId(opp.player));
         t.quantity(who, "mu_j", "opponent's mu at the period's start", opp.mu);
         t.quantity(who, "phi_j", "opponent's phi at the period's start", opp.phi2.sqrt());
         t.quantity(who, "g(phi_j)", "1 / sqrt(1 + 3 phi_j^2 / pi^2)", opp.g);

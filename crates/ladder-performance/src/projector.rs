@@ -273,6 +273,22 @@ impl Projector for Performance {
                             "sum of the weights k_i, fictitious games included",
                             self.terms.iter().map(|x| x.k).sum(),
                         );
+                        for (i, term) in self.terms.iter().enumerate() {
+                            let n = i + 1;
+                            t.quantity(
+                                who,
+                                format!("w_{n}"),
+                                "game i: 1 win, 0.5 draw, 0 loss",
+                                term.w,
+                            );
+                            t.quantity(
+                                who,
+                                format!("r_{n}"),
+                                "game i: the opponent's rating then",
+                                term.r,
+                            );
+                            t.quantity(who, format!("k_{n}"), "game i: its weight", term.k);
+                        }
                         match solved {
                             Some(r) => {
                                 t.quantity(who, "RP", "root of sum k_i (w_i - W(r_i - RP)) = 0", r)

@@ -30,7 +30,7 @@ pub const SEED_PI: f64 = 3.14159265359;
 pub const Q: f64 = LN_10 / 400.0;
 
 /// `3 * Q^2 / PI^2`, folded once: the seed's `G` and `PG` divide by `PI^2` on every call.
-const G_FACTOR: f64 = 3.0 * (Q * Q) / (SEED_PI * SEED_PI);
+pub(crate) const G_FACTOR: f64 = 3.0 * (Q * Q) / (SEED_PI * SEED_PI);
 
 /// `10^(x / 400)`, the seed's logistic power, computed as `e^(x * Q)` since
 /// `10^(x/400) = e^(x * ln(10) / 400)`: the same number to a few ulps and several times cheaper

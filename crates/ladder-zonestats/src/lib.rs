@@ -353,6 +353,14 @@ impl ZoneStats {
 
     fn write_trace(&self, trace: &mut Trace, step: &Step<'_>, seats: &[SeatIn], g: &GameAudit) {
         trace.section(format!("zonestats match at event {}", step.seq));
+        trace.quantity(None, "T", "constant t", self.k.t);
+        trace.quantity(None, "GAME_MULT", "constant game_mult", self.k.game_mult);
+        trace.quantity(
+            None,
+            "MAX_GAME_LENGTH",
+            "constant max_game_length (minutes)",
+            self.k.max_game_length,
+        );
         for (s, a) in seats.iter().zip(&g.seats) {
             let p = Some(s.player);
             trace.quantity(p, "rating", "rating before the game", self.rating(s.player));
@@ -370,6 +378,8 @@ impl ZoneStats {
             let (pa, pb) = (seats[pr.a].player, seats[pr.b].player);
             trace.section(format!("pair seat {} vs seat {}", pr.a + 1, pr.b + 1));
             let p = Some(pa);
+            trace.opponent(p, pb);
+            trace.opponent(Some(pb), pa);
             trace.quantity(p, "delta", "playerA_rating - playerB_rating", pr.delta);
             trace.quantity(
                 p,
@@ -425,6 +435,12 @@ impl ZoneStats {
                 "Final_rating_offset",
                 "rating_offset * scale",
                 a.final_offset,
+            );
+            trace.quantity(
+                Some(s.player),
+                "rating'",
+                "rating + Final_rating_offset",
+                self.rating(s.player) + a.final_offset,
             );
         }
     }

@@ -97,7 +97,8 @@ fn multi_seat_matches_sum_every_pair_from_pre_match_ratings() {
         .iter()
         .filter(|e| matches!(e, TraceEntry::Quantity { name, .. } if name == "E"))
         .count();
-    assert_eq!(pairs, 5);
+    // Five pairs, each traced for both of its seats.
+    assert_eq!(pairs, 10);
 }
 
 #[test]
