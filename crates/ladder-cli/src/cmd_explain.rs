@@ -164,6 +164,18 @@ fn period_close(
     let closes = |t: &Trace| {
         t.entries.iter().any(|e| matches!(e, TraceEntry::Section(s) if s.starts_with(&title)))
     };
+    // Only the period's computation: from its heading to the next heading (the closing event's
+    // own entries follow it).
+    let only_period = |t: Trace| {
+        let mut entries = t
+            .entries
+            .into_iter()
+            .skip_while(|e| !matches!(e, TraceEntry::Section(s) if s.starts_with(&title)));
+        let mut out = Trace::new();
+        out.entries.extend(entries.next());
+        out.entries.extend(entries.take_while(|e| !matches!(e, TraceEntry::Section(_))));
+        out
+    };
     let head = ledger.head().seq;
     let mut candidates = 0;
     for s in seq + 1..=head {
@@ -181,7 +193,7 @@ fn period_close(
                 end,
                 closing: Some((s, stored.event)),
                 head,
-                trace: acc.trace,
+                trace: only_period(acc.trace),
                 roster: acc.roster,
             });
         }
@@ -208,7 +220,15 @@ fn period_close(
     if !closes(&trace) {
         anyhow::bail!("found no event that closes {} period {k}", config.algorithm);
     }
-    Ok(PeriodClose { k, start, end, closing: None, head, trace, roster: r.roster })
+    Ok(PeriodClose {
+        k,
+        start,
+        end,
+        closing: None,
+        head,
+        trace: only_period(trace),
+        roster: r.roster,
+    })
 }
 
 /// The value of quantity `name` of `player` in `trace` (the last one recorded).

@@ -3,6 +3,7 @@
 mod audit;
 mod bad_input;
 mod cli_habits;
+mod explain_json;
 mod faults;
 mod ledger;
 mod perf;
