@@ -266,8 +266,8 @@ fn plain(algorithm: &str, code: &str, player: &str, traces: &[(&Trace, &Roster)]
         (_, "winner-lost-rating") => format!("{player} won and the rating fell"),
         (_, "loser-gained-rating") => format!("{player} lost and the rating rose"),
         (_, "rd-at-cap") => format!(
-            "{player}'s deviation reached rd_max: they count as unrated again, so this result moves \
-             their rating as far as a newcomer's"
+            "{player}'s deviation is at rd_max, the deviation of an unrated player (a newcomer, or \
+             back after a long absence), so this result moves their rating as far as a newcomer's"
         ),
         (_, "provisional-opponent") => format!(
             "{player}'s opponent is provisional (their RD is above provisional_rd): their rating is \
@@ -451,8 +451,9 @@ fn period_sentence(seq: u64, pc: &PeriodClose) -> String {
         Some((s, ev)) => format!(
             "this match is rated, with every other game of the period, when the period closes: at \
              event {s} (the first event after the period, at {}). The numbers below are that \
-             computation; they are final only from event {s} on. Before it, `replay` and the \
-             table above show the period computed as if it closed at the event shown.",
+             computation; they are final only from event {s} on. Before it, `replay` shows the \
+             period computed as if it closed at the event replayed to: so the table above is \
+             the period without this match (before) and with it (after).",
             ev.at
         ),
         None => format!(
@@ -559,16 +560,12 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
                 let won = others().all(|s| me.score > s.score);
                 let lost = others().all(|s| me.score < s.score);
                 let q = |n: &str| quantity_of(&pc.trace, &pc.roster, &me.player, n);
-                let (Some(r), Some(r_new)) = (
-                    q(match acc.config.algorithm {
-                        "glicko2" => "mu",
-                        _ => "r",
-                    }),
-                    q(match acc.config.algorithm {
-                        "glicko2" => "mu'",
-                        _ => "r'",
-                    }),
-                ) else {
+                // Glicko-2 traces the period's start on its own scale: r = 173.7178 mu + 1500.
+                let (r, r_new) = match acc.config.algorithm {
+                    "glicko2" => (q("mu").map(|mu| 173.7178 * mu + 1500.0), q("r'")),
+                    _ => (q("r"), q("r'")),
+                };
+                let (Some(r), Some(r_new)) = (r, r_new) else {
                     continue;
                 };
                 let code = if won && r_new < r {
