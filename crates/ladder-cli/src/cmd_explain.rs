@@ -680,10 +680,13 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
             let fl = all_flags(base);
             if !fl.is_empty() {
                 writeln!(out, "\nflags:")?;
+                let mut said: Vec<(String, String)> = Vec::new();
                 for (p, c, m, why) in fl {
                     writeln!(out, "  ! {c} ({p}): {m}")?;
-                    if !why.is_empty() {
+                    // One reason is enough where two flags of a player share it.
+                    if !why.is_empty() && !said.iter().any(|(q, w)| *q == p && *w == why) {
                         writeln!(out, "    why: {why}")?;
+                        said.push((p, why));
                     }
                 }
             }
