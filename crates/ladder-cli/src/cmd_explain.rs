@@ -284,6 +284,11 @@ fn plain(algorithm: &str, code: &str, player: &str, traces: &[(&Trace, &Roster)]
             num(traces.iter().find_map(|(t, _)| none_quantity(t, "GAME_MULT"))),
             num(traces.iter().find_map(|(t, _)| none_quantity(t, "scale")))
         ),
+        (_, "provisional") => format!(
+            "{player}'s deviation is still above provisional_rd: the rating rests on too few recent \
+             games to be trusted, so it is shown as provisional and kept off the leaderboard's \
+             ranking until more games bring the deviation down"
+        ),
         (_, "whole-game-time") => {
             format!("no seconds were given for {player}: the whole game's length counts")
         }
@@ -324,8 +329,8 @@ fn named(text: &str, roster: &Roster) -> String {
     out
 }
 
-/// Flags the projector raised, plus a winner who lost rating or a loser who gained, which any
-/// algorithm can show.
+/// Flags the projector raised, plus a rating left provisional (TGR) and a winner who lost rating
+/// or a loser who gained, which any algorithm can show.
 fn flags(acc: &Account, names: &[String], body: &Body) -> Vec<(String, String, String)> {
     let mut out: Vec<(String, String, String)> = acc
         .trace
@@ -340,6 +345,22 @@ fn flags(acc: &Account, names: &[String], body: &Body) -> Vec<(String, String, S
             _ => None,
         })
         .collect();
+    // A provisional rating (TGR: RD above provisional_rd after the event).
+    for (i, name) in names.iter().enumerate() {
+        let Some(a) = &acc.after[i] else { continue };
+        if a.display.is_some_and(|d| d.provisional) {
+            let limit = acc.config.values.iter().find(|(k, _)| *k == "provisional_rd");
+            out.push((
+                name.clone(),
+                "provisional".into(),
+                format!(
+                    "RD {:.4} after the event is above provisional_rd = {}",
+                    a.rd.unwrap_or(f64::NAN),
+                    limit.map_or("?".to_string(), |(_, v)| v.to_string())
+                ),
+            ));
+        }
+    }
     if let Body::MatchResult { seats } = body {
         for (i, name) in names.iter().enumerate() {
             let (Some(b), Some(a)) = (&acc.before[i], &acc.after[i]) else { continue };
