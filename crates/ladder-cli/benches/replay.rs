@@ -4,6 +4,8 @@
 //! `cargo bench -p ladder-cli --bench replay` (LADDER_BENCH_MATCHES=N to change the size, default
 //! 1,000,000 two-player matches among 100,000 players; LADDER_BENCH_RUNS=R runs, default 5).
 //! Prints the median of the runs for each figure. Timing is wall-clock around whole passes.
+// std's maths as the peer's side of a benchmark, not ladder's ratings.
+#![allow(clippy::disallowed_methods)]
 
 use ladder_bench::SplitMix;
 use ladder_cli::LedgerHistory;

@@ -7,9 +7,10 @@ use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ladder_events::{json::to_line, Body};
+use ladder_events::{json::to_line, Body, Event, Timestamp};
 use ladder_log::{hex, Ledger};
-use ladder_projector::{Config, PlayerId, Projector, Roster, Standing, Trace, TraceEntry};
+use ladder_projector::{Config, Period, PlayerId, Projector, Roster, Standing, Trace, TraceEntry};
+use ladder_replay::registry::Algo;
 use ladder_replay::{registry, replay, Options, Until};
 use std::io::Write;
 use std::path::Path;
@@ -94,16 +95,217 @@ pub(crate) fn account(
     Ok(Account { config, before, after, trace, roster: r.roster })
 }
 
-/// Whether a trace entry belongs in an explanation narrowed to player `only` (every entry when
-/// `None`): headings and entries of no player always, a player's quantities and flags only for
-/// that player (the opponents' values they used are recorded under their own name).
-fn about(entry: &TraceEntry, roster: &Roster, only: Option<&str>) -> bool {
+/// Whether a trace entry belongs in an explanation narrowed to the players `only` (every entry when
+/// `None`): headings and entries of no player always, a player's quantities, games and flags only
+/// for those players (the opponents' values they used are recorded under their own name).
+fn about(entry: &TraceEntry, roster: &Roster, only: Option<&[String]>) -> bool {
     match (entry, only) {
         (_, None) | (TraceEntry::Section(_), _) => true,
-        (TraceEntry::Quantity { player, .. } | TraceEntry::Flag { player, .. }, Some(name)) => {
-            player.is_none_or(|p| roster.name(p) == name)
+        (
+            TraceEntry::Quantity { player, .. }
+            | TraceEntry::Flag { player, .. }
+            | TraceEntry::Opponent { player, .. },
+            Some(names),
+        ) => player.is_none_or(|p| names.iter().any(|n| n == roster.name(p))),
+    }
+}
+
+/// Whether `name` owns any entry of `trace`.
+fn owns_entries(trace: &Trace, roster: &Roster, name: &str) -> bool {
+    trace.entries.iter().any(|e| match e {
+        TraceEntry::Quantity { player: Some(p), .. }
+        | TraceEntry::Flag { player: Some(p), .. }
+        | TraceEntry::Opponent { player: Some(p), .. } => roster.name(*p) == name,
+        _ => false,
+    })
+}
+
+/// The rating period a Glicko or Glicko-2 match waits in, and the arithmetic that rates it.
+struct PeriodClose {
+    /// Its index k: the period is `[k P, (k + 1) P)` from the Unix epoch.
+    k: i64,
+    start: Timestamp,
+    end: Timestamp,
+    /// The event whose arrival closes the period; `None` while it is still open at the head.
+    closing: Option<(u64, Event)>,
+    /// The head's sequence number (the period is computed there when still open).
+    head: u64,
+    /// The trace of the period's close.
+    trace: Trace,
+    roster: Roster,
+}
+
+/// The period of `event` when `config` rates matches in periods (Glicko and Glicko-2 with a
+/// duration `period`): its index and length in nanoseconds.
+fn period_of(config: &Config, event: &Event) -> Option<(i64, i64)> {
+    if !matches!(config.algorithm, "glicko" | "glicko2")
+        || !matches!(event.body, Body::MatchResult { .. })
+    {
+        return None;
+    }
+    match config.period("period") {
+        Period::Every(p) => Some((event.at.0.div_euclid(p), p)),
+        Period::Game => None,
+    }
+}
+
+/// Finds where period `k` of length `p` (which holds event `seq`) is computed: at the first later
+/// event that the replay applies in a later period, or, when no event has come after the period
+/// yet, at the head as the end of a replay computes it. Returns that computation's trace.
+fn period_close(
+    ledger: &Ledger,
+    config: &Config,
+    seq: u64,
+    (k, p): (i64, i64),
+) -> anyhow::Result<PeriodClose> {
+    let start = Timestamp(k.saturating_mul(p));
+    let end = Timestamp(k.saturating_add(1).saturating_mul(p));
+    let title = format!("{} period {k}:", config.algorithm);
+    let closes = |t: &Trace| {
+        t.entries.iter().any(|e| matches!(e, TraceEntry::Section(s) if s.starts_with(&title)))
+    };
+    // Only the period's computation: from its heading to the next heading (the closing event's
+    // own entries follow it).
+    let only_period = |t: Trace| {
+        let mut entries = t
+            .entries
+            .into_iter()
+            .skip_while(|e| !matches!(e, TraceEntry::Section(s) if s.starts_with(&title)));
+        let mut out = Trace::new();
+        out.entries.extend(entries.next());
+        out.entries.extend(entries.take_while(|e| !matches!(e, TraceEntry::Section(_))));
+        out
+    };
+    let head = ledger.head().seq;
+    let mut candidates = 0;
+    for s in seq + 1..=head {
+        let stored = ledger.get(s)?.with_context(|| format!("event {s} is missing"))?;
+        if stored.event.at < end {
+            continue;
+        }
+        // The first event at or after the period's end closes it, unless the replay does not
+        // apply it (a void); then the next one does.
+        let acc = account(ledger, config.clone(), s, &[])?;
+        if closes(&acc.trace) {
+            return Ok(PeriodClose {
+                k,
+                start,
+                end,
+                closing: Some((s, stored.event)),
+                head,
+                trace: only_period(acc.trace),
+                roster: acc.roster,
+            });
+        }
+        candidates += 1;
+        if candidates == 16 {
+            break;
         }
     }
+    // Still open at the head: computed as the end of a replay computes it.
+    let mut projector = registry::build(config.clone())?;
+    let r = replay(
+        &LedgerHistory(ledger),
+        &mut [&mut projector],
+        Options { until: Until::Seq(head), ..Options::default() },
+        &mut |_| {},
+    )
+    .with_context(|| format!("replaying {config} through event {head}"))?;
+    let mut trace = Trace::new();
+    match &mut projector {
+        Algo::Glicko(g) => g.finish(head, Some(&mut trace))?,
+        Algo::Glicko2(g) => g.finish(head, Some(&mut trace))?,
+        _ => {}
+    }
+    if !closes(&trace) {
+        anyhow::bail!("found no event that closes {} period {k}", config.algorithm);
+    }
+    Ok(PeriodClose {
+        k,
+        start,
+        end,
+        closing: None,
+        head,
+        trace: only_period(trace),
+        roster: r.roster,
+    })
+}
+
+/// The value of quantity `name` of `player` in `trace` (the last one recorded).
+fn quantity_of(trace: &Trace, roster: &Roster, player: &str, name: &str) -> Option<f64> {
+    trace.entries.iter().rev().find_map(|e| match e {
+        TraceEntry::Quantity { player: Some(p), name: n, value, .. }
+            if n == name && roster.name(*p) == player =>
+        {
+            Some(*value)
+        }
+        _ => None,
+    })
+}
+
+/// A plain-language sentence for a flag: why it was raised, with the numbers that raised it.
+fn plain(algorithm: &str, code: &str, player: &str, traces: &[(&Trace, &Roster)]) -> String {
+    let q = |name: &str| traces.iter().find_map(|(t, r)| quantity_of(t, r, player, name));
+    let num = |x: Option<f64>| x.map_or("?".to_string(), |x| format!("{x:.6}"));
+    match (algorithm, code) {
+        ("glicko" | "glicko2", "winner-lost-rating" | "loser-gained-rating") => format!(
+            "{algorithm} rates the whole period at once from the values at its start: the sum \
+             Σ g (s - E) over {player}'s games of the period is {}, so the other games of the \
+             period (listed above) outweigh this result",
+            num(q("Σ g (s-E)"))
+        ),
+        ("tgr", "winner-lost-rating" | "loser-gained-rating" | "negative-merit-weight") => format!(
+            "the result's surprise XD = |Win - WinProb| = {} makes PMERIT = 1 - (1 - P) XD (1 + 2 XD) \
+             = {} fall below 1/2 with P = {}, so the merit weight 2 PMERIT - 1 = {} is negative and \
+             turns the change around (with P at 5/6 or above PMERIT never falls below 1/2)",
+            num(q("XD")),
+            num(q("PMERIT")),
+            num(q("P")),
+            num(q("PMERIT").map(|p| 2.0 * p - 1.0))
+        ),
+        (_, "winner-lost-rating") => format!("{player} won and the rating fell"),
+        (_, "loser-gained-rating") => format!("{player} lost and the rating rose"),
+        (_, "rd-at-cap") => format!(
+            "{player}'s deviation is at rd_max, the deviation of an unrated player (a newcomer, or \
+             back after a long absence), so this result moves their rating as far as a newcomer's"
+        ),
+        (_, "provisional-opponent") => format!(
+            "{player}'s opponent is provisional (their RD is above provisional_rd): their rating is \
+             still uncertain, and a high opponent RD lowers g (PG), so the game moves {player}'s \
+             rating less"
+        ),
+        (_, "long-idle-gap") => format!(
+            "{player} had not played for a long time: the deviation grew meanwhile, so this result \
+             moves the rating more"
+        ),
+        (_, "scaled-down") => format!(
+            "a rating offset in this game was more than GAME_MULT = {} points per minute played: \
+             every player's change was multiplied by scale = {} so that nobody moves faster",
+            num(traces.iter().find_map(|(t, _)| none_quantity(t, "GAME_MULT"))),
+            num(traces.iter().find_map(|(t, _)| none_quantity(t, "scale")))
+        ),
+        (_, "provisional") => format!(
+            "{player}'s deviation is still above provisional_rd: the rating rests on too few recent \
+             games to be trusted, so it is shown as provisional and kept off the leaderboard's \
+             ranking until more games bring the deviation down"
+        ),
+        (_, "whole-game-time") => {
+            format!("no seconds were given for {player}: the whole game's length counts")
+        }
+        (_, "no-finite-rating") => format!(
+            "every game of {player} has the same result, so the performance equation has no finite \
+             root: the rating stays where it was"
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The value of a shared quantity (of no player).
+fn none_quantity(trace: &Trace, name: &str) -> Option<f64> {
+    trace.entries.iter().rev().find_map(|e| match e {
+        TraceEntry::Quantity { player: None, name: n, value, .. } if n == name => Some(*value),
+        _ => None,
+    })
 }
 
 /// Replaces `#ID` in a section title with the player's name.
@@ -127,8 +329,8 @@ fn named(text: &str, roster: &Roster) -> String {
     out
 }
 
-/// Flags the projector raised, plus a winner who lost rating or a loser who gained, which any
-/// algorithm can show.
+/// Flags the projector raised, plus a rating left provisional (TGR) and a winner who lost rating
+/// or a loser who gained, which any algorithm can show.
 fn flags(acc: &Account, names: &[String], body: &Body) -> Vec<(String, String, String)> {
     let mut out: Vec<(String, String, String)> = acc
         .trace
@@ -143,6 +345,22 @@ fn flags(acc: &Account, names: &[String], body: &Body) -> Vec<(String, String, S
             _ => None,
         })
         .collect();
+    // A provisional rating (TGR: RD above provisional_rd after the event).
+    for (i, name) in names.iter().enumerate() {
+        let Some(a) = &acc.after[i] else { continue };
+        if a.display.is_some_and(|d| d.provisional) {
+            let limit = acc.config.values.iter().find(|(k, _)| *k == "provisional_rd");
+            out.push((
+                name.clone(),
+                "provisional".into(),
+                format!(
+                    "RD {:.4} after the event is above provisional_rd = {}",
+                    a.rd.unwrap_or(f64::NAN),
+                    limit.map_or("?".to_string(), |(_, v)| v.to_string())
+                ),
+            ));
+        }
+    }
     if let Body::MatchResult { seats } = body {
         for (i, name) in names.iter().enumerate() {
             let (Some(b), Some(a)) = (&acc.before[i], &acc.after[i]) else { continue };
@@ -182,6 +400,92 @@ pub(crate) fn change(acc: &Account, i: usize) -> Option<f64> {
     )
 }
 
+/// Prints the trace entries of `trace` that concern `only` (every entry when `None`), names for ids.
+fn write_trace(
+    out: &mut dyn Write,
+    trace: &Trace,
+    roster: &Roster,
+    only: Option<&[String]>,
+) -> std::io::Result<()> {
+    for e in trace.entries.iter().filter(|e| about(e, roster, only)) {
+        match e {
+            TraceEntry::Section(t) => writeln!(out, "{}", named(t, roster))?,
+            TraceEntry::Opponent { player, opponent } => writeln!(
+                out,
+                "  {:<16} game against {}",
+                player.map_or("", |p| roster.name(p)),
+                roster.name(*opponent)
+            )?,
+            TraceEntry::Quantity { player, name, formula, value } => writeln!(
+                out,
+                "  {:<16} {:<14} = {:<24} {}",
+                player.map_or("", |p| roster.name(p)),
+                name,
+                format!("{value:.10}"),
+                formula
+            )?,
+            TraceEntry::Flag { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// The trace entries of `trace` that concern `only`, as JSON: every quantity a number, players and
+/// opponents by name.
+fn trace_json(trace: &Trace, roster: &Roster, only: Option<&[String]>) -> Vec<serde_json::Value> {
+    let name = |p: &Option<PlayerId>| p.map(|p| roster.name(p).to_string());
+    trace
+        .entries
+        .iter()
+        .filter(|e| about(e, roster, only))
+        .map(|e| match e {
+            TraceEntry::Section(t) => serde_json::json!({"section": named(t, roster)}),
+            TraceEntry::Opponent { player, opponent } => serde_json::json!({
+                "player": name(player), "opponent": roster.name(*opponent),
+            }),
+            TraceEntry::Quantity { player, name: n, formula, value } => serde_json::json!({
+                "player": name(player), "name": n, "formula": formula, "value": value,
+            }),
+            TraceEntry::Flag { player, code, message } => serde_json::json!({
+                "player": name(player), "flag": code, "message": named(message, roster),
+            }),
+        })
+        .collect()
+}
+
+/// The traces an account's numbers come from: its own, and the period's close when there is one.
+fn traces_of<'a>(
+    acc: &'a Account,
+    period: Option<&'a PeriodClose>,
+) -> Vec<(&'a Trace, &'a Roster)> {
+    let mut v = vec![(&acc.trace, &acc.roster)];
+    if let Some(pc) = period {
+        v.push((&pc.trace, &pc.roster));
+    }
+    v
+}
+
+/// What the text view says about where a period's arithmetic happens.
+fn period_sentence(seq: u64, pc: &PeriodClose) -> String {
+    match &pc.closing {
+        Some((s, ev)) if *s == seq => format!("period {} closes at this event", pc.k),
+        Some((s, ev)) => format!(
+            "this match is rated, with every other game of the period, when the period closes: at \
+             event {s} (the first event after the period, at {}). The numbers below are that \
+             computation; they are final only from event {s} on. Before it, `replay` shows the \
+             period computed as if it closed at the event replayed to: so the table above is \
+             the period without this match (before) and with it (after).",
+            ev.at
+        ),
+        None => format!(
+            "the period is still open at the head (event {}): it closes with the first event at \
+             or after {}. The numbers below are the period computed as if it closed now (what \
+             `replay` prints); they are final only once the period closes.",
+            pc.head, pc.end
+        ),
+    }
+}
+
 pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
     let base = config_of(&args.algo)?;
     if args.algo.until.is_some() {
@@ -201,18 +505,11 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
     let stored =
         ledger.get(args.event)?.with_context(|| format!("event {} is missing", args.event))?;
     let chain = ledger.verify(None);
-    let mut names: Vec<String> = stored.event.players().map(str::to_string).collect();
-    if let Some(p) = &args.player {
-        if !names.contains(p) {
-            return Err(Hinted::refused(
-                format!("event {} does not name {p:?}; it names: {}", args.event, names.join(", ")),
-                "leave out --player to explain every player of the event",
-            )
-            .into());
-        }
-        names = vec![p.clone()];
-    }
-    let only = args.player.as_deref();
+    let seats: Vec<String> = stored.event.players().map(str::to_string).collect();
+    let names: Vec<String> = match &args.player {
+        Some(p) => vec![p.clone()],
+        None => seats.clone(),
+    };
     let mut configs = vec![base.clone()];
     for vs in &args.vs {
         let mut sets: Vec<(String, String)> =
@@ -229,12 +526,100 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
         .into_iter()
         .map(|c| account(&ledger, c, args.event, &names))
         .collect::<anyhow::Result<_>>()?;
+    // Glicko and Glicko-2 rate a match when its period closes: find that computation.
+    let period = match period_of(&accounts[0].config, &stored.event) {
+        Some(kp) => Some(period_close(&ledger, &accounts[0].config, args.event, kp)?),
+        None => None,
+    };
+    if let Some(p) = &args.player {
+        let in_period = period.as_ref().is_some_and(|pc| owns_entries(&pc.trace, &pc.roster, p));
+        if !seats.contains(p)
+            && !in_period
+            && !owns_entries(&accounts[0].trace, &accounts[0].roster, p)
+        {
+            return Err(Hinted::refused(
+                format!(
+                    "event {} does not name {p:?} and changes nothing of theirs under {}; it \
+                     names: {}",
+                    args.event,
+                    base.algorithm,
+                    seats.join(", ")
+                ),
+                "leave out --player to explain every player of the event",
+            )
+            .into());
+        }
+    }
+    let only = Some(&names[..]);
     let chain_text = match &chain {
         Ok(h) => format!("the chain verifies from event 1 through the head {h}"),
         Err(e) => format!("VERIFICATION FAILED: {e}"),
     };
     let mut out = std::io::BufWriter::new(crate::out::stdout());
     let base = &accounts[0];
+    // Flags of the event and (for a period) of the period's close, each with its plain reason.
+    let all_flags = |acc: &Account| -> Vec<(String, String, String, String)> {
+        let mut fl = flags(acc, &names, &stored.event.body);
+        if let Some(pc) = period.as_ref().filter(|_| std::ptr::eq(acc, &accounts[0])) {
+            for e in &pc.trace.entries {
+                if let TraceEntry::Flag { player: Some(p), code, message } = e {
+                    let n = pc.roster.name(*p);
+                    if names.iter().any(|x| x == n)
+                        && !fl.iter().any(|(a, c, _)| a == n && c == code)
+                    {
+                        fl.push((n.to_string(), code.to_string(), named(message, &pc.roster)));
+                    }
+                }
+            }
+        }
+        // The period's result against this event's result: a winner whose period lowers them.
+        if let (Some(pc), Body::MatchResult { seats }) =
+            (period.as_ref().filter(|_| std::ptr::eq(acc, &accounts[0])), &stored.event.body)
+        {
+            for me in seats.iter().filter(|s| names.contains(&s.player)) {
+                let others = || seats.iter().filter(|s| s.player != me.player);
+                let won = others().all(|s| me.score > s.score);
+                let lost = others().all(|s| me.score < s.score);
+                let q = |n: &str| quantity_of(&pc.trace, &pc.roster, &me.player, n);
+                // Glicko-2 traces the period's start on its own scale: r = 173.7178 mu + 1500.
+                let (r, r_new) = match acc.config.algorithm {
+                    "glicko2" => (q("mu").map(|mu| 173.7178 * mu + 1500.0), q("r'")),
+                    _ => (q("r"), q("r'")),
+                };
+                let (Some(r), Some(r_new)) = (r, r_new) else {
+                    continue;
+                };
+                let code = if won && r_new < r {
+                    "winner-lost-rating"
+                } else if lost && r_new > r {
+                    "loser-gained-rating"
+                } else {
+                    continue;
+                };
+                if !fl.iter().any(|(p, c, _)| p == &me.player && c == code) {
+                    fl.push((
+                        me.player.clone(),
+                        code.into(),
+                        format!(
+                            "the period of this match moves the rating from {r:.4} to {r_new:.4}"
+                        ),
+                    ));
+                }
+            }
+        }
+        fl.retain(|(p, _, _)| p == "-" || names.contains(p));
+        fl.into_iter()
+            .map(|(p, c, m)| {
+                let why = plain(
+                    acc.config.algorithm,
+                    &c,
+                    &p,
+                    &traces_of(acc, period.as_ref().filter(|_| std::ptr::eq(acc, &accounts[0]))),
+                );
+                (p, c, m, why)
+            })
+            .collect()
+    };
     match args.format {
         ExplainFormat::Json => {
             let standing = |s: &Option<Standing>| {
@@ -246,27 +631,23 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
                     .enumerate()
                     .map(|(i, n)| serde_json::json!({"player": n, "before": standing(&acc.before[i]), "after": standing(&acc.after[i]), "change": change(acc, i)}))
                     .collect();
-                let trace: Vec<_> = acc
-                    .trace
-                    .entries
-                    .iter()
-                    .filter(|e| about(e, &acc.roster, only))
-                    .map(|e| match e {
-                        TraceEntry::Section(t) => serde_json::json!({"section": named(t, &acc.roster)}),
-                        TraceEntry::Quantity { player, name, formula, value } => serde_json::json!({
-                            "player": player.map(|p| acc.roster.name(p).to_string()), "name": name, "formula": formula, "value": value,
-                        }),
-                        TraceEntry::Flag { player, code, message } => serde_json::json!({
-                            "player": player.map(|p| acc.roster.name(p).to_string()), "flag": code, "message": named(message, &acc.roster),
-                        }),
-                    })
-                    .collect();
-                let flags: Vec<_> = flags(acc, &names, &stored.event.body)
+                let flags: Vec<_> = all_flags(acc)
                     .into_iter()
-                    .map(|(p, c, m)| serde_json::json!({"player": p, "flag": c, "message": m}))
+                    .map(|(p, c, m, why)| serde_json::json!({"player": p, "flag": c, "message": m, "why": why}))
                     .collect();
-                serde_json::json!({"config": acc.config.to_string(), "players": players, "trace": trace, "flags": flags})
+                serde_json::json!({"config": acc.config.to_string(), "players": players, "trace": trace_json(&acc.trace, &acc.roster, only), "flags": flags})
             };
+            let period_json = period.as_ref().map(|pc| {
+                serde_json::json!({
+                    "index": pc.k,
+                    "start": pc.start.to_string(),
+                    "end": pc.end.to_string(),
+                    "closes_at": pc.closing.as_ref().map(|(s, _)| *s),
+                    "open_at_head": pc.closing.is_none(),
+                    "final": pc.closing.as_ref().is_some_and(|(s, _)| *s == args.event),
+                    "trace": trace_json(&pc.trace, &pc.roster, only),
+                })
+            });
             let v = serde_json::json!({
                 "seq": stored.seq,
                 "event": serde_json::from_str::<serde_json::Value>(&to_line(&stored.event))?,
@@ -275,6 +656,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
                 "chain_ok": chain.is_ok(),
                 "chain": chain_text,
                 "explained": one(base),
+                "period": period_json,
                 "vs": accounts[1..].iter().map(one).collect::<Vec<_>>(),
             });
             writeln!(out, "{v}")?;
@@ -308,25 +690,25 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
             if base.trace.entries.is_empty() {
                 writeln!(out, "(the algorithm recorded no quantities at this event)")?;
             }
-            for e in base.trace.entries.iter().filter(|e| about(e, &base.roster, only)) {
-                match e {
-                    TraceEntry::Section(t) => writeln!(out, "{}", named(t, &base.roster))?,
-                    TraceEntry::Quantity { player, name, formula, value } => writeln!(
-                        out,
-                        "  {:<16} {:<12} = {:<24} {}",
-                        player.map_or("", |p| base.roster.name(p)),
-                        name,
-                        format!("{value:.10}"),
-                        formula
-                    )?,
-                    TraceEntry::Flag { .. } => {}
+            write_trace(&mut out, &base.trace, &base.roster, only)?;
+            if let Some(pc) = &period {
+                writeln!(out, "\nrating period {}: [{}, {})", pc.k, pc.start, pc.end)?;
+                writeln!(out, "  {}\n", period_sentence(args.event, pc))?;
+                if pc.closing.as_ref().is_none_or(|(s, _)| *s != args.event) {
+                    write_trace(&mut out, &pc.trace, &pc.roster, only)?;
                 }
             }
-            let fl = flags(base, &names, &stored.event.body);
+            let fl = all_flags(base);
             if !fl.is_empty() {
                 writeln!(out, "\nflags:")?;
-                for (p, c, m) in fl {
+                let mut said: Vec<(String, String)> = Vec::new();
+                for (p, c, m, why) in fl {
                     writeln!(out, "  ! {c} ({p}): {m}")?;
+                    // One reason is enough where two flags of a player share it.
+                    if !why.is_empty() && !said.iter().any(|(q, w)| *q == p && *w == why) {
+                        writeln!(out, "    why: {why}")?;
+                        said.push((p, why));
+                    }
                 }
             }
             for acc in &accounts[1..] {

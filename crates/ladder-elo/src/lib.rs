@@ -18,7 +18,7 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    check_seats, math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
     ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
@@ -89,7 +89,7 @@ pub struct Elo {
 pub fn expected(r: f64, r_j: f64) -> f64 {
     // 10^x as e^(x ln 10): the same number to a few units in the last place, at the cost of exp
     // rather than powf.
-    1.0 / (1.0 + ((r_j - r) * (std::f64::consts::LN_10 / SCALE)).exp())
+    1.0 / (1.0 + math::exp((r_j - r) * (std::f64::consts::LN_10 / SCALE)))
 }
 
 use ladder_projector::outcome;
@@ -228,18 +228,25 @@ impl Elo {
                 self.deltas[i] += self.k * (s - e);
                 self.deltas[j] -= self.k * (s - e);
                 if let Some(t) = trace.as_deref_mut() {
-                    let who = Some(x.player);
-                    t.quantity(who, "j", "opponent's player id", f64::from(y.player.0));
-                    t.quantity(who, "r", "rating before the match", r);
-                    t.quantity(who, "r_j", "opponent's rating before the match", r_j);
-                    t.quantity(who, "E", "1 / (1 + 10^((r_j - r) / 400))", e);
-                    t.quantity(who, "s", "1 win, 0.5 draw, 0 loss (scores compared)", s);
-                    t.quantity(
-                        who,
-                        "K (s - E)",
-                        "this pair's change; the opponent gets minus it",
-                        self.k * (s - e),
-                    );
+                    // Both seats' sides of the pair, each under its own name: the second seat's
+                    // E is 1 - E and its s is 1 - s (the pair is zero-sum).
+                    for (me, opp, r_me, r_opp, e_me, s_me) in
+                        [(x, y, r, r_j, e, s), (y, x, r_j, r, 1.0 - e, 1.0 - s)]
+                    {
+                        let who = Some(me.player);
+                        t.opponent(who, opp.player);
+                        t.quantity(who, "K", "constant k", self.k);
+                        t.quantity(who, "r", "rating before the match", r_me);
+                        t.quantity(who, "r_j", "opponent's rating before the match", r_opp);
+                        t.quantity(who, "E", "1 / (1 + 10^((r_j - r) / 400))", e_me);
+                        t.quantity(who, "s", "1 win, 0.5 draw, 0 loss (scores compared)", s_me);
+                        t.quantity(
+                            who,
+                            "K (s - E)",
+                            "this pair's change for this seat",
+                            self.k * (s_me - e_me),
+                        );
+                    }
                 }
             }
         }

@@ -12,8 +12,8 @@ use crate::clock::{check_rd, Clock, Cursor};
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId,
+    ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{LN_10, PI};
@@ -217,7 +217,7 @@ fn g_of_square(rd2: f64) -> f64 {
 /// Seed 001, step 2: `E(r, r_j, RD_j) = 1 / (1 + e^(-g(RD_j) q (r - r_j)))`, given `g(RD_j)`.
 #[inline]
 pub fn expected(r: f64, r_j: f64, g_j: f64) -> f64 {
-    1.0 / (1.0 + (-g_j * Q * (r - r_j)).exp())
+    1.0 / (1.0 + math::exp(-g_j * Q * (r - r_j)))
 }
 
 /// Seed 001, step 1 squared: `RD*^2 = min(RD^2 + c^2 t, rd_max^2)`, and whether the cap applied.
@@ -482,7 +482,10 @@ impl Glicko {
             Period::Every(_) => {
                 self.state.open = Some(now);
                 if let Some(t) = trace {
-                    t.section(format!("{ALGORITHM} match: rated when period {now} closes"));
+                    t.section(format!(
+                        "{ALGORITHM} match: rated when period {now} closes; {}",
+                        self.params.clock.period_title(ALGORITHM, now)
+                    ));
                 }
                 Ok(())
             }
@@ -661,7 +664,7 @@ fn trace_slot(
         } else {
             continue;
         };
-        t.quantity(who, "j", "opponent's player id", f64::from(opp.player));
+        t.opponent(who, PlayerId(opp.player));
         t.quantity(who, "r_j", "opponent's rating at the period's start", opp.rating);
         t.quantity(who, "RD_j", "opponent's RD*", opp.rd2.sqrt());
         t.quantity(who, "g(RD_j)", "1 / sqrt(1 + 3 q^2 RD_j^2 / pi^2)", opp.g);
@@ -673,6 +676,9 @@ fn trace_slot(
         );
         t.quantity(who, "s_j", "1 win, 0.5 draw, 0 loss (scores compared)", s);
     }
+    t.quantity(who, "q", "ln(10) / 400", Q);
+    t.quantity(who, "Σ g^2 E (1-E)", "Σ over the games above of g(RD_j)^2 E (1 - E)", sums.info);
+    t.quantity(who, "Σ g (s-E)", "Σ over the games above of g(RD_j) (s_j - E)", sums.gain);
     t.quantity(who, "d^2", "1 / (q^2 Σ g(RD_j)^2 E (1 - E))", 1.0 / inv_d2);
     t.quantity(who, "RD'", "1 / sqrt(1/RD*^2 + 1/d^2)", rd_new);
     t.quantity(who, "r'", "r + q RD'^2 Σ g(RD_j) (s_j - E)", r_new);

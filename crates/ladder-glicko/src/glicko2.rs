@@ -13,8 +13,8 @@ use crate::glicko::outcome;
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId,
+    ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
@@ -255,7 +255,7 @@ fn idle_phi_squared(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
 /// Seed 002, step 3: `E(mu, mu_j, phi_j) = 1 / (1 + exp(-g(phi_j) (mu - mu_j)))`, given `g(phi_j)`.
 #[inline]
 pub fn expected(mu: f64, mu_j: f64, g_j: f64) -> f64 {
-    1.0 / (1.0 + (-g_j * (mu - mu_j)).exp())
+    1.0 / (1.0 + math::exp(-g_j * (mu - mu_j)))
 }
 
 /// Seed 002, step 6 applied `k` times (k sat-out periods, or a fraction with period=game):
@@ -308,7 +308,7 @@ struct Steps {
 
 impl Steps {
     fn new(tau: f64, epsilon: f64) -> Steps {
-        Steps { tau, inv_tau2: 1.0 / (tau * tau), exp_neg_tau: (-tau).exp(), epsilon }
+        Steps { tau, inv_tau2: 1.0 / (tau * tau), exp_neg_tau: math::exp(-tau), epsilon }
     }
 }
 
@@ -341,10 +341,10 @@ fn volatility_in<const TRACED: bool>(
     // Seed 002, step 5.1: a = ln(sigma^2) (as 2 ln(sigma) when sigma^2 underflows or overflows).
     let sigma2 = sigma * sigma;
     let (a, e_a) = if sigma2 >= f64::MIN_POSITIVE && sigma2.is_finite() {
-        (sigma2.ln(), sigma2)
+        (math::ln(sigma2), sigma2)
     } else {
-        let a = 2.0 * sigma.ln();
-        (a, a.exp())
+        let a = 2.0 * math::ln(sigma);
+        (a, math::exp(a))
     };
     let (gap, spread) = (delta2 - phi2 - v, phi2 + v);
     // Seed 002, step 5.1: f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2,
@@ -360,7 +360,7 @@ fn volatility_in<const TRACED: bool>(
     let (mut big_a, mut e_big_a) = (a, e_a);
     let mut k = 0u32;
     let (mut big_b, mut e_big_b, mut fb) = if delta2 > phi2 + v {
-        let b = gap.ln();
+        let b = math::ln(gap);
         (b, gap, f(b, gap))
     } else {
         let mut ex = e_a;
@@ -408,7 +408,7 @@ fn volatility_in<const TRACED: bool>(
         }
         // Seed 002, step 5.4(a): C = A + (A - B) f_A / (f_B - f_A), f_C = f(C)
         let c = big_a + (big_a - big_b) * fa / (fb - fa);
-        let e_c = c.exp();
+        let e_c = math::exp(c);
         let fc = f(c, e_c);
         if !(c.is_finite() && fc.is_finite()) {
             return fail("C", format!("iteration {n}: C = {c}, f(C) = {fc}"));
@@ -433,7 +433,8 @@ fn volatility_in<const TRACED: bool>(
     }
     // Seed 002, step 5.5: sigma' = e^(A/2), the root of the e^A already known (or, where e^A is
     // below the normal range, e^(A/2) itself).
-    let sigma_new = if e_big_a >= f64::MIN_POSITIVE { e_big_a.sqrt() } else { (big_a / 2.0).exp() };
+    let sigma_new =
+        if e_big_a >= f64::MIN_POSITIVE { e_big_a.sqrt() } else { math::exp(big_a / 2.0) };
     if !(sigma_new.is_finite() && sigma_new > 0.0) {
         return fail("sigma'", format!("e^(A/2) with A = {big_a}"));
     }
@@ -701,7 +702,10 @@ impl Glicko2 {
             Period::Every(_) => {
                 self.state.open = Some(now);
                 if let Some(t) = trace {
-                    t.section(format!("{ALGORITHM} match: rated when period {now} closes"));
+                    t.section(format!(
+                        "{ALGORITHM} match: rated when period {now} closes; {}",
+                        self.params.clock.period_title(ALGORITHM, now)
+                    ));
                 }
                 Ok(())
             }
@@ -875,6 +879,14 @@ fn rate_in<const TRACED: bool>(
         return fail("Delta", "v Σ g (s - E) overflowed");
     }
     if let Some(t) = trace.as_deref_mut() {
+        t.quantity(
+            who,
+            "Σ g^2 E (1-E)",
+            "Σ over the games above of g(phi_j)^2 E (1 - E)",
+            sums.info,
+        );
+        t.quantity(who, "Σ g (s-E)", "Σ over the games above of g(phi_j) (s_j - E)", sums.gain);
+        t.quantity(who, "tau", "constant tau", params.steps.tau);
         t.quantity(who, "v", "[Σ g(phi_j)^2 E (1 - E)]^-1", v);
         t.quantity(who, "Delta", "v Σ g(phi_j) (s_j - E)", delta);
     }
@@ -947,7 +959,7 @@ fn trace_start(t: &mut Trace, slots: &[Slot], pairs: &[Pair], i: usize) {
         } else {
             continue;
         };
-        t.quantity(who, "j", "opponent's player id", f64::from(opp.player));
+        t.opponent(who, PlayerId(opp.player));
         t.quantity(who, "mu_j", "opponent's mu at the period's start", opp.mu);
         t.quantity(who, "phi_j", "opponent's phi at the period's start", opp.phi2.sqrt());
         t.quantity(who, "g(phi_j)", "1 / sqrt(1 + 3 phi_j^2 / pi^2)", opp.g);

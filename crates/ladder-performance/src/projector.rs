@@ -5,8 +5,8 @@ use crate::solve::{solve_near, winning_expectancy, SolveError, Term};
 use crate::weights::{terms, Entry, Variant, DECAY};
 use ladder_events::Timestamp;
 use ladder_projector::{
-    Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError, ProjectErrorKind,
-    Projector, Standing, Step, Trace,
+    math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    ProjectErrorKind, Projector, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
@@ -37,7 +37,7 @@ pub fn kept_games(floor: f64) -> usize {
     if floor <= 0.0 {
         usize::MAX
     } else {
-        (floor.ln() / DECAY.ln()).floor() as usize + 1
+        (math::ln(floor) / math::ln(DECAY)).floor() as usize + 1
     }
 }
 
@@ -273,6 +273,22 @@ impl Projector for Performance {
                             "sum of the weights k_i, fictitious games included",
                             self.terms.iter().map(|x| x.k).sum(),
                         );
+                        for (i, term) in self.terms.iter().enumerate() {
+                            let n = i + 1;
+                            t.quantity(
+                                who,
+                                format!("w_{n}"),
+                                "game i: 1 win, 0.5 draw, 0 loss",
+                                term.w,
+                            );
+                            t.quantity(
+                                who,
+                                format!("r_{n}"),
+                                "game i: the opponent's rating then",
+                                term.r,
+                            );
+                            t.quantity(who, format!("k_{n}"), "game i: its weight", term.k);
+                        }
                         match solved {
                             Some(r) => {
                                 t.quantity(who, "RP", "root of sum k_i (w_i - W(r_i - RP)) = 0", r)

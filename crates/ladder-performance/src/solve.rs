@@ -1,10 +1,12 @@
 //! The performance equation and its numerical solution.
 
+use ladder_projector::math;
+
 /// Seed 003: `W(RD) = 1 / (1 + 10^(RD/400))` "where RD is the rating difference", called as
 /// `W(r_i - RP)`: the expectation of a player rated `RP` against an opponent rated `r_i`.
 pub fn winning_expectancy(rd: f64) -> f64 {
     // 10^(rd/400) = exp(rd * ln(10) / 400): one `exp`, cheaper than `powf`.
-    1.0 / (1.0 + (rd * (std::f64::consts::LN_10 / 400.0)).exp())
+    1.0 / (1.0 + math::exp(rd * (std::f64::consts::LN_10 / 400.0)))
 }
 
 /// One term of the equation: result `w` against an opponent rated `r`, with weight `k` (> 0).

@@ -1,6 +1,7 @@
 //! The variants: which weights `k_i` the games get, and which fictitious games are added.
 
 use crate::solve::Term;
+use ladder_projector::math;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -167,7 +168,7 @@ fn p7_terms<'a>(
         let j = e.opp as usize;
         // Every older game has at least `distinct - 1` other opponents since it.
         if floor > 0.0
-            && OPPONENT_WEIGHT_CAP * DECAY.powi(distinct.saturating_sub(1) as i32) < floor
+            && OPPONENT_WEIGHT_CAP * math::powi(DECAY, distinct.saturating_sub(1) as i32) < floor
         {
             break;
         }
@@ -179,8 +180,11 @@ fn p7_terms<'a>(
         seen[j] = before + 1;
         let n = counts[j].max(1);
         let total = f64::from(n).sqrt().min(OPPONENT_WEIGHT_CAP);
-        let normaliser = (1.0 - DECAY) / (1.0 - DECAY.powi(n as i32));
-        let k = total * DECAY.powi(before as i32) * normaliser * DECAY.powi(others_since as i32);
+        let normaliser = (1.0 - DECAY) / (1.0 - math::powi(DECAY, n as i32));
+        let k = total
+            * math::powi(DECAY, before as i32)
+            * normaliser
+            * math::powi(DECAY, others_since as i32);
         if k >= floor {
             out.push(Term { w: e.w, r: e.r, k });
         }

@@ -13,6 +13,7 @@
 
 mod config;
 mod fold;
+pub mod math;
 mod roster;
 mod trace;
 

@@ -19,6 +19,14 @@ pub enum TraceEntry {
         /// The value computed.
         value: f64,
     },
+    /// The opponent of the game whose quantities follow (a player's games are listed by name, never
+    /// by internal id).
+    Opponent {
+        /// Whose computation the game belongs to.
+        player: Option<PlayerId>,
+        /// Who they played.
+        opponent: PlayerId,
+    },
     /// Something an auditor looks for: a winner who lost rating, a negative merit weight, RD at its
     /// cap, a provisional opponent, a long idle gap.
     Flag {
@@ -58,6 +66,11 @@ impl Trace {
         value: f64,
     ) {
         self.entries.push(TraceEntry::Quantity { player, name: name.into(), formula, value });
+    }
+
+    /// Names the opponent of the game whose quantities follow.
+    pub fn opponent(&mut self, player: Option<PlayerId>, opponent: PlayerId) {
+        self.entries.push(TraceEntry::Opponent { player, opponent });
     }
 
     /// Raises a flag.

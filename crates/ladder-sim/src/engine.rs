@@ -538,7 +538,7 @@ impl Simulation {
         let win = if self.rng.uniform() < self.p.draw_rate {
             0.5
         } else {
-            let p_first = 1.0 / (1.0 + 10f64.powf((sb - sa) / 400.0));
+            let p_first = 1.0 / (1.0 + ladder_projector::math::pow(10.0, (sb - sa) / 400.0));
             if self.rng.uniform() < p_first {
                 1.0
             } else {

@@ -80,7 +80,7 @@ impl Xoshiro256 {
     #[inline]
     pub(crate) fn exponential_seconds(&mut self, mean_seconds: f64) -> i64 {
         // 1 - u is in (0, 1], so the logarithm is finite.
-        let x = -(1.0 - self.uniform()).ln() * mean_seconds;
+        let x = -ladder_projector::math::ln(1.0 - self.uniform()) * mean_seconds;
         // `as` saturates; callers bound the mean, so this never reaches i64::MAX in practice.
         x.round() as i64
     }

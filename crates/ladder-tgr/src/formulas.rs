@@ -13,6 +13,7 @@
 //! `explicit_and_implied_midnights_agree_with_the_eager_seed` checks the whole projector against a
 //! literal transcription of the seed to 1e-9.
 
+use ladder_projector::math;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::LN_10;
 
@@ -29,20 +30,20 @@ pub const SEED_PI: f64 = 3.14159265359;
 pub const Q: f64 = LN_10 / 400.0;
 
 /// `3 * Q^2 / PI^2`, folded once: the seed's `G` and `PG` divide by `PI^2` on every call.
-const G_FACTOR: f64 = 3.0 * (Q * Q) / (SEED_PI * SEED_PI);
+pub(crate) const G_FACTOR: f64 = 3.0 * (Q * Q) / (SEED_PI * SEED_PI);
 
 /// `10^(x / 400)`, the seed's logistic power, computed as `e^(x * Q)` since
 /// `10^(x/400) = e^(x * ln(10) / 400)`: the same number to a few ulps and several times cheaper
 /// than `powf` followed by a division.
 #[inline]
 fn pow10_over_400(x: f64) -> f64 {
-    (x * Q).exp()
+    math::exp(x * Q)
 }
 
 /// `10^x` for the display formula, as `e^(x * ln 10)`.
 #[inline]
 fn pow10(x: f64) -> f64 {
-    (x * LN_10).exp()
+    math::exp(x * LN_10)
 }
 
 /// The seed's `Player` record: `Player.Rating`, `Player.RD` and `Player.Time`.

@@ -196,6 +196,16 @@ pub struct Tgr {
     state: TgrState,
 }
 
+/// What the first `UpdatePlayer` of a battle (and both under `order=simultaneous`) sees of Player2.
+const BEFORE_BATTLE: [&str; 2] =
+    ["Player2's rating before the battle", "Player2's RD after the midnights, before the battle"];
+/// What the second `UpdatePlayer` sees of Player2 under `order=as-written`: the seed's code calls it
+/// after the first has changed Player2's values.
+const AFTER_OWN_UPDATE: [&str; 2] = [
+    "order=as-written: Player2's rating after their own UpdatePlayer above",
+    "order=as-written: Player2's RD after their own UpdatePlayer above",
+];
+
 impl Tgr {
     /// A TGR projector with `config`, which is checked again against [`PARAMS`] (missing keys take
     /// their defaults, unknown keys and out-of-range values are refused, warnings recomputed).
@@ -438,30 +448,70 @@ impl Tgr {
         self.state.players[a.index()].values = ua.after;
         self.state.players[b.index()].values = ub.after;
         if let Some(t) = trace {
-            self.trace_update(t, a, b, win, &ua, b0);
-            self.trace_update(t, b, a, 1.0 - win, &ub, opponent);
+            self.trace_update(t, (a, a0), (b, b0), win, &ua, BEFORE_BATTLE);
+            let note = match self.order {
+                Order::AsWritten => AFTER_OWN_UPDATE,
+                Order::Simultaneous => BEFORE_BATTLE,
+            };
+            self.trace_update(t, (b, b0), (a, opponent), 1.0 - win, &ub, note);
         }
         Ok(())
     }
 
+    /// The trace of one `UpdatePlayer(Player1, Player2, Time, Win)`: `me` with their values before
+    /// it, `opp` with the values this call used, `whose` saying which values those are.
     fn trace_update(
         &self,
         t: &mut Trace,
-        me: PlayerId,
-        opp: PlayerId,
+        (me, my_values): (PlayerId, Player),
+        (opp, opp_values): (PlayerId, Player),
         win: f64,
         u: &Update,
-        opp_values: Player,
+        whose: [&'static str; 2],
     ) {
         let p = Some(me);
         t.section(format!("UpdatePlayer(#{}, #{})", me.0, opp.0));
+        t.opponent(p, opp);
+        t.quantity(p, "P", "constant p", self.k.p);
+        t.quantity(p, "SC", "constant sc", self.k.sc);
+        t.quantity(p, "Q", "ln(10) / 400", formulas::Q);
+        t.quantity(p, "PI", "the seed's PI, 3.14159265359", formulas::SEED_PI);
+        t.quantity(p, "Player1.Rating", "Player1's rating before this update", my_values.rating);
+        t.quantity(
+            p,
+            "Player1.RD",
+            "Player1's RD after the midnights, before this update",
+            my_values.rd,
+        );
+        t.quantity(
+            p,
+            "Player1.Time",
+            "Player1's day fraction at their last update",
+            my_values.time,
+        );
+        t.quantity(p, "Player2.Rating", whose[0], opp_values.rating);
+        t.quantity(p, "Player2.RD", whose[1], opp_values.rd);
         t.quantity(p, "Time", "DayFrac()", u.after.time);
         t.quantity(p, "Win", "1 won, 0 lost, 0.5 drew", win);
         t.quantity(p, "PTime", "Time - Player1.Time", u.ptime);
         t.quantity(p, "PRD", "min(sqrt(Player1.RD^2 + PTime * SC^2), rd_max)", u.prd);
         t.quantity(p, "PG", "1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)", u.pg);
         t.quantity(p, "PE", "1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400))", u.pe);
-        t.quantity(p, "WinProb", "WinProb(Player1, Player2)", u.win_prob);
+        t.quantity(
+            p,
+            "G",
+            "1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)",
+            1.0 / (1.0
+                + formulas::G_FACTOR
+                    * (my_values.rd * my_values.rd + opp_values.rd * opp_values.rd))
+                .sqrt(),
+        );
+        t.quantity(
+            p,
+            "WinProb",
+            "WinProb(Player1, Player2) = 1 / (1 + 10^(-G * (Player1.Rating - Player2.Rating) / 400))",
+            u.win_prob,
+        );
         t.quantity(p, "XD", "abs(Win - WinProb(Player1, Player2))", u.xd);
         t.quantity(p, "PMERIT", "1 - (1 - P) * XD * (1 + 2 * XD)", u.pmerit);
         t.quantity(p, "V", "1 / (PG^2 * PE * (1 - PE) * Q^2)", u.v);

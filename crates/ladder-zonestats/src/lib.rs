@@ -18,8 +18,8 @@
 
 use ladder_events::Timestamp;
 use ladder_projector::{
-    Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError, ProjectErrorKind,
-    Projector, SeatIn, Standing, Step, Trace,
+    math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -92,7 +92,7 @@ impl Constants {
 /// Seed 004, equation 1: `Predicted_outcome = 1 / (1 + exp((opponent's_rating - my_rating) / T))`,
 /// the "quick view" form `1 / (1 + exp(-delta / T))` with `delta = my_rating - opponent's_rating`.
 pub fn predicted_outcome(my_rating: f64, opp_rating: f64, t: f64) -> f64 {
-    1.0 / (1.0 + ((opp_rating - my_rating) / t).exp())
+    1.0 / (1.0 + math::exp((opp_rating - my_rating) / t))
 }
 
 /// One seat of a game as [`rate_game`] sees it.
@@ -353,6 +353,14 @@ impl ZoneStats {
 
     fn write_trace(&self, trace: &mut Trace, step: &Step<'_>, seats: &[SeatIn], g: &GameAudit) {
         trace.section(format!("zonestats match at event {}", step.seq));
+        trace.quantity(None, "T", "constant t", self.k.t);
+        trace.quantity(None, "GAME_MULT", "constant game_mult", self.k.game_mult);
+        trace.quantity(
+            None,
+            "MAX_GAME_LENGTH",
+            "constant max_game_length (minutes)",
+            self.k.max_game_length,
+        );
         for (s, a) in seats.iter().zip(&g.seats) {
             let p = Some(s.player);
             trace.quantity(p, "rating", "rating before the game", self.rating(s.player));
@@ -370,6 +378,8 @@ impl ZoneStats {
             let (pa, pb) = (seats[pr.a].player, seats[pr.b].player);
             trace.section(format!("pair seat {} vs seat {}", pr.a + 1, pr.b + 1));
             let p = Some(pa);
+            trace.opponent(p, pb);
+            trace.opponent(Some(pb), pa);
             trace.quantity(p, "delta", "playerA_rating - playerB_rating", pr.delta);
             trace.quantity(
                 p,
@@ -425,6 +435,12 @@ impl ZoneStats {
                 "Final_rating_offset",
                 "rating_offset * scale",
                 a.final_offset,
+            );
+            trace.quantity(
+                Some(s.player),
+                "rating'",
+                "rating + Final_rating_offset",
+                self.rating(s.player) + a.final_offset,
             );
         }
     }
@@ -532,7 +548,7 @@ mod tests {
     fn equation_1_is_the_quick_view_logistic() {
         assert_eq!(predicted_outcome(500.0, 500.0, 120.0), 0.5);
         let p = predicted_outcome(620.0, 500.0, 120.0);
-        assert!((p - 1.0 / (1.0 + (-1.0f64).exp())).abs() < 1e-15);
+        assert!((p - 1.0 / (1.0 + ladder_projector::math::exp(-1.0))).abs() < 1e-15);
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! End-to-end tests of the `ladder` binary against temporary ledgers.
 
 mod audit;
+mod audit_doc;
 mod bad_input;
 mod cli_habits;
 mod closed_stdout;
+mod explain_json;
 mod faults;
 mod inputs;
 mod integrity;

@@ -1,4 +1,6 @@
 //! Replays through the real binary and a real ledger.
+// std's maths as an independent oracle for what ladder computes through ladder_projector::math.
+#![allow(clippy::disallowed_methods)]
 
 use crate::support::{fixture, Env};
 

@@ -1,5 +1,7 @@
 //! Properties: TGR against Glicko-1, against a literal (eager) transcription of the seed, with and
 //! without explicit ticks, the RD cap, and where the two orders differ.
+// std's maths as an independent oracle for what ladder computes through ladder_projector::math.
+#![allow(clippy::disallowed_methods)]
 
 use ladder_events::{Body, Event, Prior, Seat, Timestamp, NANOS_PER_DAY, NANOS_PER_SECOND};
 use ladder_projector::{fold_all, Input, PlayerId, Projector, SeatIn, Step};
