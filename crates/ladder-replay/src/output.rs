@@ -1,6 +1,6 @@
 //! The canonical replay output (`../shared/CONTRACT.md` section 4) and the leaderboard.
 
-use crate::score::Score;
+use crate::score::{Score, BINS};
 use ladder_projector::{ParamValue, Projector, Roster, Standing};
 use std::fmt::Write as _;
 
@@ -300,13 +300,18 @@ impl Snapshot {
                 f(s.brier()),
                 f(s.accuracy())
             );
-            let _ = writeln!(o, "  calibration  {:>9}  {:>7}  {:>8}", "n", "mean p", "observed");
-            for (i, b) in s.bins.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "  calibration (favourite's side)  {:>9}  {:>7}  {:>8}",
+                "n", "mean p", "observed"
+            );
+            // Seen from the favourite's side, the bins below 0.5 are always empty.
+            for (i, b) in s.bins.iter().enumerate().skip(BINS / 2) {
                 let mean =
                     |x: f64| if b.n > 0 { format!("{:.3}", x / b.n as f64) } else { "-".into() };
                 let _ = writeln!(
                     o,
-                    "  [{:.1}, {:.1}{} {:>9}  {:>7}  {:>8}",
+                    "  [{:.1}, {:.1}{}                    {:>9}  {:>7}  {:>8}",
                     i as f64 / 10.0,
                     (i + 1) as f64 / 10.0,
                     if i == 9 { "]" } else { ")" },

@@ -431,3 +431,61 @@ fn the_fast_driver_equals_the_sequential_one_over_many_chunks() {
         }
     }
 }
+
+#[test]
+fn calibration_is_the_same_whether_the_winner_or_the_loser_is_listed_first() {
+    // Five players, fifteen games on consecutive days with every result decided; the second
+    // history lists the same games with the seats swapped.
+    let names = ["p0", "p1", "p2", "p3", "p4"];
+    let mut first = Vec::new();
+    let mut swapped = Vec::new();
+    for n in names {
+        let join =
+            format!(r#"{{"type":"PlayerJoined","at":"2026-01-01T08:00:00Z","player":"{n}"}}"#);
+        first.push(parse_line(&join).unwrap());
+        swapped.push(parse_line(&join).unwrap());
+    }
+    for k in 0..15usize {
+        // The lower-numbered player wins two games in three: a stable order to calibrate on.
+        let (a, b) = (names[k % 5], names[(k * 2 + 1) % 5]);
+        if a == b {
+            continue;
+        }
+        let (w, l) = if k % 3 == 2 { (b, a) } else { (a, b) };
+        let at = format!("2026-01-{:02}T10:00:00Z", k + 2);
+        let seat = |p: &str, s: u8| format!(r#"{{"player":"{p}","score":{s}}}"#);
+        let line = |x: String, y: String| {
+            parse_line(&format!(r#"{{"type":"MatchResult","at":"{at}","seats":[{x},{y}]}}"#))
+                .unwrap()
+        };
+        first.push(line(seat(w, 1), seat(l, 0)));
+        swapped.push(line(seat(l, 0), seat(w, 1)));
+    }
+    // TGR's `order=as-written` updates the first seat first, so its ratings (not only its
+    // calibration) depend on the order written; `simultaneous` does not.
+    let sets = |algo: &str| match algo {
+        "tgr" => vec![("order".to_string(), "simultaneous".to_string())],
+        _ => vec![],
+    };
+    for algo in ["elo", "glicko", "glicko2", "tgr"] {
+        let scores = |events: &Vec<Event>| {
+            let history = Memory::new(events.clone());
+            let mut p = registry::build(registry::config(algo, &sets(algo)).unwrap()).unwrap();
+            let options = Options { warmup: Some(0), ..Options::default() };
+            let r = replay(&history, &mut [&mut p], options, &mut |_| {}).unwrap();
+            r.scores[0].clone()
+        };
+        let (a, b) = (scores(&first), scores(&swapped));
+        assert_eq!(a.matches, b.matches);
+        assert!(a.matches >= 10, "{algo}: {} matches", a.matches);
+        for (x, y) in a.bins.iter().zip(&b.bins) {
+            assert_eq!(x.n, y.n, "{algo}");
+            assert!((x.sum_p - y.sum_p).abs() < 1e-9, "{algo}");
+            assert!((x.sum_y - y.sum_y).abs() < 1e-12, "{algo}");
+        }
+        // Listing the winner first no longer makes every bin observe 1: favourites lost some.
+        let observed: f64 = a.bins.iter().map(|b| b.sum_y).sum();
+        assert!(observed < a.matches as f64, "{algo}");
+        assert!(a.bins[..5].iter().all(|b| b.n == 0), "{algo}: favourites have p >= 0.5");
+    }
+}
