@@ -5,7 +5,7 @@ use crate::source::{open_for_read, LedgerHistory};
 use clap::{Args, ValueEnum};
 use ladder_events::Body;
 use ladder_projector::Projector;
-use ladder_replay::{leaderboard, registry, replay, Options};
+use ladder_replay::{leaderboard, registry, replay, BoardRules, Options};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -77,16 +77,10 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             }
             let Some(id) = s.roster.get(name) else { return };
             let p: &dyn Projector = &*s.projectors[0];
-            let board = leaderboard(p, s.roster);
+            // The rank on the leaderboard at its default rules, as it stood after this event.
+            let board = leaderboard(p, s.roster, s.activity, &BoardRules::default());
             let rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
-            let Some(me) = board
-                .ranked
-                .iter()
-                .map(|r| &r.row)
-                .chain(&board.provisional)
-                .find(|r| r.standing.player == id)
-                .map(|r| r.standing.clone())
-            else {
+            let Some(me) = p.standings().into_iter().find(|st| st.player == id) else {
                 return;
             };
             let what = match &s.event.body {

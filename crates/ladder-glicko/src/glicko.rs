@@ -64,6 +64,14 @@ pub const PARAMS: &[ParamSpec] = &[
         warn_below: None,
     },
     ParamSpec {
+        key: "provisional_rd",
+        kind: ParamKind::above(0.0),
+        default: "100",
+        doc: "a player whose RD is above this is provisional: left off the leaderboard (as \
+              TGR's provisional_rd; docs/algorithms explains the default)",
+        warn_below: None,
+    },
+    ParamSpec {
         key: "initial_rating",
         kind: ParamKind::any(),
         default: "1500",

@@ -268,3 +268,47 @@ fn plots_are_svg_documents() {
     let r = e.run(&["plot", "--algo", "elo", "--player", "nobody"], b"");
     assert_eq!(r.code, 1);
 }
+
+#[test]
+fn leaderboard_lists_established_active_players_and_counts_the_rest() {
+    let e = Env::new();
+    e.ok(&["import", fixture("club.jsonl").to_str().unwrap()]);
+    let board = |extra: &[&str]| -> serde_json::Value {
+        let args = [&["leaderboard", "--algo", "elo", "--format", "json"][..], extra].concat();
+        serde_json::from_str(&e.ok(&args)).unwrap()
+    };
+    let everyone = board(&["--min-games", "0", "--active-within", "all"]);
+    let all = everyone["ranked"].as_array().unwrap().len();
+    assert_eq!(all, 8, "club.jsonl has eight players");
+    // --min-games 12: only players with at least 12 games, the rest counted as few_games.
+    let b = board(&["--min-games", "16", "--active-within", "all"]);
+    let ranked = b["ranked"].as_array().unwrap();
+    assert!(ranked.iter().all(|r| r["games"].as_u64().unwrap() >= 16), "{b}");
+    let few = everyone["ranked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["games"].as_u64().unwrap() < 16)
+        .count();
+    assert!(few > 0, "the test needs someone with fewer games");
+    assert_eq!(b["left_out"]["few_games"].as_u64().unwrap() as usize, few);
+    assert_eq!(ranked.len() + few, all);
+    // Every listed player has a rank, games and the day of their last game.
+    for r in ranked {
+        assert!(r["rank"].as_u64().is_some() && r["last_played"].is_string(), "{r}");
+    }
+    // --top bounds the list and counts the rest.
+    let top = board(&["--min-games", "0", "--active-within", "all", "--top", "3"]);
+    assert_eq!(top["ranked"].as_array().unwrap().len(), 3);
+    assert_eq!(top["left_out"]["below_top"], 5);
+    assert_eq!(top["ranked"], serde_json::json!(everyone["ranked"].as_array().unwrap()[..3]));
+    // The table counts the left-out players in one line.
+    let table = e.ok(&["leaderboard", "--algo", "elo", "--min-games", "16", "--top", "1"]);
+    let lines: Vec<&str> = table.lines().filter(|l| l.starts_with("left out: ")).collect();
+    assert_eq!(lines.len(), 1, "{table}");
+    assert!(lines[0].contains(&format!("{few} with fewer than 16 games")), "{table}");
+    // A bad duration is a usage error naming the flag.
+    let r = e.run(&["leaderboard", "--algo", "elo", "--active-within", "soon"], b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--active-within"), "{}", r.stderr);
+}

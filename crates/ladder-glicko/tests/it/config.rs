@@ -19,6 +19,7 @@ fn keys_and_defaults_are_the_contracts() {
             ("period", "1d"),
             ("idle", "1d"),
             ("rd_max", "350"),
+            ("provisional_rd", "100"),
             ("initial_rating", "1500"),
             ("initial_rd", "350")
         ]
@@ -32,6 +33,7 @@ fn keys_and_defaults_are_the_contracts() {
             ("period", "1d"),
             ("idle", "1d"),
             ("rd_max", "350"),
+            ("provisional_rd", "100"),
             ("initial_rating", "1500"),
             ("initial_rd", "350")
         ]
