@@ -20,9 +20,9 @@ pub const EXAMPLES: &str = "Examples:
 pub enum HistoryFormat {
     /// For people.
     Table,
-    /// One JSON object per line: seq, at, type, opponents, score, rating, rd, rank, change.
+    /// One JSON object per line: seq, at, type, opponents, score, what, rating, rd, rank, change.
     Json,
-    /// Comma-separated, with a header row.
+    /// Comma-separated, with a header row: the same fields (opponents joined by `;`).
     Csv,
 }
 
@@ -44,6 +44,10 @@ struct Line {
     seq: u64,
     at: String,
     kind: &'static str,
+    /// The other seats' players, in seat order (empty unless a match).
+    opponents: Vec<String>,
+    /// The player's own score (a match only).
+    score: Option<f64>,
     what: String,
     rating: f64,
     rd: Option<f64>,
@@ -83,9 +87,16 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             let Some(me) = p.standings().into_iter().find(|st| st.player == id) else {
                 return;
             };
+            let (mut opponents, mut score) = (Vec::new(), None);
             let what = match &s.event.body {
                 Body::MatchResult { seats } => {
                     let mine = seats.iter().find(|x| x.player == name).map_or(0.0, |x| x.score);
+                    score = Some(mine);
+                    opponents = seats
+                        .iter()
+                        .filter(|x| x.player != name)
+                        .map(|x| x.player.clone())
+                        .collect();
                     let others: Vec<String> = seats
                         .iter()
                         .filter(|x| x.player != name)
@@ -101,6 +112,8 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 seq: s.seq,
                 at: s.event.at.to_string(),
                 kind: s.event.body.type_name(),
+                opponents,
+                score,
                 what,
                 rating: me.rating,
                 rd: me.rd,
@@ -118,22 +131,25 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
         HistoryFormat::Json => {
             for l in &lines {
                 let v = serde_json::json!({
-                    "seq": l.seq, "at": l.at, "type": l.kind, "what": l.what, "rating": l.rating,
+                    "seq": l.seq, "at": l.at, "type": l.kind, "opponents": l.opponents,
+                    "score": l.score, "what": l.what, "rating": l.rating,
                     "rd": l.rd, "rank": l.rank, "change": l.change,
                 });
                 writeln!(out, "{v}")?;
             }
         }
         HistoryFormat::Csv => {
-            writeln!(out, "seq,at,type,what,rating,rd,rank,change")?;
+            writeln!(out, "seq,at,type,opponents,score,what,rating,rd,rank,change")?;
             for l in &lines {
                 let opt = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:?}"));
                 writeln!(
                     out,
-                    "{},{},{},{},{:?},{},{},{}",
+                    "{},{},{},{},{},{},{:?},{},{},{}",
                     l.seq,
                     l.at,
                     l.kind,
+                    csv_field(&l.opponents.join(";")),
+                    opt(l.score),
                     csv_field(&l.what),
                     l.rating,
                     opt(l.rd),

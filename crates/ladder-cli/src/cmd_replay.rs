@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 use ladder_projector::{describe_specs, Config, ParamValue, Projector};
 use ladder_replay::checkpoint::replay_checkpointed;
 use ladder_replay::replay_parallel;
+use ladder_replay::score::Score;
 use ladder_replay::{
     leaderboard, left_out_line, registry, BoardRules, ReplayError, Replayed, Row, Snapshot, Until,
 };
@@ -203,6 +204,20 @@ impl Replay {
     }
 }
 
+/// What to run when a configuration predicts worse than guessing or ranks nobody.
+pub fn tune_hint(algo: &str) -> String {
+    format!("`ladder tune --algo {algo}` searches for better constants")
+}
+
+/// The one-line warning when `score` predicts worse than always saying 0.5, if it does.
+pub fn worse_than_guessing(algo: &str, label: &str, score: &Score) -> Option<String> {
+    let ll = score.log_loss().filter(|&ll| ll > std::f64::consts::LN_2)?;
+    Some(format!(
+        "warning: {label} predicts worse than always saying 0.5 (log loss {ll:.4} > ln 2 = 0.6931); {}",
+        tune_hint(algo)
+    ))
+}
+
 /// Parses `--until`.
 pub fn until_of(args: &AlgoArgs) -> anyhow::Result<Until> {
     Ok(match &args.until {
@@ -243,11 +258,6 @@ pub fn replay_configs(
         Err(e) => return Err(e.into()),
     };
     Ok(Replay { projectors, replayed })
-}
-
-/// Replays the history under `args` (one configuration).
-pub fn replay_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Replay> {
-    replay_configs(ledger_path, args, vec![config_of(args)?], None)
 }
 
 fn run_checkpointed(ledger_path: &Path, args: &ReplayArgs) -> anyhow::Result<Snapshot> {
@@ -314,6 +324,14 @@ pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCo
             }
         }
     }
+    out.flush()?;
+    for (i, score) in run.replayed.scores.iter().enumerate() {
+        let label =
+            if n > 1 { format!("configuration {}", i + 1) } else { "this configuration".into() };
+        if let Some(w) = worse_than_guessing(&args.algo.algo, &label, score) {
+            eprintln!("{w}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -333,10 +351,25 @@ pub fn board_rules(args: &LeaderboardArgs) -> anyhow::Result<BoardRules> {
 
 pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
     let rules = board_rules(&args)?;
-    let run = replay_of(ledger_path, &args.algo)?;
-    let snap = run.snapshot(0);
+    // Scored as it replays (every two-seat match, no warm-up), to warn when these constants
+    // predict worse than guessing; the score costs one expectation per match.
+    let run = replay_configs(ledger_path, &args.algo, vec![config_of(&args.algo)?], Some(0))?;
+    let mut snap = run.snapshot(0);
+    snap.prediction = None;
     let r = &run.replayed;
     let board = leaderboard(&run.projectors[0], &r.roster, &r.activity, &rules);
+    let mut warnings: Vec<String> = r
+        .scores
+        .first()
+        .and_then(|s| worse_than_guessing(&args.algo.algo, "this configuration", s))
+        .into_iter()
+        .collect();
+    if board.ranked.is_empty() && board.left_out.total() > 0 {
+        warnings.push(format!(
+            "warning: the leaderboard is empty: nobody meets its rules under these constants; {}",
+            tune_hint(&args.algo.algo)
+        ));
+    }
     let mut out = std::io::stdout().lock();
     let key = |row: &Row| match row.standing.display.and_then(|d| d.glixare) {
         Some(g) if board.key == "glixare" => format!("{g:.2}%"),
@@ -429,6 +462,10 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                 writeln!(out, "\n{line}")?;
             }
         }
+    }
+    out.flush()?;
+    for w in warnings {
+        eprintln!("{w}");
     }
     Ok(ExitCode::SUCCESS)
 }

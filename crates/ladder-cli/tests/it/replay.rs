@@ -150,8 +150,24 @@ fn history_follows_one_player() {
     assert_eq!(rows[0]["rd"], 200.0);
     // After the last game the period holds all three: Glickman's example.
     assert!((rows[3]["rating"].as_f64().unwrap() - 1464.1064627569112).abs() < 1e-9);
+    // The fields --help promises: the opponents and the player's own score of each game
+    // (Glickman's example: a win against the 1400 player, losses to the 1550 and 1700 players).
+    assert_eq!(rows[0]["opponents"], serde_json::json!([]));
+    assert_eq!(rows[0]["score"], serde_json::Value::Null);
+    let games: Vec<(serde_json::Value, f64)> =
+        rows[1..].iter().map(|r| (r["opponents"].clone(), r["score"].as_f64().unwrap())).collect();
+    assert_eq!(
+        games,
+        vec![
+            (serde_json::json!(["opp1400"]), 1.0),
+            (serde_json::json!(["opp1550"]), 0.0),
+            (serde_json::json!(["opp1700"]), 0.0)
+        ]
+    );
     let csv = e.ok(&["history", "--algo", "glicko", "--player", "player", "--format", "csv"]);
-    assert_eq!(csv.lines().next(), Some("seq,at,type,what,rating,rd,rank,change"));
+    assert_eq!(csv.lines().next(), Some("seq,at,type,opponents,score,what,rating,rd,rank,change"));
+    assert!(csv.lines().nth(2).unwrap().starts_with("5,"), "{csv}");
+    assert!(csv.lines().nth(2).unwrap().contains(",opp1400,1.0,"), "{csv}");
     assert_eq!(csv.lines().count(), 5);
     let r = e.run(&["history", "--algo", "elo", "--player", "nobody"], b"");
     assert_eq!(r.code, 1);
@@ -263,8 +279,14 @@ fn plots_are_svg_documents() {
     ]);
     let heat = std::fs::read_to_string(heat).unwrap();
     assert!(heat.contains("<svg") && heat.contains("Log loss by sc and p"), "{heat}");
+    // A text-valued axis cannot be drawn: the sweep still prints its table and says why.
     let r = e.run(&["sweep", "--algo", "glicko", "--grid", "period=1d,1w", "--plot", "x.svg"], b"");
-    assert_eq!(r.code, 2, "a text-valued axis cannot be drawn: {}", r.stderr);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rows =
+        r.stdout.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()));
+    assert_eq!(rows.count(), 2, "one row per period: {}", r.stdout);
+    assert!(r.stderr.contains("no plot drawn") && r.stderr.contains("period"), "{}", r.stderr);
+    assert!(!e.dir.path().join("x.svg").exists());
     let r = e.run(&["plot", "--algo", "elo", "--player", "nobody"], b"");
     assert_eq!(r.code, 1);
 }
@@ -311,4 +333,46 @@ fn leaderboard_lists_established_active_players_and_counts_the_rest() {
     let r = e.run(&["leaderboard", "--algo", "elo", "--active-within", "soon"], b"");
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("--active-within"), "{}", r.stderr);
+}
+
+#[test]
+fn settings_worse_than_guessing_and_empty_leaderboards_are_warned_about() {
+    let e = Env::new();
+    e.ok(&["import", fixture("club.jsonl").to_str().unwrap()]);
+    let warned = |stderr: &str| {
+        stderr.lines().filter(|l| l.starts_with("warning:") && l.contains("ln 2")).count()
+    };
+    // The warning appears exactly when the printed log loss is above ln 2, with the command.
+    for k in ["20", "100", "400", "1000"] {
+        let r = e.run(
+            &["replay", "--algo", "elo", "--set", &format!("k={k}"), "--score", "--format", "json"],
+            b"",
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let v: serde_json::Value = serde_json::from_str(r.stdout.trim()).unwrap();
+        let ll = v["prediction"]["log_loss"].as_f64().unwrap();
+        let expected = usize::from(ll > std::f64::consts::LN_2);
+        assert_eq!(warned(&r.stderr), expected, "k={k}: log loss {ll}: {}", r.stderr);
+        if expected == 1 {
+            assert!(r.stderr.contains("`ladder tune --algo elo`"), "{}", r.stderr);
+        }
+        let lb = e.run(&["leaderboard", "--algo", "elo", "--set", &format!("k={k}")], b"");
+        assert_eq!(warned(&lb.stderr), expected, "leaderboard k={k}: {}", lb.stderr);
+    }
+    // sweep counts the configurations worse than guessing in one line.
+    let r = e.run(&["sweep", "--algo", "elo", "--grid", "k=20,400,1000"], b"");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(lines[0].contains("2 of 3 configurations"), "{}", r.stderr);
+    // A leaderboard that ranks nobody says so, with the command to run.
+    let r = e.run(&["leaderboard", "--algo", "tgr"], b"");
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr.contains("the leaderboard is empty")
+            && r.stderr.contains("ladder tune --algo tgr"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.contains("left out: 8 provisional"), "{}", r.stdout);
 }
