@@ -376,3 +376,48 @@ fn settings_worse_than_guessing_and_empty_leaderboards_are_warned_about() {
     );
     assert!(r.stdout.contains("left out: 8 provisional"), "{}", r.stdout);
 }
+
+#[test]
+fn year_end_number_ones_lead_the_default_leaderboards() {
+    // Real results (fixtures/tennis/README.md): the Grand Slam, Masters and Tour Finals matches
+    // of 2006-2009. The ATP's year-end number ones of those seasons (atptour.com, "Year-End
+    // No. 1"): Federer 2006, 2007 and 2009, Nadal 2008.
+    let e = Env::new();
+    let csv = fixture("tennis/atp_2006_2009_majors.csv");
+    let columns = "at=date,winner=winner,loser=loser";
+    e.ok(&["import", "--auto-join", "--columns", columns, csv.to_str().unwrap()]);
+    let ones = [
+        (2006, "Roger Federer"),
+        (2007, "Roger Federer"),
+        (2008, "Rafael Nadal"),
+        (2009, "Roger Federer"),
+    ];
+    for algo in ["glicko", "glicko2"] {
+        for (year, one) in ones {
+            let until = format!("{year}-12-31");
+            let args = [
+                "leaderboard",
+                "--algo",
+                algo,
+                "--until",
+                &until,
+                "--top",
+                "5",
+                "--format",
+                "json",
+            ];
+            let v: serde_json::Value = serde_json::from_str(&e.ok(&args)).unwrap();
+            let top: Vec<&str> = v["ranked"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["player"].as_str().unwrap())
+                .collect();
+            assert_eq!(top.len(), 5, "{algo} {year}: {v}");
+            assert!(
+                top.contains(&one),
+                "{algo} at its defaults, end of {year}: {one} not in {top:?}"
+            );
+        }
+    }
+}
