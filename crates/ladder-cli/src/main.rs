@@ -21,6 +21,7 @@ mod cmd_plot;
 mod cmd_replay;
 mod cmd_sim;
 mod cmd_sweep;
+mod cmd_tune;
 mod cmd_verify;
 mod source;
 

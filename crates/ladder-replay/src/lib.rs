@@ -19,6 +19,7 @@ mod output;
 mod parallel;
 pub mod registry;
 pub mod score;
+pub mod tune;
 
 pub use activity::Activity;
 pub use driver::{

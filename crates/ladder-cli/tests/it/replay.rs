@@ -421,3 +421,74 @@ fn year_end_number_ones_lead_the_default_leaderboards() {
         }
     }
 }
+
+#[test]
+fn tune_lands_within_0_002_of_the_best_point_of_a_fine_grid() {
+    let e = Env::new();
+    e.ok(&["sim", "--players", "150", "--matches", "4000", "--seed", "11", "--import"]);
+    let json =
+        |args: &[&str]| -> serde_json::Value { serde_json::from_str(e.ok(args).trim()).unwrap() };
+    for (algo, grids) in [
+        // Elo's k: 48 points from 2 to 400, 12% apart.
+        (
+            "elo",
+            vec![format!(
+                "k={}",
+                (0..48)
+                    .map(|i| format!("{:.3}", 2.0 * 1.12f64.powi(i)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )],
+        ),
+        // Glicko's c (30 points from 1 to 400, 23% apart) by every period tune tries.
+        (
+            "glicko",
+            vec![
+                format!(
+                    "c={}",
+                    (0..30)
+                        .map(|i| format!("{:.3}", 1.23f64.powi(i)))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                "period=game,1d,2d,3d,5d,1w,10d,2w,3w,4w,8w".to_string(),
+            ],
+        ),
+    ] {
+        let tuned = json(&["tune", "--algo", algo, "--format", "json"]);
+        let through = tuned["train"]["through"].as_u64().unwrap().to_string();
+        let mut args = vec!["sweep", "--algo", algo, "--until", &through, "--format", "json"];
+        for g in &grids {
+            args.extend(["--grid", g.as_str()]);
+        }
+        let grid = json(&args);
+        let grid_best = grid["results"][0]["prediction"]["log_loss"].as_f64().unwrap();
+        let tune_loss = tuned["train"]["log_loss"].as_f64().unwrap();
+        assert_eq!(
+            grid["results"][0]["prediction"]["matches"], tuned["train"]["matches"],
+            "the same training matches"
+        );
+        assert!(
+            tune_loss <= grid_best + 0.002,
+            "{algo}: tune {tune_loss} vs grid {grid_best}: {tuned}"
+        );
+        // The best is reported as --set strings that reproduce its training score.
+        let best: Vec<String> = tuned["best"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect();
+        let mut args =
+            vec!["replay", "--algo", algo, "--until", &through, "--score", "--format", "json"];
+        for s in &best {
+            args.extend(["--set", s.as_str()]);
+        }
+        let again = json(&args);
+        assert_eq!(again["prediction"]["log_loss"].as_f64().unwrap(), tune_loss, "{algo}");
+        // The held-out part is the rest of the two-seat matches.
+        let held = &tuned["held_out"];
+        assert_eq!(held["best"]["matches"], held["matches"]);
+        assert_eq!(held["elo_default"]["matches"], held["matches"]);
+    }
+}
