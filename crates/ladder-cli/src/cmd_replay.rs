@@ -366,7 +366,7 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
         .collect();
     if board.ranked.is_empty() && board.left_out.total() > 0 {
         warnings.push(format!(
-            "warning: the leaderboard is empty: nobody meets its rules under these constants; {}",
+            "warning: the leaderboard is empty: nobody meets its rules (the `left out` line counts why); --min-games and --active-within loosen them, and {}",
             tune_hint(&args.algo.algo)
         ));
     }
