@@ -11,7 +11,8 @@ pub fn at(day: i64, seconds: i64) -> Timestamp {
 }
 
 /// A configuration of `algorithm` from `K=V,...`, on top of the constants these tests' hand
-/// calculations are written against: one-day periods, and Glicko's c = 34.64 (the example of "Classic Glicko system").
+/// calculations are written against: one-day periods, and Glicko's c = 34.64 (the example of
+/// "Classic Glicko system").
 /// The defaults differ (chosen on real ladders, docs/real-ladders.md); the period mechanics and
 /// the seeds' examples do not depend on them, so the tests state their own.
 pub fn config(
