@@ -3,7 +3,7 @@
 use crate::{
     cmd_append, cmd_check_proof, cmd_checkpoint, cmd_demo, cmd_diff, cmd_explain, cmd_history,
     cmd_import, cmd_keygen, cmd_log, cmd_pair, cmd_perf, cmd_plot, cmd_prove, cmd_replay, cmd_sim,
-    cmd_sweep, cmd_upgrade, cmd_verify,
+    cmd_sweep, cmd_tune, cmd_upgrade, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -86,6 +86,9 @@ pub enum Command {
     /// Replay every combination of a grid of constants and rank them by prediction.
     #[command(after_help = cmd_sweep::EXAMPLES)]
     Sweep(cmd_sweep::SweepArgs),
+    /// Search an algorithm's constants on the first part of the history; score them on the rest.
+    #[command(after_help = cmd_tune::EXAMPLES)]
+    Tune(cmd_tune::TuneArgs),
     /// Compare two replays (two settings, two algorithms, or two saved snapshots).
     #[command(after_help = cmd_diff::EXAMPLES)]
     Diff(cmd_diff::DiffArgs),
@@ -143,6 +146,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::History(args) => cmd_history::run(&cli.ledger, args),
         Command::Diff(args) => cmd_diff::run(&cli.ledger, args),
         Command::Sweep(args) => cmd_sweep::run(&cli.ledger, args),
+        Command::Tune(args) => cmd_tune::run(&cli.ledger, args),
         Command::Sim(args) => cmd_sim::run(&cli.ledger, args),
         Command::Plot(args) => cmd_plot::run(&cli.ledger, args),
         Command::Completions { shell } => {

@@ -13,7 +13,7 @@ use ladder_import::csv::{read_files, CsvOptions, Mapping, Preset};
 use ladder_log::{AppendOptions, Ledger};
 use ladder_projector::{PlayerId, TraceEntry};
 use ladder_replay::diff::{diff, Side};
-use ladder_replay::{leaderboard, registry, replay, Options, Snapshot};
+use ladder_replay::{leaderboard, registry, replay, BoardRules, Options, Snapshot};
 use std::collections::BTreeSet;
 use std::collections::HashMap;
 use std::io::Read;
@@ -104,11 +104,11 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
     for algo in ["tgr", "glicko2", "elo"] {
         let mut projector = registry::build(registry::config(algo, &[])?)?;
         let r = replay(&history, &mut [&mut projector], Options::default(), &mut |_| {})?;
-        let board = leaderboard(&projector, &r.roster);
+        let rules = BoardRules { top: Some(5), ..BoardRules::default() };
+        let board = leaderboard(&projector, &r.roster, &r.activity, &rules);
         let top: Vec<String> = board
             .ranked
             .iter()
-            .take(5)
             .map(|r| &r.row)
             .map(|row| match row.standing.display.and_then(|d| d.glixare) {
                 Some(g) => format!("{} {g:.2}%", row.player),
@@ -116,16 +116,10 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
             })
             .collect();
         if top.is_empty() {
-            let mut provisional: Vec<_> = board.provisional.iter().collect();
-            provisional.sort_by(|a, b| b.standing.rating.total_cmp(&a.standing.rating));
-            let by_rating: Vec<String> = provisional
-                .iter()
-                .take(5)
-                .map(|r| format!("{} {:.0}", r.player, r.standing.rating))
-                .collect();
+            let l = board.left_out;
             outln!(
-                "   {algo:<8}  every team is provisional (RD > 100: SC = 20 lets RD grow between sparse internationals); by rating: {}",
-                by_rating.join(", ")
+                "   {algo:<8}  nobody is established yet: {} provisional, {} with few games, {} inactive",
+                l.provisional, l.few_games, l.inactive
             )?;
         } else {
             outln!("   {algo:<8}  {}", top.join(", "))?;

@@ -5,7 +5,7 @@ use crate::source::{open_for_read, LedgerHistory};
 use clap::{Args, ValueEnum};
 use ladder_events::Body;
 use ladder_projector::Projector;
-use ladder_replay::{leaderboard, registry, replay, Options};
+use ladder_replay::{leaderboard, registry, replay, BoardRules, Options};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -20,9 +20,9 @@ pub const EXAMPLES: &str = "Examples:
 pub enum HistoryFormat {
     /// For people.
     Table,
-    /// One JSON object per line: seq, at, type, opponents, score, rating, rd, rank, change.
+    /// One JSON object per line: seq, at, type, opponents, score, what, rating, rd, rank, change.
     Json,
-    /// Comma-separated, with a header row.
+    /// Comma-separated, with a header row: the same fields (opponents joined by `;`).
     Csv,
 }
 
@@ -44,6 +44,10 @@ struct Line {
     seq: u64,
     at: String,
     kind: &'static str,
+    /// The other seats' players, in seat order (empty unless a match).
+    opponents: Vec<String>,
+    /// The player's own score (a match only).
+    score: Option<f64>,
     what: String,
     rating: f64,
     rd: Option<f64>,
@@ -77,21 +81,22 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             }
             let Some(id) = s.roster.get(name) else { return };
             let p: &dyn Projector = &*s.projectors[0];
-            let board = leaderboard(p, s.roster);
+            // The rank on the leaderboard at its default rules, as it stood after this event.
+            let board = leaderboard(p, s.roster, s.activity, &BoardRules::default());
             let rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
-            let Some(me) = board
-                .ranked
-                .iter()
-                .map(|r| &r.row)
-                .chain(&board.provisional)
-                .find(|r| r.standing.player == id)
-                .map(|r| r.standing.clone())
-            else {
+            let Some(me) = p.standings().into_iter().find(|st| st.player == id) else {
                 return;
             };
+            let (mut opponents, mut score) = (Vec::new(), None);
             let what = match &s.event.body {
                 Body::MatchResult { seats } => {
                     let mine = seats.iter().find(|x| x.player == name).map_or(0.0, |x| x.score);
+                    score = Some(mine);
+                    opponents = seats
+                        .iter()
+                        .filter(|x| x.player != name)
+                        .map(|x| x.player.clone())
+                        .collect();
                     let others: Vec<String> = seats
                         .iter()
                         .filter(|x| x.player != name)
@@ -107,6 +112,8 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 seq: s.seq,
                 at: s.event.at.to_string(),
                 kind: s.event.body.type_name(),
+                opponents,
+                score,
                 what,
                 rating: me.rating,
                 rd: me.rd,
@@ -124,22 +131,25 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
         HistoryFormat::Json => {
             for l in &lines {
                 let v = serde_json::json!({
-                    "seq": l.seq, "at": l.at, "type": l.kind, "what": l.what, "rating": l.rating,
+                    "seq": l.seq, "at": l.at, "type": l.kind, "opponents": l.opponents,
+                    "score": l.score, "what": l.what, "rating": l.rating,
                     "rd": l.rd, "rank": l.rank, "change": l.change,
                 });
                 writeln!(out, "{v}")?;
             }
         }
         HistoryFormat::Csv => {
-            writeln!(out, "seq,at,type,what,rating,rd,rank,change")?;
+            writeln!(out, "seq,at,type,opponents,score,what,rating,rd,rank,change")?;
             for l in &lines {
                 let opt = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:?}"));
                 writeln!(
                     out,
-                    "{},{},{},{},{:?},{},{},{}",
+                    "{},{},{},{},{},{},{:?},{},{},{}",
                     l.seq,
                     l.at,
                     l.kind,
+                    csv_field(&l.opponents.join(";")),
+                    opt(l.score),
                     csv_field(&l.what),
                     l.rating,
                     opt(l.rd),

@@ -7,7 +7,10 @@ use clap::{Args, ValueEnum};
 use ladder_projector::{describe_specs, Config, ParamValue, Projector};
 use ladder_replay::checkpoint::replay_checkpointed;
 use ladder_replay::replay_parallel;
-use ladder_replay::{leaderboard, registry, ReplayError, Replayed, Row, Snapshot, Until};
+use ladder_replay::score::Score;
+use ladder_replay::{
+    leaderboard, left_out_line, registry, BoardRules, ReplayError, Replayed, Row, Snapshot, Until,
+};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -23,9 +26,15 @@ pub const REPLAY_EXAMPLES: &str = "Examples:
   ladder replay --algo glicko2 --score --warmup 1000                      how well it predicts";
 
 pub const LEADERBOARD_EXAMPLES: &str = "Examples:
-  ladder leaderboard --algo tgr              ranked by GLIXARE, provisional players listed apart
+  ladder leaderboard --algo tgr                      ranked by GLIXARE, established players only
   ladder leaderboard --algo glicko2 --top 20
-  ladder leaderboard --algo elo --format json";
+  ladder leaderboard --algo elo --min-games 30 --active-within 52w
+  ladder leaderboard --algo elo --active-within all --min-games 0   everyone who ever played
+  ladder leaderboard --algo glicko --set provisional_rd=80 --format json
+
+Listed: players not provisional (RD at most provisional_rd), with at least --min-games games
+(default 10) and a game within --active-within of the last event (default 365d). The players
+left out are counted by reason on the last line.";
 
 /// Output formats of `replay`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -83,7 +92,7 @@ pub struct ReplayArgs {
 pub enum BoardFormat {
     /// For people.
     Table,
-    /// `{"algorithm", "config", "through", "head", "ranked": [...], "provisional": [...]}`.
+    /// `{"algorithm", "config", "through", "head", "rules", "ranked": [...], "left_out": {...}}`.
     Json,
 }
 
@@ -95,6 +104,13 @@ pub struct LeaderboardArgs {
     /// Show only the first N ranked players.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// Leave out players with fewer rated games than this.
+    #[arg(long, value_name = "N", default_value_t = ladder_replay::DEFAULT_MIN_GAMES)]
+    pub min_games: u64,
+    /// Leave out players with no game within this duration (`N` + s, m, h, d or w) of the
+    /// history's last event; `all` keeps everyone.
+    #[arg(long, value_name = "DURATION|all", default_value = ladder_replay::DEFAULT_ACTIVE_WITHIN)]
+    pub active_within: String,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: BoardFormat,
@@ -188,6 +204,20 @@ impl Replay {
     }
 }
 
+/// What to run when a configuration predicts worse than guessing or ranks nobody.
+pub fn tune_hint(algo: &str) -> String {
+    format!("`ladder tune --algo {algo}` searches for better constants")
+}
+
+/// The one-line warning when `score` predicts worse than always saying 0.5, if it does.
+pub fn worse_than_guessing(algo: &str, label: &str, score: &Score) -> Option<String> {
+    let ll = score.log_loss().filter(|&ll| ll > std::f64::consts::LN_2)?;
+    Some(format!(
+        "warning: {label} predicts worse than always saying 0.5 (log loss {ll:.4} > ln 2 = 0.6931); {}",
+        tune_hint(algo)
+    ))
+}
+
 /// Parses `--until`.
 pub fn until_of(args: &AlgoArgs) -> anyhow::Result<Until> {
     Ok(match &args.until {
@@ -228,11 +258,6 @@ pub fn replay_configs(
         Err(e) => return Err(e.into()),
     };
     Ok(Replay { projectors, replayed })
-}
-
-/// Replays the history under `args` (one configuration).
-pub fn replay_of(ledger_path: &Path, args: &AlgoArgs) -> anyhow::Result<Replay> {
-    replay_configs(ledger_path, args, vec![config_of(args)?], None)
 }
 
 fn run_checkpointed(ledger_path: &Path, args: &ReplayArgs) -> anyhow::Result<Snapshot> {
@@ -299,30 +324,59 @@ pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCo
             }
         }
     }
+    out.flush()?;
+    for (i, score) in run.replayed.scores.iter().enumerate() {
+        let label =
+            if n > 1 { format!("configuration {}", i + 1) } else { "this configuration".into() };
+        if let Some(w) = worse_than_guessing(&args.algo.algo, &label, score) {
+            eprintln!("{w}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
-    let run = replay_of(ledger_path, &args.algo)?;
-    let snap = run.snapshot(0);
-    let board = leaderboard(&run.projectors[0], &run.replayed.roster);
-    let top = args.top.unwrap_or(usize::MAX);
-    let mut out = crate::out::stdout();
-    let key = |r: &Row| match r.standing.display {
-        Some(d) => d.glixare.map_or("provisional".to_string(), |g| format!("{g:.2}%")),
-        None => format!("{:.1}", r.standing.rating),
+/// The leaderboard rules of `args`.
+pub fn board_rules(args: &LeaderboardArgs) -> anyhow::Result<BoardRules> {
+    let active_within = match args.active_within.as_str() {
+        "all" => None,
+        d => Some(ladder_projector::parse_duration(d).ok_or_else(|| {
+            UsageError(format!(
+                "--active-within: {d:?} is not a duration (N followed by s, m, h, d or w, like \
+                 365d or 52w) or `all`"
+            ))
+        })?),
     };
-    let json_row = |rank: Option<usize>, r: &Row| {
-        let mut v = serde_json::json!({
-            "rank": rank, "player": r.player, "rating": r.standing.rating, "games": r.standing.games,
-        });
-        if let Some(rd) = r.standing.rd {
-            v["rd"] = rd.into();
-        }
-        if let Some(d) = r.standing.display {
-            v["glixare"] = d.glixare.into();
-        }
-        v
+    Ok(BoardRules { min_games: args.min_games, active_within, top: args.top })
+}
+
+pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
+    let rules = board_rules(&args)?;
+    // Scored as it replays (every two-seat match, no warm-up), to warn when these constants
+    // predict worse than guessing; the score costs one expectation per match.
+    let run = replay_configs(ledger_path, &args.algo, vec![config_of(&args.algo)?], Some(0))?;
+    let mut snap = run.snapshot(0);
+    snap.prediction = None;
+    let r = &run.replayed;
+    let board = leaderboard(&run.projectors[0], &r.roster, &r.activity, &rules);
+    let mut warnings: Vec<String> = r
+        .scores
+        .first()
+        .and_then(|s| worse_than_guessing(&args.algo.algo, "this configuration", s))
+        .into_iter()
+        .collect();
+    if board.ranked.is_empty() && board.left_out.total() > 0 {
+        warnings.push(format!(
+            "warning: the leaderboard is empty: nobody meets its rules (the `left out` line counts why); --min-games and --active-within loosen them, and {}",
+            tune_hint(&args.algo.algo)
+        ));
+    }
+    let mut out = crate::out::stdout();
+    let key = |row: &Row| match row.standing.display.and_then(|d| d.glixare) {
+        Some(g) if board.key == "glixare" => format!("{g:.2}%"),
+        _ => format!("{:.1}", row.standing.rating),
+    };
+    let day = |t: Option<ladder_events::Timestamp>| {
+        t.map_or("-".to_string(), |t| t.to_datetime().format("%Y-%m-%d").to_string())
     };
     match args.format {
         BoardFormat::Json => {
@@ -337,12 +391,38 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                     (k.to_string(), v)
                 })
                 .collect();
-            let ranked: Vec<_> =
-                board.ranked.iter().take(top).map(|r| json_row(Some(r.rank), &r.row)).collect();
-            let provisional: Vec<_> = board.provisional.iter().map(|r| json_row(None, r)).collect();
+            let ranked: Vec<_> = board
+                .ranked
+                .iter()
+                .map(|x| {
+                    let row = &x.row;
+                    let mut v = serde_json::json!({
+                        "rank": x.rank, "player": row.player, "rating": row.standing.rating,
+                        "games": row.standing.games,
+                        "last_played": x.last_played.map(|t| t.to_string()),
+                    });
+                    if let Some(rd) = row.standing.rd {
+                        v["rd"] = rd.into();
+                    }
+                    if let Some(d) = row.standing.display {
+                        v["glixare"] = d.glixare.into();
+                    }
+                    v
+                })
+                .collect();
+            let l = &board.left_out;
             let v = serde_json::json!({
-                "algorithm": snap.algorithm, "config": config, "through": snap.through, "head": snap.head,
-                "ranked": ranked, "provisional": provisional,
+                "algorithm": snap.algorithm, "config": config, "through": snap.through,
+                "head": snap.head,
+                "rules": {
+                    "min_games": rules.min_games, "active_within": args.active_within,
+                    "top": rules.top, "provisional_rd": board.provisional_rd,
+                },
+                "ranked": ranked,
+                "left_out": {
+                    "inactive": l.inactive, "few_games": l.few_games,
+                    "provisional": l.provisional, "below_top": l.below_top,
+                },
             });
             writeln!(out, "{v}")?;
         }
@@ -356,51 +436,36 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                 snap.through,
                 snap.head
             )?;
-            let width = board
-                .ranked
-                .iter()
-                .map(|r| &r.row)
-                .chain(&board.provisional)
-                .map(|r| r.player.chars().count())
-                .max()
-                .unwrap_or(6)
-                .max(6);
-            let what = if snap.players.iter().any(|r| r.standing.display.is_some()) {
-                "glixare"
-            } else {
-                "rating"
-            };
-            writeln!(out, "{:>5}  {:<width$}  {:>11}  {:>6}", "rank", "player", what, "games")?;
-            for r in board.ranked.iter().take(top) {
+            let width =
+                board.ranked.iter().map(|r| r.row.player.chars().count()).max().unwrap_or(6).max(6);
+            writeln!(
+                out,
+                "{:>5}  {:<width$}  {:>11}  {:>6}  last game",
+                "rank", "player", board.key, "games"
+            )?;
+            for r in &board.ranked {
+                let pad = width + r.row.player.len() - r.row.player.chars().count();
                 writeln!(
                     out,
-                    "{:>5}  {:<width$}  {:>11}  {:>6}",
+                    "{:>5}  {:<pad$}  {:>11}  {:>6}  {}",
                     r.rank,
                     r.row.player,
                     key(&r.row),
-                    r.row.standing.games
+                    r.row.standing.games,
+                    day(r.last_played)
                 )?;
             }
-            if board.ranked.is_empty() && !board.provisional.is_empty() {
-                writeln!(
-                    out,
-                    "    -  nobody yet: a player is ranked once their RD falls to provisional_rd (games lower it, idle days raise it)"
-                )?;
+            if board.ranked.is_empty() {
+                writeln!(out, "    -  nobody meets the rules below")?;
             }
-            if !board.provisional.is_empty() {
-                writeln!(out, "\nprovisional (RD above provisional_rd), by name, (rating):")?;
-                for r in &board.provisional {
-                    writeln!(
-                        out,
-                        "{:>5}  {:<width$}  {:>11}  {:>6}",
-                        "-",
-                        r.player,
-                        format!("({:.1})", r.standing.rating),
-                        r.standing.games
-                    )?;
-                }
+            if let Some(line) = left_out_line(&board, &rules) {
+                writeln!(out, "\n{line}")?;
             }
         }
+    }
+    out.flush()?;
+    for w in warnings {
+        eprintln!("{w}");
     }
     Ok(ExitCode::SUCCESS)
 }

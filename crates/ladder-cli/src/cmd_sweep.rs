@@ -118,11 +118,22 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     let loss = |i: usize| run.replayed.scores[i].log_loss().unwrap_or(f64::INFINITY);
     order.sort_by(|&a, &b| loss(a).total_cmp(&loss(b)).then(a.cmp(&b)));
     let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
+    // The plot is drawn before the table is printed, but a grid it cannot draw only says why:
+    // the sweep itself has succeeded.
+    let mut no_plot = None;
     if let Some(path) = &args.plot {
-        let svg = plot(&axes, &configs, &run.replayed.scores)?;
-        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("wrote {}; open it in a browser", path.display());
+        match plot(&axes, &configs, &run.replayed.scores) {
+            Ok(svg) => {
+                std::fs::write(path, svg)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                eprintln!("wrote {}; open it in a browser", path.display());
+            }
+            Err(why) => {
+                no_plot = Some(format!("no plot drawn ({} not written): {why}", path.display()))
+            }
+        }
     }
+    let worse = order.iter().filter(|&&i| loss(i) > std::f64::consts::LN_2).count();
     let mut out = std::io::BufWriter::new(crate::out::stdout());
     match args.format {
         SweepFormat::Json => {
@@ -209,6 +220,16 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
+    if let Some(why) = no_plot {
+        eprintln!("{why}");
+    }
+    if worse > 0 {
+        eprintln!(
+            "warning: {worse} of {} configurations predict worse than always saying 0.5 (log loss above ln 2 = 0.6931); {}",
+            configs.len(),
+            crate::cmd_replay::tune_hint(&args.algo.algo)
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -220,28 +241,45 @@ fn number(config: &Config, key: &str) -> Option<f64> {
     })
 }
 
-/// A line chart for one numeric axis, a heat map for two (configurations in `combinations` order).
-fn plot(axes: &[Axis], configs: &[Config], scores: &[Score]) -> anyhow::Result<String> {
+/// A line chart for one numeric axis, a heat map for two (configurations in `combinations` order);
+/// for any other grid, why no plot can be drawn.
+fn plot(axes: &[Axis], configs: &[Config], scores: &[Score]) -> Result<String, String> {
     let numeric = |key: &str| configs.iter().all(|c| number(c, key).is_some());
     let loss = |i: usize| scores[i].log_loss().unwrap_or(f64::NAN);
     match axes {
         [(k, _)] if numeric(k) => {
-            let points: Vec<(f64, f64)> =
-                (0..configs.len()).map(|i| (number(&configs[i], k).unwrap_or(f64::NAN), loss(i))).collect();
+            let points: Vec<(f64, f64)> = (0..configs.len())
+                .map(|i| (number(&configs[i], k).unwrap_or(f64::NAN), loss(i)))
+                .collect();
             Ok(ladder_plot::sweep_line(k, &points, &[("always 0.5", std::f64::consts::LN_2)]))
         }
         [(kx, vx), (ky, vy)] if numeric(kx) && numeric(ky) => {
             // combinations() varies the last axis fastest: index = iy_of_x * |y| + iy.
-            let xs: Vec<f64> = (0..vx.len()).map(|i| number(&configs[i * vy.len()], kx).unwrap_or(f64::NAN)).collect();
-            let ys: Vec<f64> = (0..vy.len()).map(|j| number(&configs[j], ky).unwrap_or(f64::NAN)).collect();
-            let values: Vec<Vec<f64>> =
-                (0..vy.len()).map(|j| (0..vx.len()).map(|i| loss(i * vy.len() + j)).collect()).collect();
+            let xs: Vec<f64> = (0..vx.len())
+                .map(|i| number(&configs[i * vy.len()], kx).unwrap_or(f64::NAN))
+                .collect();
+            let ys: Vec<f64> =
+                (0..vy.len()).map(|j| number(&configs[j], ky).unwrap_or(f64::NAN)).collect();
+            let values: Vec<Vec<f64>> = (0..vy.len())
+                .map(|j| (0..vx.len()).map(|i| loss(i * vy.len() + j)).collect())
+                .collect();
             Ok(ladder_plot::sweep_heatmap(kx, &xs, ky, &ys, &values))
         }
-        _ => Err(UsageError(
-            "--plot draws one or two numeric constants (a line or a heat map); this grid has other axes".into(),
-        )
-        .into()),
+        _ => {
+            let words: Vec<&str> =
+                axes.iter().map(|(k, _)| k.as_str()).filter(|k| !numeric(k)).collect();
+            Err(if words.is_empty() {
+                format!(
+                    "--plot draws one or two numeric constants (a line or a heat map); this grid has {}",
+                    axes.len()
+                )
+            } else {
+                format!(
+                    "--plot draws numeric constants only, and {} takes words or durations",
+                    words.join(" and ")
+                )
+            })
+        }
     }
 }
 

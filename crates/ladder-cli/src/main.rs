@@ -31,6 +31,7 @@ mod cmd_prove;
 mod cmd_replay;
 mod cmd_sim;
 mod cmd_sweep;
+mod cmd_tune;
 mod cmd_upgrade;
 mod cmd_verify;
 mod source;

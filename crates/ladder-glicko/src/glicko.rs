@@ -24,27 +24,32 @@ pub const ALGORITHM: &str = "glicko";
 /// Seed 001, step 2: `q = ln(10) / 400`.
 pub const Q: f64 = LN_10 / 400.0;
 
-/// The documented default of `c`: seed 001's own rule, "it takes 100 scoring periods for a player's
-/// RD to reach that of an unrated player (350) and a typical player has an RD of 50", gives
-/// `c = sqrt((350^2 - 50^2) / 100) = sqrt(1200) ≈ 34.64` (the seed's rounding). With the default
-/// one-day period, a typical player who stops playing is unrated again after about 100 days.
-pub const DEFAULT_C: f64 = 34.64;
+/// The documented default of `c`, chosen with the default `period` (5 days) by the procedure of
+/// docs/real-ladders.md: on the first 70% of two real ladders (ATP tour-level tennis and
+/// international football), the grid point whose log loss is nearest each ladder's best (the
+/// smallest worse-of-the-two regret). The seed's own example, c = 34.64 (RD 50 back to 350 in 100
+/// periods), assumes a live ladder with games every day; with periods of days it lets RD climb
+/// back between weekly games (docs/algorithms/glicko.md).
+pub const DEFAULT_C: f64 = 6.0;
+
+/// The documented default of `period`, chosen with [`DEFAULT_C`].
+pub const DEFAULT_PERIOD: &str = "5d";
 
 /// The constants of `glicko` (`../shared/CONTRACT.md` section 3), with defaults and ranges.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "c",
         kind: ParamKind::at_least(0.0),
-        default: "34.64",
+        default: "6",
         doc:
             "RD growth per idle period, RD* = min(sqrt(RD^2 + c^2 t), rd_max) (seed 001, step 1); \
-              the default takes RD 50 back to 350 in 100 periods",
+              the default was chosen with period=5d on real ladders (docs/real-ladders.md)",
         warn_below: None,
     },
     ParamSpec {
         key: "period",
         kind: ParamKind::Period,
-        default: "1d",
+        default: DEFAULT_PERIOD,
         doc: "rating period: a duration P (periods [epoch + kP, epoch + (k+1)P)) or `game` \
               (each match rated at once)",
         warn_below: None,
@@ -61,6 +66,14 @@ pub const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::above(0.0),
         default: "350",
         doc: "cap on RD*, the RD of an unrated player (seed 001, step 1: min(..., 350))",
+        warn_below: None,
+    },
+    ParamSpec {
+        key: "provisional_rd",
+        kind: ParamKind::above(0.0),
+        default: "100",
+        doc: "a player whose RD is above this is provisional: left off the leaderboard (as \
+              TGR's provisional_rd; docs/algorithms explains the default)",
         warn_below: None,
     },
     ParamSpec {

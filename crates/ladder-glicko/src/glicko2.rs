@@ -39,6 +39,12 @@ pub const MAX_BRACKET_STEPS: u32 = 1000;
 /// `ln(sigma'^2)` can never be met and ends here.
 pub const MAX_ILLINOIS_ITERATIONS: u32 = 200;
 
+/// The documented default of `period`, chosen by the procedure of docs/real-ladders.md: on the
+/// first 70% of two real ladders (ATP tour-level tennis and international football), the period
+/// whose log loss is nearest each ladder's best (the smallest worse-of-the-two regret), with the
+/// seed's tau = 0.5 and sigma = 0.06, which are per period.
+pub const DEFAULT_PERIOD: &str = "10d";
+
 /// The constants of `glicko2` (`../shared/CONTRACT.md` section 3), with defaults and ranges.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -66,7 +72,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "period",
         kind: ParamKind::Period,
-        default: "1d",
+        default: DEFAULT_PERIOD,
         doc: "rating period: a duration P (periods [epoch + kP, epoch + (k+1)P)) or `game` \
               (each match rated at once)",
         warn_below: None,
@@ -83,6 +89,14 @@ pub const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::above(0.0),
         default: "350",
         doc: "cap on phi* (as RD) in every step 6, the RD of an unrated player (seed 002, step 1)",
+        warn_below: None,
+    },
+    ParamSpec {
+        key: "provisional_rd",
+        kind: ParamKind::above(0.0),
+        default: "100",
+        doc: "a player whose RD is above this is provisional: left off the leaderboard (as \
+              TGR's provisional_rd; docs/algorithms explains the default)",
         warn_below: None,
     },
     ParamSpec {

@@ -1,5 +1,6 @@
 //! The streaming replay driver.
 
+use crate::activity::Activity;
 use crate::score::{outcome, Score};
 use ladder_events::{Body, Event, Timestamp};
 use ladder_projector::{ConfigError, Feeder, ProjectError, Projector, Roster, Trace};
@@ -153,6 +154,8 @@ pub struct Stepped<'a, 'p> {
     pub roster: &'a Roster,
     /// The projectors, in the order given, with the event applied.
     pub projectors: &'a [&'p mut dyn Projector],
+    /// Who last played when, with the event applied.
+    pub activity: &'a Activity,
 }
 
 /// How a replay runs.
@@ -180,6 +183,9 @@ pub struct Replayed {
     pub through: u64,
     /// The chain hash of event `through` (zeros for none).
     pub head: [u8; 32],
+    /// When each player last played, and the instant of event `through`: of the events this
+    /// replay read (after a checkpoint, only those after it).
+    pub activity: Activity,
 }
 
 /// Folds the history into every projector, decoding each event once, and checks that each settles
@@ -203,6 +209,7 @@ pub fn replay(
     };
     let is_voided =
         |id: &str| history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at));
+    let mut activity = Activity::new();
     for item in history.events_from(through + 1) {
         let h = item?;
         if !until.includes(h.seq, h.event.at) {
@@ -218,12 +225,28 @@ pub fn replay(
         feeder.feed(h.seq, &h.event, &is_voided, projectors, trace)?;
         through = h.seq;
         head = h.hash;
-        on_step(Stepped { seq: h.seq, event: &h.event, roster: &feeder.roster, projectors });
+        activity.event(h.event.at);
+        if let Body::MatchResult { seats } = &h.event.body {
+            if !h.event.id.as_deref().is_some_and(is_voided) {
+                for seat in seats {
+                    if let Some(id) = feeder.roster.get(&seat.player) {
+                        activity.played(id, h.event.at);
+                    }
+                }
+            }
+        }
+        on_step(Stepped {
+            seq: h.seq,
+            event: &h.event,
+            roster: &feeder.roster,
+            projectors,
+            activity: &activity,
+        });
     }
     for p in projectors.iter() {
         p.settle(through)?;
     }
-    Ok(Replayed { scores, roster: feeder.roster, through, head })
+    Ok(Replayed { scores, roster: feeder.roster, through, head, activity })
 }
 
 /// Predicts a two-seat, not voided MatchResult from the ratings just before it.

@@ -11,6 +11,7 @@
 //!   and a table, byte-stable so snapshot tests and `git diff` show exactly what changed.
 #![deny(missing_docs)]
 
+mod activity;
 pub mod checkpoint;
 pub mod diff;
 mod driver;
@@ -18,10 +19,15 @@ mod output;
 mod parallel;
 pub mod registry;
 pub mod score;
+pub mod tune;
 
+pub use activity::Activity;
 pub use driver::{
     replay, History, HistoryEvent, Options, RawRecord, ReplayError, Replayed, Stepped, Until,
     VisitRecords,
 };
-pub use output::{leaderboard, Leaderboard, Ranked, Row, Snapshot};
+pub use output::{
+    leaderboard, left_out_line, BoardRules, Leaderboard, LeftOut, Ranked, Row, Snapshot,
+    DEFAULT_ACTIVE_WITHIN, DEFAULT_MIN_GAMES,
+};
 pub use parallel::replay_parallel;

@@ -1,6 +1,6 @@
 //! The canonical replay output (`../shared/CONTRACT.md` section 4) and the leaderboard.
 
-use crate::score::Score;
+use crate::score::{Score, BINS};
 use ladder_projector::{ParamValue, Projector, Roster, Standing};
 use std::fmt::Write as _;
 
@@ -300,13 +300,18 @@ impl Snapshot {
                 f(s.brier()),
                 f(s.accuracy())
             );
-            let _ = writeln!(o, "  calibration  {:>9}  {:>7}  {:>8}", "n", "mean p", "observed");
-            for (i, b) in s.bins.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "  calibration (favourite's side)  {:>9}  {:>7}  {:>8}",
+                "n", "mean p", "observed"
+            );
+            // Seen from the favourite's side, the bins below 0.5 are always empty.
+            for (i, b) in s.bins.iter().enumerate().skip(BINS / 2) {
                 let mean =
                     |x: f64| if b.n > 0 { format!("{:.3}", x / b.n as f64) } else { "-".into() };
                 let _ = writeln!(
                     o,
-                    "  [{:.1}, {:.1}{} {:>9}  {:>7}  {:>8}",
+                    "  [{:.1}, {:.1}{}                    {:>9}  {:>7}  {:>8}",
                     i as f64 / 10.0,
                     (i + 1) as f64 / 10.0,
                     if i == 9 { "]" } else { ")" },
@@ -320,55 +325,183 @@ impl Snapshot {
     }
 }
 
+/// The documented default of `--min-games`: a player is ranked after ten rated matches. In Glicko
+/// each even game against an opponent of RD 100 adds q^2 g^2 / 4 = 7.8e-6 to 1/RD^2 (Glickman,
+/// The Glicko system), so ten games take a newcomer's RD from 350 to about 107: fewer games are
+/// little evidence, for Elo (which keeps no RD) as much as for the rest.
+pub const DEFAULT_MIN_GAMES: u64 = 10;
+
+/// The documented default of `--active-within`: a game within a year of the replay's last event,
+/// so a season of tennis or two of international football keeps a player listed.
+pub const DEFAULT_ACTIVE_WITHIN: &str = "365d";
+
+/// Who a leaderboard lists (`../shared/CONTRACT.md` section 4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoardRules {
+    /// Players with fewer rated matches are left out.
+    pub min_games: u64,
+    /// Players whose last match is more than this many nanoseconds before the replay's last event
+    /// are left out; `None` keeps every player however long ago they played.
+    pub active_within: Option<i64>,
+    /// List at most this many players.
+    pub top: Option<usize>,
+}
+
+impl Default for BoardRules {
+    /// The documented defaults: [`DEFAULT_MIN_GAMES`], [`DEFAULT_ACTIVE_WITHIN`], no bound.
+    fn default() -> BoardRules {
+        BoardRules {
+            min_games: DEFAULT_MIN_GAMES,
+            active_within: ladder_projector::parse_duration(DEFAULT_ACTIVE_WITHIN),
+            top: None,
+        }
+    }
+}
+
+impl BoardRules {
+    /// Every player, established or not, however few games and long ago: the whole field ranked.
+    pub fn everyone() -> BoardRules {
+        BoardRules { min_games: 0, active_within: None, top: None }
+    }
+}
+
 /// One ranked player.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ranked {
-    /// 1-based rank; equal keys share a rank (1, 2, 2, 4).
+    /// 1-based rank among the listed-or-eligible players; equal keys share a rank (1, 2, 2, 4).
     pub rank: usize,
     /// The player.
     pub row: Row,
+    /// The instant of their last rated match.
+    pub last_played: Option<ladder_events::Timestamp>,
+}
+
+/// How many players a leaderboard left out, by reason. Each player is counted once, under the
+/// first rule they fail in this order: inactive, too few games, provisional, beyond `--top`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    /// No rated match within `active_within` of the replay's last event (or none at all).
+    pub inactive: usize,
+    /// Fewer than `min_games` rated matches.
+    pub few_games: usize,
+    /// RD above the algorithm's `provisional_rd`.
+    pub provisional: usize,
+    /// Eligible, but ranked below the `top` bound.
+    pub below_top: usize,
+}
+
+impl LeftOut {
+    /// Every player left out.
+    pub fn total(&self) -> usize {
+        self.inactive + self.few_games + self.provisional + self.below_top
+    }
 }
 
 /// Players ranked for a leaderboard (`../shared/CONTRACT.md` section 4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Leaderboard {
-    /// Ranked players, best first.
+    /// Ranked players, best first, at most `top`.
     pub ranked: Vec<Ranked>,
-    /// TGR's provisional players, listed apart by name (the seed keeps them off the ranking).
-    pub provisional: Vec<Row>,
+    /// The players not listed, by reason.
+    pub left_out: LeftOut,
+    /// The RD above which a player is provisional, for algorithms that keep an RD.
+    pub provisional_rd: Option<f64>,
+    /// What a ranking key is: `glixare` (TGR) or `rating`.
+    pub key: &'static str,
 }
 
-/// Ranks the players of `projector`: TGR by GLIXARE with provisional players apart, exactly as
-/// [`ladder_tgr::leaderboard`] does; every other algorithm by rating, highest first. In both,
-/// equal keys share a rank and are listed by name (bytes), so the order is total.
-pub fn leaderboard(projector: &dyn Projector, roster: &Roster) -> Leaderboard {
-    let standings = projector.standings();
-    let row = |s: &Standing| Row { player: roster.name(s.player).to_string(), standing: s.clone() };
-    if projector.config().algorithm == ladder_tgr::ALGORITHM {
-        let board = ladder_tgr::leaderboard(&standings, roster);
-        return Leaderboard {
-            ranked: board
-                .ranked
-                .iter()
-                .map(|r| Ranked { rank: r.rank, row: row(r.standing) })
-                .collect(),
-            provisional: board.provisional.iter().map(|s| row(s)).collect(),
+/// The key a player is ranked by: TGR's displayed GLIXARE where it has one, otherwise the rating.
+fn rank_key(s: &Standing) -> f64 {
+    s.display.and_then(|d| d.glixare).unwrap_or(s.rating)
+}
+
+/// Ranks the players of `projector` for every algorithm the same way: established, active players
+/// (`rules`: not provisional under the configuration's `provisional_rd`, at least `min_games`
+/// games, a game within `active_within` of the replay's last event, from `activity`), by
+/// TGR's GLIXARE or every other algorithm's rating, highest first. Equal keys share a rank and
+/// are listed by name (bytes), so the order is total. The players left out are counted by reason.
+pub fn leaderboard(
+    projector: &dyn Projector,
+    roster: &Roster,
+    activity: &crate::Activity,
+    rules: &BoardRules,
+) -> Leaderboard {
+    let config = projector.config();
+    let provisional_rd =
+        config.values.iter().find(|(k, _)| *k == "provisional_rd").and_then(|(_, v)| match v {
+            ParamValue::Number(x) => Some(*x),
+            ParamValue::Text(_) => None,
+        });
+    let key = if config.algorithm == "tgr" { "glixare" } else { "rating" };
+    let mut left_out = LeftOut::default();
+    let now = activity.last_event();
+    let mut rows: Vec<(Row, Option<ladder_events::Timestamp>)> = Vec::new();
+    for s in projector.standings() {
+        let last = activity.last_played(s.player);
+        let active = match (rules.active_within, last, now) {
+            (None, _, _) => true,
+            (Some(_), None, _) => false,
+            (Some(within), Some(last), Some(now)) => now.0.saturating_sub(last.0) <= within,
+            (Some(_), Some(_), None) => true,
         };
+        if !active {
+            left_out.inactive += 1;
+        } else if s.games < rules.min_games {
+            left_out.few_games += 1;
+        } else if provisional_rd.zip(s.rd).is_some_and(|(p, rd)| rd > p) {
+            left_out.provisional += 1;
+        } else {
+            rows.push((Row { player: roster.name(s.player).to_string(), standing: s }, last));
+        }
     }
-    let mut rows: Vec<Row> = standings.iter().map(row).collect();
-    rows.sort_by(|a, b| {
-        b.standing
-            .rating
-            .total_cmp(&a.standing.rating)
+    rows.sort_by(|(a, _), (b, _)| {
+        rank_key(&b.standing)
+            .total_cmp(&rank_key(&a.standing))
             .then_with(|| a.player.as_bytes().cmp(b.player.as_bytes()))
     });
-    let mut ranked: Vec<Ranked> = Vec::with_capacity(rows.len());
-    for (i, row) in rows.into_iter().enumerate() {
-        let rank = match ranked.last() {
-            Some(prev) if prev.row.standing.rating == row.standing.rating => prev.rank,
+    let top = rules.top.unwrap_or(usize::MAX);
+    left_out.below_top = rows.len().saturating_sub(top);
+    let mut ranked: Vec<Ranked> = Vec::with_capacity(rows.len().min(top));
+    let mut prev: Option<(f64, usize)> = None;
+    for (i, (row, last_played)) in rows.into_iter().enumerate().take(top) {
+        let k = rank_key(&row.standing);
+        let rank = match prev {
+            Some((pk, pr)) if pk == k => pr,
             _ => i + 1,
         };
-        ranked.push(Ranked { rank, row });
+        prev = Some((k, rank));
+        ranked.push(Ranked { rank, row, last_played });
     }
-    Leaderboard { ranked, provisional: Vec::new() }
+    Leaderboard { ranked, left_out, provisional_rd, key }
+}
+
+/// The one line that counts the players a leaderboard left out, by reason, naming the rule of
+/// each (`None` when nobody was left out).
+pub fn left_out_line(board: &Leaderboard, rules: &BoardRules) -> Option<String> {
+    let l = &board.left_out;
+    if l.total() == 0 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if l.inactive > 0 {
+        let within = rules.active_within.map_or(String::new(), |w| {
+            let days = w as f64 / ladder_events::NANOS_PER_DAY as f64;
+            format!("no game within {days}d of the last event")
+        });
+        parts.push(format!("{} inactive ({within}; --active-within all keeps them)", l.inactive));
+    }
+    if l.few_games > 0 {
+        parts.push(format!(
+            "{} with fewer than {} games (--min-games)",
+            l.few_games, rules.min_games
+        ));
+    }
+    if l.provisional > 0 {
+        let rd = board.provisional_rd.map_or(String::new(), |p| format!(" (RD above {p})"));
+        parts.push(format!("{} provisional{rd}", l.provisional));
+    }
+    if l.below_top > 0 {
+        parts.push(format!("{} below the top {}", l.below_top, board.ranked.len()));
+    }
+    Some(format!("left out: {}", parts.join(", ")))
 }

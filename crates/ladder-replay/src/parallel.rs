@@ -5,6 +5,7 @@
 //! each folding on its own thread while the others prepare the next chunks. Every projector still sees every step in order, so the
 //! result is bit-identical to [`crate::replay`] (a test checks it).
 
+use crate::activity::Activity;
 use crate::score::{outcome, Score};
 use crate::{History, ReplayError, Replayed, Until};
 use ladder_events::codec::{self, BodyView, EventView};
@@ -124,6 +125,17 @@ impl Chunk {
         self.items.push(Item { seq, at: event.at, input });
     }
 
+    /// Notes when each seat of the chunk's matches played (after [`Chunk::resolve`]).
+    fn note(&self, activity: &mut Activity) {
+        for item in &self.items {
+            if let Owned::Match(a, b) = item.input {
+                for seat in &self.seats[a..b] {
+                    activity.played(seat.player, item.at);
+                }
+            }
+        }
+    }
+
     /// Interns every name in order (so ids are handed out in order of first appearance, as
     /// [`crate::replay`] does) and writes the ids into the steps. Each run of [`TOUCH`] names is
     /// touched first ([`Roster::touch`]), so the roster's cache misses overlap.
@@ -217,7 +229,7 @@ pub fn replay_parallel(
     let is_voided = |id: &str| {
         any_voids && history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at))
     };
-    let (mut through, mut head) = (0, [0u8; 32]);
+    let (mut through, mut head, mut last_at) = (0, [0u8; 32], None);
     let failed = AtomicBool::new(false);
 
     let mut score_groups: Vec<&mut [Score]> = if scores.is_empty() {
@@ -225,7 +237,7 @@ pub fn replay_parallel(
     } else {
         scores.chunks_mut(per).collect()
     };
-    let (read, roster, folds) = std::thread::scope(|s| {
+    let (read, (roster, activity), folds) = std::thread::scope(|s| {
         let mut queues = Vec::new();
         let mut handles = Vec::new();
         for (ps, sc) in projectors.chunks_mut(per).zip(score_groups.iter_mut()) {
@@ -245,15 +257,17 @@ pub fn replay_parallel(
         let (to_interner, interner_rx) = std::sync::mpsc::sync_channel::<Chunk>(QUEUE);
         let interner = s.spawn(move || {
             let mut roster = Roster::new();
+            let mut activity = Activity::new();
             for mut chunk in interner_rx {
                 chunk.resolve(&mut roster);
+                chunk.note(&mut activity);
                 let chunk = Arc::new(chunk);
                 for q in &queues {
                     // A group that stopped at an error has dropped its end; the others go on.
                     let _ = q.send(Arc::clone(&chunk));
                 }
             }
-            roster
+            (roster, activity)
         });
         let mut chunk = Chunk::new();
         let mut sides = Vec::new();
@@ -267,6 +281,7 @@ pub fn replay_parallel(
                 chunk.push(r.seq, &event, &is_voided, &mut sides);
                 through = r.seq;
                 head = *r.hash;
+                last_at = Some(event.at);
                 if chunk.items.len() == CHUNK {
                     // The interner has hung up only if it panicked; joining it says so below.
                     let _ = to_interner.send(std::mem::replace(&mut chunk, Chunk::new()));
@@ -281,7 +296,11 @@ pub fn replay_parallel(
             let _ = to_interner.send(chunk);
         }
         drop(to_interner);
-        let roster = join(interner);
+        let (roster, mut activity) = join(interner);
+        if let Some(at) = last_at {
+            activity.event(at);
+        }
+        let roster = (roster, activity);
         let folds: Vec<Result<(), ProjectError>> = handles.into_iter().map(join).collect();
         (read, roster, folds)
     });
@@ -294,7 +313,7 @@ pub fn replay_parallel(
     for p in projectors.iter() {
         p.settle(through)?;
     }
-    Ok(Replayed { scores, roster, through, head })
+    Ok(Replayed { scores, roster, through, head, activity })
 }
 
 /// A scoped thread's result, passing its panic on.

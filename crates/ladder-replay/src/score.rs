@@ -3,21 +3,25 @@
 //! Every two-seat MatchResult after the first `warmup` is predicted from the ratings just before
 //! it, with the algorithm's own expectation (`Projector::expectation`). A draw counts as half a
 //! win. Log loss uses the natural logarithm with p clipped to [1e-15, 1 - 1e-15]; accuracy counts
-//! a draw, or a prediction of exactly 0.5, as half right; calibration has ten equal bins of p.
+//! a draw, or a prediction of exactly 0.5, as half right; calibration has ten equal bins of p,
+//! taken on the favourite's side: a match enters as (p, y) when p >= 0.5 and as (1 - p, 1 - y)
+//! otherwise (at exactly 0.5 neither seat is the favourite: it enters with outcome one half), so
+//! which seat a file lists first (the winner, the home team) does not matter.
 
 /// Where p is clipped for the log loss.
 pub const CLIP: f64 = 1e-15;
 /// Number of calibration bins.
 pub const BINS: usize = 10;
 
-/// One calibration bin: predictions with `lo <= p < hi` (the last bin includes 1).
+/// One calibration bin: favourites' predictions with `lo <= p < hi` (the last bin includes 1).
+/// Seen from the favourite's side, only the bins from 0.5 up fill.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Bin {
     /// Predictions in the bin.
     pub n: u64,
-    /// Sum of their p.
+    /// Sum of the favourites' p.
     pub sum_p: f64,
-    /// Sum of their outcomes (1, 0.5 or 0).
+    /// Sum of the favourites' outcomes (1, 0.5 or 0).
     pub sum_y: f64,
 }
 
@@ -73,11 +77,18 @@ impl Score {
         } else {
             0.0
         };
-        let bin = ((p * BINS as f64).floor() as usize).min(BINS - 1);
+        // The favourite's side: the seat given p >= 0.5. At exactly 0.5 neither seat is the
+        // favourite, so the match enters with the mean of both seats' outcomes, one half.
+        let (fp, fy) = match p {
+            p if p > 0.5 => (p, y),
+            p if p < 0.5 => (1.0 - p, 1.0 - y),
+            _ => (0.5, 0.5),
+        };
+        let bin = ((fp * BINS as f64).floor() as usize).min(BINS - 1);
         let b = &mut self.bins[bin];
         b.n += 1;
-        b.sum_p += p;
-        b.sum_y += y;
+        b.sum_p += fp;
+        b.sum_y += fy;
     }
 
     /// Mean log loss (natural log), `None` before any match is scored.
@@ -120,12 +131,38 @@ mod tests {
         assert!((s.brier().unwrap() - 0.11).abs() < 1e-12);
         // Accuracy: 1 + 0.5 (draw) + 0.5 (p = 0.5) = 2 over 3.
         assert!((s.accuracy().unwrap() - 2.0 / 3.0).abs() < 1e-12);
-        // Bins: 0.8 -> bin 8, 0.3 -> bin 3, 0.5 -> bin 5; the warm-up is not binned.
+        // Bins, on the favourite's side: 0.8 won -> bin 8; 0.3 drawn is the other seat's 0.7
+        // drawn -> bin 7; 0.5 -> bin 5 with outcome one half (no favourite); the warm-up is not
+        // binned.
         assert_eq!(
             s.bins.iter().map(|b| b.n).collect::<Vec<_>>(),
-            vec![0, 0, 0, 1, 0, 1, 0, 0, 1, 0]
+            vec![0, 0, 0, 0, 0, 1, 0, 1, 1, 0]
         );
-        assert_eq!(s.bins[3].sum_y, 0.5);
+        assert_eq!(s.bins[7].sum_y, 0.5);
+        assert!((s.bins[7].sum_p - 0.7).abs() < 1e-15);
+        assert_eq!(s.bins[5].sum_y, 0.5);
+    }
+
+    #[test]
+    fn calibration_does_not_depend_on_which_seat_is_listed_first() {
+        // The same four matches with the winner listed first, then with the loser first: the
+        // second seat's chance is 1 - p and its outcome 1 - y.
+        let matches = [(0.9, 1.0), (0.35, 1.0), (0.62, 0.0), (0.5, 0.5), (0.2, 0.0)];
+        let mut first = Score::new(0);
+        let mut flipped = Score::new(0);
+        for (p, y) in matches {
+            first.record(p, y);
+            flipped.record(1.0 - p, 1.0 - y);
+        }
+        for (a, b) in first.bins.iter().zip(&flipped.bins) {
+            assert_eq!(a.n, b.n);
+            assert!((a.sum_p - b.sum_p).abs() < 1e-12 && (a.sum_y - b.sum_y).abs() < 1e-12);
+        }
+        // Favourites: 0.9 won, 0.65 lost, 0.62 lost, 0.5 drawn, 0.8 won -> bins 9, 6, 6, 5, 8.
+        let n: Vec<u64> = first.bins.iter().map(|b| b.n).collect();
+        assert_eq!(n, vec![0, 0, 0, 0, 0, 1, 2, 0, 1, 1]);
+        assert_eq!(first.bins[6].sum_y, 0.0);
+        assert_eq!(first.bins[9].sum_y, 1.0);
     }
 
     #[test]
@@ -136,9 +173,9 @@ mod tests {
         let ll = s.log_loss().unwrap();
         // Both losses are about -ln 1e-15 = 34.54 (1 - 1e-15 is not exact in binary, so the two
         // differ in the fourth decimal).
-        assert!((ll - 34.538_776_394_910_69).abs() < 1e-3, "{ll}"); // -ln 1e-15 = 15 ln 10 = 34.5387763949...
-                                                                    // The top bin includes p = 1.
-        assert_eq!(s.bins[9].n, 1);
-        assert_eq!(s.bins[0].n, 1);
+        // -ln 1e-15 = 15 ln 10 = 34.5387763949...
+        assert!((ll - 34.538_776_394_910_69).abs() < 1e-3, "{ll}");
+        // The top bin includes p = 1; p = 0 is the other seat's 1.
+        assert_eq!(s.bins[9].n, 2);
     }
 }

@@ -4,7 +4,8 @@ use ladder_events::{json::parse_line, Body, Event, Timestamp};
 use ladder_projector::{Display, ParamValue, PlayerId, Standing};
 use ladder_replay::checkpoint::{replay_checkpointed, CheckpointStore, Entry};
 use ladder_replay::{
-    registry, replay, History, HistoryEvent, Options, ReplayError, Row, Snapshot, Until,
+    registry, replay, BoardRules, History, HistoryEvent, LeftOut, Options, ReplayError, Row,
+    Snapshot, Until,
 };
 use std::collections::HashMap;
 
@@ -214,8 +215,29 @@ fn yaml_snapshots_of_every_fixture() {
     });
 }
 
+/// The leaderboard of `lines` under `algo` with `sets` and `rules`.
+fn board(
+    lines: &[&str],
+    algo: &str,
+    sets: &[(&str, &str)],
+    rules: &BoardRules,
+) -> ladder_replay::Leaderboard {
+    let history = Memory::new(lines.iter().map(|l| parse_line(l).unwrap()).collect());
+    let sets: Vec<(String, String)> =
+        sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut p = registry::build(registry::config(algo, &sets).unwrap()).unwrap();
+    let r = replay(&history, &mut [&mut p], Options::default(), &mut |_| {}).unwrap();
+    ladder_replay::leaderboard(&p, &r.roster, &r.activity, rules)
+}
+
+fn ranks(board: &ladder_replay::Leaderboard) -> Vec<(usize, &str)> {
+    board.ranked.iter().map(|r| (r.rank, r.row.player.as_str())).collect()
+}
+
+const DAY: i64 = 86_400_000_000_000;
+
 #[test]
-fn leaderboard_ranks_share_on_ties_and_tgr_keeps_provisional_apart() {
+fn leaderboard_ranks_share_on_ties() {
     let lines = [
         r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"d"}"#,
         r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"c"}"#,
@@ -223,24 +245,146 @@ fn leaderboard_ranks_share_on_ties_and_tgr_keeps_provisional_apart() {
         r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"a","rating":1500,"rd":50}"#,
         r#"{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"d","score":1},{"player":"a","score":0}]}"#,
     ];
-    let history = Memory::new(lines.iter().map(|l| parse_line(l).unwrap()).collect());
-    let board = |algo: &str| {
-        let mut p = registry::build(registry::config(algo, &[]).unwrap()).unwrap();
-        let r = replay(&history, &mut [&mut p], Options::default(), &mut |_| {}).unwrap();
-        ladder_replay::leaderboard(&p, &r.roster)
-    };
-    // Elo: d won (above 1500), b and c untouched at 1500 share rank 2 by name, a lost: rank 4.
-    let elo = board("elo");
-    let ranks: Vec<(usize, &str)> =
-        elo.ranked.iter().map(|r| (r.rank, r.row.player.as_str())).collect();
-    assert_eq!(ranks, vec![(1, "d"), (2, "b"), (2, "c"), (4, "a")]);
-    assert!(elo.provisional.is_empty());
-    // TGR: only a (RD 50 prior) is established; the rest (RD near 350) are provisional, by name.
-    let tgr = board("tgr");
-    assert_eq!(tgr.ranked.iter().map(|r| r.row.player.as_str()).collect::<Vec<_>>(), vec!["a"]);
+    // Elo, everyone: d won (above 1500), b and c untouched at 1500 share rank 2 by name, a lost.
+    let elo = board(&lines, "elo", &[], &BoardRules::everyone());
+    assert_eq!(ranks(&elo), vec![(1, "d"), (2, "b"), (2, "c"), (4, "a")]);
+    assert_eq!(elo.left_out, LeftOut::default());
+    assert_eq!((elo.key, elo.provisional_rd), ("rating", None));
+    // --top 3 cuts inside nothing: b and c keep their shared rank, a is counted below the top.
+    let top = board(&lines, "elo", &[], &BoardRules { top: Some(3), ..BoardRules::everyone() });
+    assert_eq!(ranks(&top), vec![(1, "d"), (2, "b"), (2, "c")]);
+    assert_eq!(top.left_out, LeftOut { below_top: 1, ..LeftOut::default() });
+    // TGR: only a (RD 50 prior) is established; the rest (RD near 350) are left out, counted.
+    let tgr = board(&lines, "tgr", &[], &BoardRules::everyone());
+    assert_eq!(ranks(&tgr), vec![(1, "a")]);
+    assert_eq!(tgr.left_out, LeftOut { provisional: 3, ..LeftOut::default() });
+    assert_eq!((tgr.key, tgr.provisional_rd), ("glixare", Some(100.0)));
+}
+
+#[test]
+fn tgr_ranks_by_glixare_with_ties_by_name_and_leaves_provisional_players_out() {
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"zed","rating":1700,"rd":50}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"amy","rating":1700,"rd":50}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"kim","rating":1800,"rd":60}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"new","rating":2500}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"low","rating":1200,"rd":40}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"bee"}"#,
+    ];
+    let b = board(&lines, "tgr", &[], &BoardRules::everyone());
+    // new (rating 2500) is provisional: its rating does not rank it.
+    assert_eq!(ranks(&b), vec![(1, "kim"), (2, "amy"), (2, "zed"), (4, "low")]);
+    assert_eq!(b.left_out.provisional, 2);
+    // GLIXARE is the key: kim's displayed percentage.
     assert_eq!(
-        tgr.provisional.iter().map(|r| r.player.as_str()).collect::<Vec<_>>(),
-        vec!["b", "c", "d"]
+        b.ranked[0].row.standing.display.unwrap().glixare,
+        Some(ladder_tgr::glixare(1800.0, 60.0))
+    );
+}
+
+#[test]
+fn min_games_leaves_out_players_with_fewer_rated_games() {
+    // a plays three games, b two, c one (all against a), d none.
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"a"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"b"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"c"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"d"}"#,
+        r#"{"type":"MatchResult","at":"2026-03-02T10:00:00Z","seats":[{"player":"a","score":1},{"player":"b","score":0}]}"#,
+        r#"{"type":"MatchResult","at":"2026-03-03T10:00:00Z","seats":[{"player":"b","score":1},{"player":"a","score":0}]}"#,
+        r#"{"type":"MatchResult","at":"2026-03-04T10:00:00Z","seats":[{"player":"a","score":1},{"player":"c","score":0}]}"#,
+    ];
+    let rules = BoardRules { min_games: 2, active_within: None, top: None };
+    let b = board(&lines, "elo", &[], &rules);
+    let mut listed: Vec<&str> = b.ranked.iter().map(|r| r.row.player.as_str()).collect();
+    listed.sort();
+    assert_eq!(listed, ["a", "b"]);
+    assert_eq!(b.left_out, LeftOut { few_games: 2, ..LeftOut::default() });
+    assert!(b.ranked.iter().all(|r| r.row.standing.games >= 2));
+    // Exactly min_games is enough; min_games 0 lists d, who never played.
+    let all = board(&lines, "elo", &[], &BoardRules { min_games: 0, ..rules });
+    assert_eq!(all.ranked.len(), 4);
+}
+
+#[test]
+fn active_within_leaves_out_players_whose_last_game_is_too_long_before_the_last_event() {
+    // old last played on 2025-01-01; edge exactly 365 days before the last event; now on it.
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2024-12-01T00:00:00Z","player":"old"}"#,
+        r#"{"type":"PlayerJoined","at":"2024-12-01T00:00:00Z","player":"edge"}"#,
+        r#"{"type":"PlayerJoined","at":"2024-12-01T00:00:00Z","player":"now"}"#,
+        r#"{"type":"PlayerJoined","at":"2024-12-01T00:00:00Z","player":"idle"}"#,
+        r#"{"type":"MatchResult","at":"2025-01-01T12:00:00Z","seats":[{"player":"old","score":1},{"player":"edge","score":0}]}"#,
+        r#"{"type":"MatchResult","at":"2025-02-01T12:00:00Z","seats":[{"player":"edge","score":1},{"player":"now","score":0}]}"#,
+        r#"{"type":"MatchResult","at":"2026-02-01T12:00:00Z","seats":[{"player":"now","score":1},{"player":"edge","score":0}]}"#,
+        r#"{"type":"MatchResult","at":"2026-02-01T12:00:00Z","seats":[{"player":"now","score":1},{"player":"edge","score":0}]}"#,
+    ];
+    // The last event is 2026-02-01T12:00, when edge and now last played; old last played 396
+    // days before it (2025-01-01T12:00), idle never did.
+    let within =
+        |days: i64| BoardRules { min_games: 0, active_within: Some(days * DAY), top: None };
+    let b = board(&lines, "elo", &[], &within(365));
+    let mut listed: Vec<&str> = b.ranked.iter().map(|r| r.row.player.as_str()).collect();
+    listed.sort();
+    assert_eq!(listed, ["edge", "now"]);
+    // old (396 days) and idle (never played) are inactive.
+    assert_eq!(b.left_out, LeftOut { inactive: 2, ..LeftOut::default() });
+    let last = b.ranked.iter().find(|r| r.row.player == "now").unwrap().last_played.unwrap();
+    assert_eq!(last, Timestamp::parse("2026-02-01T12:00:00Z").unwrap());
+    // 396 days is old's distance exactly: at most the duration counts as active.
+    let b = board(&lines, "elo", &[], &within(396));
+    assert_eq!(b.ranked.len(), 3);
+    let b = board(&lines, "elo", &[], &within(395));
+    assert_eq!(b.ranked.len(), 2);
+    // `all` (None) keeps everyone, even idle.
+    let b = board(&lines, "elo", &[], &BoardRules::everyone());
+    assert_eq!(b.ranked.len(), 4);
+}
+
+#[test]
+fn glicko_and_glicko2_leave_out_players_above_their_provisional_rd() {
+    // Two established players (RD 40 priors) and a newcomer (RD 350) who played once.
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"x","rating":1600,"rd":40}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"y","rating":1500,"rd":40}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"n"}"#,
+        r#"{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"n","score":1},{"player":"x","score":0}]}"#,
+        r#"{"type":"MatchResult","at":"2026-03-01T11:00:00Z","seats":[{"player":"y","score":1},{"player":"x","score":0}]}"#,
+    ];
+    for algo in ["glicko", "glicko2"] {
+        let b = board(&lines, algo, &[], &BoardRules::everyone());
+        let max_rd = b.ranked.iter().map(|r| r.row.standing.rd.unwrap()).fold(0.0, f64::max);
+        assert!(max_rd <= 100.0, "{algo}: every listed RD is at most provisional_rd");
+        let mut listed: Vec<&str> = b.ranked.iter().map(|r| r.row.player.as_str()).collect();
+        listed.sort();
+        assert_eq!(listed, ["x", "y"], "{algo}");
+        assert_eq!(b.left_out, LeftOut { provisional: 1, ..LeftOut::default() }, "{algo}");
+        // A provisional_rd above the newcomer's RD lists them too.
+        let wide = board(&lines, algo, &[("provisional_rd", "350")], &BoardRules::everyone());
+        assert_eq!(wide.ranked.len(), 3, "{algo}");
+        assert_eq!(wide.provisional_rd, Some(350.0));
+    }
+}
+
+#[test]
+fn each_left_out_player_is_counted_once_under_the_first_rule_they_fail() {
+    // p never played: inactive (and too few games, and provisional), counted as inactive only.
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"p"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"q"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"r","rating":1500,"rd":40}"#,
+        r#"{"type":"MatchResult","at":"2026-03-02T10:00:00Z","seats":[{"player":"q","score":1},{"player":"r","score":0}]}"#,
+    ];
+    let rules = BoardRules { min_games: 1, active_within: Some(DAY), top: None };
+    let b = board(&lines, "glicko", &[], &rules);
+    // q played once (enough games) but is provisional; r is listed.
+    assert_eq!(ranks(&b), vec![(1, "r")]);
+    assert_eq!(b.left_out, LeftOut { inactive: 1, few_games: 0, provisional: 1, below_top: 0 });
+    let line = ladder_replay::left_out_line(&b, &rules).unwrap();
+    assert_eq!(
+        line,
+        "left out: 1 inactive (no game within 1d of the last event; --active-within all keeps \
+         them), 1 provisional (RD above 100)"
     );
 }
 
@@ -332,6 +476,7 @@ fn parallel_folds_equal_sequential_ones() {
                 ladder_replay::replay_parallel(&history, &mut b, Until::Head, Some(3), 2).unwrap();
             assert_eq!((ra.through, ra.head), (rb.through, rb.head));
             assert_eq!(ra.scores, rb.scores, "{fixture} {algo}");
+            assert_eq!(ra.activity, rb.activity, "{fixture} {algo}");
             for (x, y) in seq.iter().zip(&par) {
                 let sx = Snapshot::capture(x, &ra.roster, ra.through, &ra.head);
                 let sy = Snapshot::capture(y, &rb.roster, rb.through, &rb.head);
@@ -424,10 +569,69 @@ fn the_fast_driver_equals_the_sequential_one_over_many_chunks() {
                 .unwrap();
                 assert_eq!((ra.through, ra.head), (rb.through, rb.head), "{algo} {until:?}");
                 assert_eq!(ra.scores, rb.scores, "{algo} {until:?}");
+                assert_eq!(ra.activity, rb.activity, "{algo} {until:?}");
                 let sa = Snapshot::capture(&seq, &ra.roster, ra.through, &ra.head);
                 let sb = Snapshot::capture(&par, &rb.roster, rb.through, &rb.head);
                 assert_eq!(sa.to_json(), sb.to_json(), "{algo} {until:?} threads {threads}");
             }
         }
+    }
+}
+
+#[test]
+fn calibration_is_the_same_whether_the_winner_or_the_loser_is_listed_first() {
+    // Five players, fifteen games on consecutive days with every result decided; the second
+    // history lists the same games with the seats swapped.
+    let names = ["p0", "p1", "p2", "p3", "p4"];
+    let mut first = Vec::new();
+    let mut swapped = Vec::new();
+    for n in names {
+        let join =
+            format!(r#"{{"type":"PlayerJoined","at":"2026-01-01T08:00:00Z","player":"{n}"}}"#);
+        first.push(parse_line(&join).unwrap());
+        swapped.push(parse_line(&join).unwrap());
+    }
+    for k in 0..15usize {
+        // The lower-numbered player wins two games in three: a stable order to calibrate on.
+        let (a, b) = (names[k % 5], names[(k * 2 + 1) % 5]);
+        if a == b {
+            continue;
+        }
+        let (w, l) = if k % 3 == 2 { (b, a) } else { (a, b) };
+        let at = format!("2026-01-{:02}T10:00:00Z", k + 2);
+        let seat = |p: &str, s: u8| format!(r#"{{"player":"{p}","score":{s}}}"#);
+        let line = |x: String, y: String| {
+            parse_line(&format!(r#"{{"type":"MatchResult","at":"{at}","seats":[{x},{y}]}}"#))
+                .unwrap()
+        };
+        first.push(line(seat(w, 1), seat(l, 0)));
+        swapped.push(line(seat(l, 0), seat(w, 1)));
+    }
+    // TGR's `order=as-written` updates the first seat first, so its ratings (not only its
+    // calibration) depend on the order written; `simultaneous` does not.
+    let sets = |algo: &str| match algo {
+        "tgr" => vec![("order".to_string(), "simultaneous".to_string())],
+        _ => vec![],
+    };
+    for algo in ["elo", "glicko", "glicko2", "tgr"] {
+        let scores = |events: &Vec<Event>| {
+            let history = Memory::new(events.clone());
+            let mut p = registry::build(registry::config(algo, &sets(algo)).unwrap()).unwrap();
+            let options = Options { warmup: Some(0), ..Options::default() };
+            let r = replay(&history, &mut [&mut p], options, &mut |_| {}).unwrap();
+            r.scores[0].clone()
+        };
+        let (a, b) = (scores(&first), scores(&swapped));
+        assert_eq!(a.matches, b.matches);
+        assert!(a.matches >= 10, "{algo}: {} matches", a.matches);
+        for (x, y) in a.bins.iter().zip(&b.bins) {
+            assert_eq!(x.n, y.n, "{algo}");
+            assert!((x.sum_p - y.sum_p).abs() < 1e-9, "{algo}");
+            assert!((x.sum_y - y.sum_y).abs() < 1e-12, "{algo}");
+        }
+        // Listing the winner first no longer makes every bin observe 1: favourites lost some.
+        let observed: f64 = a.bins.iter().map(|b| b.sum_y).sum();
+        assert!(observed < a.matches as f64, "{algo}");
+        assert!(a.bins[..5].iter().all(|b| b.n == 0), "{algo}: favourites have p >= 0.5");
     }
 }

@@ -25,16 +25,14 @@
 //! - **State.** Dense per-player arrays indexed by [`PlayerId`], no allocation per event, no clock,
 //!   IO or randomness. [`TgrState`] is serde-serializable for replay checkpoints.
 //!
-//! Besides the projector: [`leaderboard`] (GLIXARE ranking, provisional players apart) and
-//! [`pair`] (the seed's queue as a pure function).
+//! Besides the projector: [`pair`] (the seed's queue as a pure function). The leaderboard
+//! (GLIXARE ranking, provisional players left out) is ladder-replay's, one for every algorithm.
 #![deny(missing_docs)]
 
 pub mod formulas;
-mod leaderboard;
 mod queue;
 
 pub use formulas::{glixare, update_player, win_prob, Breakdown, Constants, Player, Update};
-pub use leaderboard::{leaderboard, Leaderboard, Ranked};
 pub use queue::{pair, Candidate, QueueChoice, QUEUE_BAND, QUEUE_WAIT_SECONDS};
 
 use formulas::{day_frac, midnights};

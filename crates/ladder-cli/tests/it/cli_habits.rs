@@ -62,9 +62,13 @@ fn every_command_that_prints_data_speaks_json() {
     assert_eq!(log.len(), 80);
     assert_eq!(format!("{}:{}", log[79]["seq"], log[79]["hash"].as_str().unwrap()), head);
 
-    // replay and leaderboard: the same players, the leaderboard ranked by rating.
+    // replay and leaderboard: the same players (every one, with the rules off), the leaderboard
+    // ranked by rating.
     let replay = json(&e.ok(&["replay", "--algo", "elo", "--format", "json"]));
-    let board = json(&e.ok(&["leaderboard", "--algo", "elo", "--format", "json"]));
+    let everyone = ["--min-games", "0", "--active-within", "all"];
+    let board = json(
+        &e.ok(&[&["leaderboard", "--algo", "elo", "--format", "json"][..], &everyone].concat()),
+    );
     assert_eq!(board["through"], 80);
     let mut ranked = names(&board["ranked"]);
     assert_eq!(ranked.len(), replay["players"].as_array().unwrap().len());
@@ -73,6 +77,12 @@ fn every_command_that_prints_data_speaks_json() {
     let ratings: Vec<f64> =
         board["ranked"].as_array().unwrap().iter().map(|r| r["rating"].as_f64().unwrap()).collect();
     assert!(ratings.windows(2).all(|w| w[0] >= w[1]), "{ratings:?}");
+    assert_eq!(board["left_out"]["inactive"], 0);
+    assert!(board["ranked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["last_played"].is_string() || r["games"] == 0));
 
     // diff of a configuration with itself: nobody moves.
     let diff = json(&e.ok(&["diff", "elo:k=20", "elo:k=20", "--format", "json"]));

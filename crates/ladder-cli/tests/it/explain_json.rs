@@ -104,8 +104,8 @@ fn glicko_period_rederived_from_the_json() {
 #[test]
 fn glicko_period_closing_later_is_named_and_anyone_in_it_can_be_asked() {
     let e = glickman();
-    // The next day's first event closes 2026-03-01's period.
-    e.ok(&["append", "--at", "2026-03-02T08:00:00Z", "join", "late"]);
+    // The first event eleven days later closes 2026-03-01's period (the default period is 5d).
+    e.ok(&["append", "--at", "2026-03-12T08:00:00Z", "join", "late"]);
     let v = explain(&e, &["--algo", "glicko", "--event", "5", "--player", "opp1700"]);
     assert_eq!(v["period"]["closes_at"], 8);
     assert_eq!(v["period"]["final"], false);

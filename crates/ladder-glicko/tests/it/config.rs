@@ -15,10 +15,11 @@ fn keys_and_defaults_are_the_contracts() {
     assert_eq!(
         keys(glicko::PARAMS),
         [
-            ("c", "34.64"),
-            ("period", "1d"),
+            ("c", "6"),
+            ("period", "5d"),
             ("idle", "1d"),
             ("rd_max", "350"),
+            ("provisional_rd", "100"),
             ("initial_rating", "1500"),
             ("initial_rd", "350")
         ]
@@ -29,9 +30,10 @@ fn keys_and_defaults_are_the_contracts() {
             ("tau", "0.5"),
             ("sigma", "0.06"),
             ("epsilon", "1e-6"),
-            ("period", "1d"),
+            ("period", "10d"),
             ("idle", "1d"),
             ("rd_max", "350"),
+            ("provisional_rd", "100"),
             ("initial_rating", "1500"),
             ("initial_rd", "350")
         ]
@@ -44,11 +46,14 @@ fn keys_and_defaults_are_the_contracts() {
     for spec in &glicko2::PARAMS[..3] {
         assert!(matches!(spec.kind, ParamKind::Number { min: 0.0, min_inclusive: false, .. }));
     }
-    // The documented default c: seed 001's rule, RD 50 back to 350 in 100 periods.
-    let c = glicko::DEFAULT_C;
-    let periods = (350.0f64 * 350.0 - 50.0 * 50.0) / (c * c);
-    assert!((periods - 100.0).abs() < 0.01, "{periods}");
-    assert_eq!(c.to_string(), glicko::PARAMS[0].default);
+    // The documented defaults (docs/real-ladders.md) are the tables' own.
+    assert_eq!(glicko::DEFAULT_C.to_string(), glicko::PARAMS[0].default);
+    assert_eq!(glicko::DEFAULT_PERIOD, glicko::PARAMS[1].default);
+    assert_eq!(glicko2::DEFAULT_PERIOD, glicko2::PARAMS[3].default);
+    // What the Glicko default means: c = 6 per 5-day period lets RD 50 grow to
+    // sqrt(50^2 + 6^2 * 73) = 71.6 over a year away (73 periods), not back to 350.
+    let year = (50.0f64 * 50.0 + glicko::DEFAULT_C.powi(2) * 73.0).sqrt();
+    assert!((year - 71.61).abs() < 0.01, "{year}");
 }
 
 #[test]

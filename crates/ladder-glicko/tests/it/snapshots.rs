@@ -1,4 +1,5 @@
-//! Every fixture ladder through both algorithms, with daily periods and with `period=game`.
+//! Every fixture ladder through both algorithms, at the defaults, with daily periods and with
+//! `period=game`.
 
 use ladder_glicko::{Glicko, Glicko2};
 use ladder_projector::{fold_all, standings_table, Config, Projector};
@@ -14,9 +15,11 @@ fn fixtures() {
         let events = crate::common::fixture(path.file_name().unwrap().to_str().unwrap());
         let mut out = String::new();
         let mut projectors: Vec<Box<dyn Projector>> = Vec::new();
-        for s in ["", "period=game"] {
-            projectors.push(Box::new(Glicko::configure(&sets(s)).unwrap()));
-            projectors.push(Box::new(Glicko2::configure(&sets(s)).unwrap()));
+        for (one, two) in
+            [("", ""), ("period=1d,c=34.64", "period=1d"), ("period=game,c=34.64", "period=game")]
+        {
+            projectors.push(Box::new(Glicko::configure(&sets(one)).unwrap()));
+            projectors.push(Box::new(Glicko2::configure(&sets(two)).unwrap()));
         }
         for mut p in projectors {
             let roster = fold_all(&events, &mut *p).expect("fixture replays");

@@ -216,8 +216,9 @@ fn glicko2_tau_sigma_and_epsilon_at_their_ends() {
         assert!(matches!(run("glicko2", &sets(&[(k, v)]), &plain), Outcome::Finite), "{k}={v}");
     }
     // tau = 1e-300 squares to 0: step 5.1's f(x) divides by it. A typed error, at the event that
-    // closed the first period (a daily period: the MidnightTick of March 2nd, event 6).
-    let Outcome::Typed(e) = run("glicko2", &sets(&[("tau", "1e-300")]), &plain) else {
+    // closed the first period (a daily period, set here: the MidnightTick of March 2nd, event 6).
+    let Outcome::Typed(e) = run("glicko2", &sets(&[("tau", "1e-300"), ("period", "1d")]), &plain)
+    else {
         panic!("tau=1e-300 did not fail")
     };
     assert_eq!(e.seq, 6, "{e}");

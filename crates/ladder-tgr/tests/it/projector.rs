@@ -5,7 +5,7 @@ use ladder_events::Timestamp;
 use ladder_projector::{
     fold_all, Config, ConfigError, ParamKind, PlayerId, ProjectErrorKind, Projector, TraceEntry,
 };
-use ladder_tgr::{configure, glixare, leaderboard, pair, Order, Tgr, PARAMS};
+use ladder_tgr::{configure, glixare, pair, Order, Tgr, PARAMS};
 
 #[test]
 fn params_are_the_contracts() {
@@ -130,26 +130,6 @@ fn provisional_is_rd_strictly_above_provisional_rd() {
     let above = standing(&t, &roster, "above").display.unwrap();
     assert!(above.provisional);
     assert_eq!(above.glixare, None);
-}
-
-#[test]
-fn leaderboard_ranks_by_glixare_with_ties_by_name_and_provisional_apart() {
-    let text = r#"
-{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"zed","rating":1700,"rd":50}
-{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"amy","rating":1700,"rd":50}
-{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"kim","rating":1800,"rd":60}
-{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"new","rating":2500}
-{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"low","rating":1200,"rd":40}
-{"type":"PlayerJoined","at":"2026-03-01T06:00:00Z","player":"bee"}
-"#;
-    let (t, roster) = run(text, &[]);
-    let standings = t.standings();
-    let board = leaderboard(&standings, &roster);
-    let ranked: Vec<(usize, &str)> =
-        board.ranked.iter().map(|r| (r.rank, roster.name(r.standing.player))).collect();
-    assert_eq!(ranked, [(1, "kim"), (2, "amy"), (2, "zed"), (4, "low")]);
-    let apart: Vec<&str> = board.provisional.iter().map(|s| roster.name(s.player)).collect();
-    assert_eq!(apart, ["bee", "new"]);
 }
 
 #[test]

@@ -1,0 +1,285 @@
+//! `ladder tune`: search an algorithm's constants for the lowest log loss on the first part of the
+//! history, and report them on the rest beside the defaults and Elo (contract section 4).
+
+use crate::cli::EventsArg;
+use crate::cmd_replay::config_error;
+use crate::source::{open_for_read, LedgerHistory};
+use crate::{Hinted, UsageError};
+use clap::{Args, ValueEnum};
+use ladder_events::Body;
+use ladder_projector::{Config, Projector};
+use ladder_replay::score::Score;
+use ladder_replay::tune::{axes, default_keys, search, Point};
+use ladder_replay::{registry, replay_parallel, History, ReplayError, Until};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "Examples:
+  ladder tune --algo glicko                         c and period, on the first 70% of the matches
+  ladder tune --algo tgr --param sc --param p --train 0.8
+  ladder tune --algo glicko2 --param tau --param period --format json
+  ladder tune --algo elo --set initial_rating=1200
+
+The first --train of the two-seat matches choose the constants (lowest log loss); the rest are
+held out and scored for the chosen constants, the defaults and Elo at its default, from ratings
+carried over from the first part: the protocol of Landfried & Mocskos (TrueSkill Through Time)
+and Maystre et al. (KDD 2019). Each step of the search replays a batch of configurations in one
+pass. docs/real-ladders.md shows it on real ladders.";
+
+/// Output formats of `tune`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TuneFormat {
+    /// For people.
+    Table,
+    /// One object: `best` as `--set` strings, the split, and each configuration's held-out scores.
+    Json,
+}
+
+/// Arguments of `tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// The algorithm: tgr, glicko, glicko2, zonestats, elo, performance.
+    #[arg(long, value_name = "NAME")]
+    pub algo: String,
+    /// A constant to search (repeatable); by default the ones a ladder's data decides (glicko: c
+    /// and period; glicko2: tau and period; tgr: sc and p; elo: k; zonestats: t and game_mult).
+    #[arg(long = "param", value_name = "KEY")]
+    pub params: Vec<String>,
+    /// Hold the other constants at these values (repeatable), and start the search there.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// The share of the two-seat matches that choose the constants; the rest are held out.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.7)]
+    pub train: f64,
+    /// Leave the first N two-seat matches out of the training scores.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub warmup: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: TuneFormat,
+    #[command(flatten)]
+    pub events: EventsArg,
+}
+
+/// Where the history splits: the last training event, and the two-seat matches on each side.
+struct Split {
+    through: u64,
+    train: u64,
+    held_out: u64,
+}
+
+/// Counts the two-seat matches a score sees (not voided) and finds the event of the
+/// `fraction`-th.
+fn split(history: &dyn History, fraction: f64) -> anyhow::Result<Split> {
+    let mut seqs = Vec::new();
+    let voids = !history.voids().is_empty();
+    for item in history.events_from(1) {
+        let h = item?;
+        if let Body::MatchResult { seats } = &h.event.body {
+            let voided =
+                voids && h.event.id.as_deref().is_some_and(|id| history.voided_at(id).is_some());
+            if seats.len() == 2 && !voided {
+                seqs.push(h.seq);
+            }
+        }
+    }
+    let n = seqs.len() as u64;
+    let train = (fraction * n as f64).floor() as u64;
+    if train == 0 || train >= n {
+        return Err(UsageError(format!(
+            "--train {fraction} leaves no matches on one side: the history has {n} two-seat matches"
+        ))
+        .into());
+    }
+    Ok(Split { through: seqs[train as usize - 1], train, held_out: n - train })
+}
+
+/// One pass of the history through `configs`, scoring after `warmup` matches, up to `until`.
+fn pass(
+    history: &dyn History,
+    configs: &[Config],
+    until: Until,
+    warmup: u64,
+) -> anyhow::Result<Vec<Score>> {
+    let mut projectors =
+        configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
+    let mut refs: Vec<&mut (dyn Projector + Send)> =
+        projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
+    match replay_parallel(history, &mut refs, until, Some(warmup), crate::cmd_replay::threads()) {
+        Ok(r) => Ok(r.scores),
+        Err(ReplayError::Project(e)) => Err(e.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A spinner with a message, hidden unless stderr is a terminal.
+fn spinner() -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar =
+        indicatif::ProgressBar::new_spinner().with_finish(indicatif::ProgressFinish::AndClear);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .expect("the template is valid"),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
+fn scores_json(s: &Score) -> serde_json::Value {
+    serde_json::json!({
+        "matches": s.matches, "log_loss": s.log_loss(), "brier": s.brier(), "accuracy": s.accuracy(),
+    })
+}
+
+pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
+    if !(args.train > 0.0 && args.train < 1.0) {
+        return Err(UsageError(format!(
+            "--train {}: a fraction strictly between 0 and 1",
+            args.train
+        ))
+        .into());
+    }
+    let algo = args.algo.as_str();
+    let specs = registry::params(algo).map_err(|e| config_error(algo, e))?;
+    let mut base: Vec<(String, String)> = Vec::new();
+    for s in &args.sets {
+        base.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
+    }
+    let start_config = registry::config(algo, &base).map_err(|e| config_error(algo, e))?;
+    let keys: Vec<String> = if args.params.is_empty() {
+        default_keys(algo).iter().map(|k| k.to_string()).collect()
+    } else {
+        args.params.clone()
+    };
+    let current = |key: &str| {
+        start_config
+            .values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(String::new(), |(_, v)| v.to_string())
+    };
+    let axes = axes(algo, specs, &keys, &current)
+        .map_err(|e| Hinted::usage(e.to_string(), "`--set help=1` lists the constants"))?;
+    let start: Point = axes.iter().map(|a| (a.key(), current(a.key()))).collect();
+
+    let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
+    let history = LedgerHistory(&ledger);
+    let split = split(&history, args.train)?;
+    let config_of = |p: &Point| -> anyhow::Result<Config> {
+        let mut sets = base.clone();
+        sets.extend(p.iter().map(|(k, v)| (k.to_string(), v.clone())));
+        registry::config(algo, &sets).map_err(|e| config_error(algo, e).into())
+    };
+
+    let bar = spinner();
+    let train_until = Until::Seq(split.through);
+    let found = search(
+        &axes,
+        start,
+        &mut |batch: &[Point]| -> anyhow::Result<Vec<f64>> {
+            let configs = batch.iter().map(config_of).collect::<anyhow::Result<Vec<_>>>()?;
+            // A configuration the algorithm cannot apply (arithmetic breaks down) loses; the
+            // others of its batch are replayed again without it.
+            match pass(&history, &configs, train_until, args.warmup) {
+                Ok(scores) => {
+                    Ok(scores.iter().map(|s| s.log_loss().unwrap_or(f64::INFINITY)).collect())
+                }
+                Err(_) => Ok(configs
+                    .iter()
+                    .map(|c| {
+                        pass(&history, std::slice::from_ref(c), train_until, args.warmup)
+                            .ok()
+                            .and_then(|s| s[0].log_loss())
+                            .unwrap_or(f64::INFINITY)
+                    })
+                    .collect()),
+            }
+        },
+        &mut |passes, best| {
+            bar.set_message(format!(
+                "tune {algo}: pass {passes}, best training log loss {best:.6}"
+            ));
+            bar.tick();
+        },
+    )?;
+    bar.finish_and_clear();
+    if !found.loss.is_finite() {
+        return Err(Hinted::refused(
+            format!("no configuration of {algo} tried could replay the training matches"),
+            "`--set` other starting values, or `--param` fewer constants",
+        )
+        .into());
+    }
+
+    // Held out: the best, the defaults and Elo's default, in one pass over the whole history,
+    // scored after the training matches (ratings carried over from them).
+    let best = config_of(&found.best)?;
+    let defaults = registry::config(algo, &[]).map_err(|e| config_error(algo, e))?;
+    let elo = registry::config("elo", &[]).map_err(|e| config_error("elo", e))?;
+    let held =
+        pass(&history, &[best.clone(), defaults.clone(), elo.clone()], Until::Head, split.train)?;
+    let best_sets: Vec<String> = found.best.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut out = crate::out::stdout();
+    match args.format {
+        TuneFormat::Json => {
+            let v = serde_json::json!({
+                "algorithm": algo,
+                "searched": axes.iter().map(|a| a.key()).collect::<Vec<_>>(),
+                "best": best_sets,
+                "train": {"fraction": args.train, "through": split.through, "matches": split.train,
+                          "warmup": args.warmup, "log_loss": found.loss},
+                "search": {"configurations": found.evaluations, "passes": found.passes},
+                "held_out": {
+                    "matches": split.held_out,
+                    "best": scores_json(&held[0]),
+                    "defaults": scores_json(&held[1]),
+                    "elo_default": scores_json(&held[2]),
+                },
+            });
+            writeln!(out, "{v}")?;
+        }
+        TuneFormat::Table => {
+            writeln!(
+                out,
+                "tune {algo}: trained on the first {} two-seat matches (through event {}, {:.0}%), {} held out",
+                split.train,
+                split.through,
+                args.train * 100.0,
+                split.held_out
+            )?;
+            let searched: Vec<String> = axes.iter().map(|a| a.describe()).collect();
+            writeln!(out, "searched {}", searched.join("; "))?;
+            writeln!(
+                out,
+                "{} configurations in {} passes; best training log loss {:.6}\n",
+                found.evaluations, found.passes, found.loss
+            )?;
+            let sets: Vec<String> = best_sets.iter().map(|s| format!("--set {s}")).collect();
+            writeln!(out, "best: {}\n", sets.join(" "))?;
+            writeln!(
+                out,
+                "held out ({} matches)  {:>10}  {:>8}  {:>8}",
+                split.held_out, "log loss", "brier", "accuracy"
+            )?;
+            let f = |x: Option<f64>, d: usize| x.map_or("-".into(), |x| format!("{x:.d$}"));
+            let width = format!("held out ({} matches)", split.held_out).len();
+            for (name, s) in
+                [("best", &held[0]), ("defaults", &held[1]), ("elo at its default", &held[2])]
+            {
+                writeln!(
+                    out,
+                    "{name:<width$}  {:>10}  {:>8}  {:>8}",
+                    f(s.log_loss(), 6),
+                    f(s.brier(), 6),
+                    f(s.accuracy(), 4)
+                )?;
+            }
+            writeln!(out, "{:<width$}  {:>10.6}", "always 0.5", std::f64::consts::LN_2)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,65 @@
+//! When each player last played, and the instant of a replay's last event: what a leaderboard's
+//! `--active-within` reads (`../shared/CONTRACT.md` section 4).
+
+use ladder_events::Timestamp;
+use ladder_projector::PlayerId;
+
+/// Who played when, as far as a replay has read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Activity {
+    /// The instant of each player's last rated MatchResult, indexed by [`PlayerId`]; `None` for a
+    /// player who never sat in one (or beyond the end, for one who joined after the last match).
+    last_played: Vec<Option<Timestamp>>,
+    /// The instant of the last event applied, `None` before any.
+    last_event: Option<Timestamp>,
+}
+
+impl Activity {
+    /// No event read yet.
+    pub fn new() -> Activity {
+        Activity::default()
+    }
+
+    /// Notes an applied event at `at`.
+    pub fn event(&mut self, at: Timestamp) {
+        self.last_event = Some(at);
+    }
+
+    /// Notes that `player` sat in a rated match at `at` (matches are applied in order, so the
+    /// latest call wins).
+    pub fn played(&mut self, player: PlayerId, at: Timestamp) {
+        let i = player.0 as usize;
+        if i >= self.last_played.len() {
+            self.last_played.resize(i + 1, None);
+        }
+        self.last_played[i] = Some(at);
+    }
+
+    /// When `player` last sat in a rated match.
+    pub fn last_played(&self, player: PlayerId) -> Option<Timestamp> {
+        self.last_played.get(player.0 as usize).copied().flatten()
+    }
+
+    /// The instant of the last event applied.
+    pub fn last_event(&self) -> Option<Timestamp> {
+        self.last_event
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_latest_match_wins_and_unseen_players_have_none() {
+        let mut a = Activity::new();
+        assert_eq!(a.last_event(), None);
+        a.played(PlayerId(2), Timestamp(10));
+        a.played(PlayerId(2), Timestamp(30));
+        a.event(Timestamp(40));
+        assert_eq!(a.last_played(PlayerId(2)), Some(Timestamp(30)));
+        assert_eq!(a.last_played(PlayerId(0)), None);
+        assert_eq!(a.last_played(PlayerId(7)), None);
+        assert_eq!(a.last_event(), Some(Timestamp(40)));
+    }
+}

@@ -1,0 +1,351 @@
+//! Searching an algorithm's constants for the lowest log loss (`ladder tune`,
+//! `../shared/CONTRACT.md` section 4).
+//!
+//! A coordinate search: one constant at a time, the others held, in rounds until a round improves
+//! nothing. Every step proposes a *batch* of configurations, which the caller evaluates in one
+//! pass over the history (a sweep), so the cost is counted in passes, not configurations.
+//! - A continuous constant is searched on a log scale (or a linear one when its range is a short
+//!   interval, like TGR's `p` in [0, 1]): five points across a bracket around the current value,
+//!   then a bracket around the best of them 2.5 times narrower, until it is narrower than 1% of
+//!   the value (a batched golden-section search: each pass keeps the best point and its
+//!   neighbours' interval).
+//! - A period takes its candidates from [`PERIODS`]; a word-valued constant takes every word.
+//!
+//! Pure: the evaluation is the caller's closure, so the search is tested without a ledger.
+
+use ladder_projector::{ParamKind, ParamSpec};
+use std::collections::HashMap;
+
+/// Rating periods a `period` constant is searched over.
+pub const PERIODS: [&str; 11] =
+    ["game", "1d", "2d", "3d", "5d", "1w", "10d", "2w", "3w", "4w", "8w"];
+
+/// Points per batch along a continuous constant.
+const POINTS: usize = 5;
+/// How much narrower each bracket is than the last.
+const SHRINK: f64 = 2.5;
+/// Rounds over all the constants at most.
+const ROUNDS: usize = 4;
+/// A round that improves the log loss by less than this ends the search.
+const MIN_GAIN: f64 = 1e-7;
+
+/// The constants searched by default for each algorithm: those a ladder's data decides (the
+/// seeds' fixed points and the starting values are left alone).
+pub fn default_keys(algorithm: &str) -> &'static [&'static str] {
+    match algorithm {
+        "tgr" => &["sc", "p"],
+        "glicko" => &["c", "period"],
+        "glicko2" => &["tau", "period"],
+        "elo" => &["k"],
+        "zonestats" => &["t", "game_mult"],
+        "performance" => &["variant"],
+        _ => &[],
+    }
+}
+
+/// How one constant is searched.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Axis {
+    /// A positive number, searched on a log scale within `[lo, hi]`.
+    Log {
+        /// The constant.
+        key: &'static str,
+        /// Lowest value tried.
+        lo: f64,
+        /// Highest value tried.
+        hi: f64,
+    },
+    /// A number in a short interval, searched on a linear scale.
+    Linear {
+        /// The constant.
+        key: &'static str,
+        /// Lowest value.
+        lo: f64,
+        /// Highest value.
+        hi: f64,
+    },
+    /// Every value of a list.
+    Choices {
+        /// The constant.
+        key: &'static str,
+        /// The values, as written.
+        values: Vec<String>,
+    },
+}
+
+impl Axis {
+    /// The constant's key.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Axis::Log { key, .. } | Axis::Linear { key, .. } | Axis::Choices { key, .. } => key,
+        }
+    }
+
+    /// How it is searched, in a few words.
+    pub fn describe(&self) -> String {
+        match self {
+            Axis::Log { key, lo, hi } => format!("{key} (log scale, {} to {})", fmt(*lo), fmt(*hi)),
+            Axis::Linear { key, lo, hi } => format!("{key} ({} to {})", fmt(*lo), fmt(*hi)),
+            Axis::Choices { key, values } => format!("{key} ({})", values.join(", ")),
+        }
+    }
+}
+
+/// Why a constant cannot be searched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TuneError {
+    /// The algorithm has no such constant.
+    #[error("{algorithm} has no constant {key:?}; `--set help=1` lists them")]
+    UnknownKey {
+        /// The algorithm.
+        algorithm: String,
+        /// The key asked for.
+        key: String,
+    },
+    /// Nothing to search.
+    #[error("no constant of {0} to search; name some with --param")]
+    Nothing(String),
+}
+
+/// The search axis of each key of `specs` named in `keys`, starting from `start` (the current
+/// value of each, as written).
+pub fn axes(
+    algorithm: &str,
+    specs: &[ParamSpec],
+    keys: &[String],
+    start: &dyn Fn(&str) -> String,
+) -> Result<Vec<Axis>, TuneError> {
+    let mut out = Vec::new();
+    for key in keys {
+        let spec = specs.iter().find(|s| s.key == key).ok_or_else(|| TuneError::UnknownKey {
+            algorithm: algorithm.to_string(),
+            key: key.clone(),
+        })?;
+        out.push(match spec.kind {
+            ParamKind::Number { min, max, .. }
+                if min.is_finite() && max.is_finite() && max - min <= 1.0 =>
+            {
+                Axis::Linear { key: spec.key, lo: min, hi: max }
+            }
+            ParamKind::Number { min, max, .. } => {
+                let x: f64 = start(spec.key).parse().unwrap_or(1.0);
+                let x = if x > 0.0 { x } else { 1.0 };
+                Axis::Log {
+                    key: spec.key,
+                    lo: (x / 1000.0).max(if min > 0.0 { min } else { 1e-9 }),
+                    hi: (x * 1000.0).min(if max.is_finite() { max } else { f64::MAX }),
+                }
+            }
+            ParamKind::Choice(words) => Axis::Choices {
+                key: spec.key,
+                values: words.iter().map(|w| w.to_string()).collect(),
+            },
+            ParamKind::Period => Axis::Choices {
+                key: spec.key,
+                values: PERIODS.iter().map(|p| p.to_string()).collect(),
+            },
+            ParamKind::Duration => Axis::Choices {
+                key: spec.key,
+                values: ["1h", "6h", "1d", "2d", "1w"].iter().map(|p| p.to_string()).collect(),
+            },
+        });
+    }
+    if out.is_empty() {
+        return Err(TuneError::Nothing(algorithm.to_string()));
+    }
+    Ok(out)
+}
+
+/// A number written with four significant digits, shortest form (`5.9`, `0.0123`, `1200`).
+pub fn fmt(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = 3 - x.abs().log10().floor() as i32;
+    let scale = 10f64.powi(digits);
+    let r = (x * scale).round() / scale;
+    let text = format!("{r}");
+    // `{}` of a rounded f64 can still show binary noise (0.30000000000000004); shortest of the two.
+    let alt = format!("{:.*}", digits.max(0) as usize, r);
+    let alt = if alt.contains('.') {
+        alt.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        alt
+    };
+    if alt.len() < text.len() {
+        alt
+    } else {
+        text
+    }
+}
+
+/// A point of the search: one value per searched key, as written.
+pub type Point = Vec<(&'static str, String)>;
+
+/// What evaluates a batch of points: their losses, in order.
+pub type Evaluate<'a, E> = dyn FnMut(&[Point]) -> Result<Vec<f64>, E> + 'a;
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// The best point.
+    pub best: Point,
+    /// Its log loss.
+    pub loss: f64,
+    /// Distinct configurations evaluated.
+    pub evaluations: usize,
+    /// Batches (passes over the history).
+    pub passes: usize,
+}
+
+/// Searches from `start` for the point of lowest loss. `eval` gets a batch of points and returns
+/// their losses in order (a non-finite or missing loss counts as +infinity); `on_pass` is called
+/// after each batch with the best loss so far.
+pub fn search<E>(
+    axes: &[Axis],
+    start: Point,
+    eval: &mut Evaluate<'_, E>,
+    on_pass: &mut dyn FnMut(usize, f64),
+) -> Result<Found, E> {
+    let mut seen: HashMap<Point, f64> = HashMap::new();
+    let mut passes = 0;
+    let mut run = |batch: Vec<Point>, seen: &mut HashMap<Point, f64>| -> Result<(), E> {
+        let mut fresh: Vec<Point> = Vec::new();
+        for p in batch {
+            if !seen.contains_key(&p) && !fresh.contains(&p) {
+                fresh.push(p);
+            }
+        }
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        let losses = eval(&fresh)?;
+        for (i, p) in fresh.into_iter().enumerate() {
+            let l = losses.get(i).copied().filter(|l| l.is_finite()).unwrap_or(f64::INFINITY);
+            seen.insert(p, l);
+        }
+        passes += 1;
+        let best = seen.values().copied().fold(f64::INFINITY, f64::min);
+        on_pass(passes, best);
+        Ok(())
+    };
+    run(vec![start.clone()], &mut seen)?;
+    let mut current = start;
+    let mut loss = seen[&current];
+    let with = |p: &Point, key: &str, v: String| -> Point {
+        p.iter().map(|(k, x)| (*k, if *k == key { v.clone() } else { x.clone() })).collect()
+    };
+    for _ in 0..ROUNDS {
+        let before = loss;
+        for axis in axes {
+            let key = axis.key();
+            let value = |p: &Point| p.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
+            match axis {
+                Axis::Choices { values, .. } => {
+                    let batch: Vec<Point> =
+                        values.iter().map(|v| with(&current, key, v.clone())).collect();
+                    run(batch.clone(), &mut seen)?;
+                    for p in batch {
+                        if seen[&p] < loss {
+                            loss = seen[&p];
+                            current = p;
+                        }
+                    }
+                }
+                Axis::Log { lo, hi, .. } | Axis::Linear { lo, hi, .. } => {
+                    let log = matches!(axis, Axis::Log { .. });
+                    let (to, from) = (
+                        move |x: f64| if log { x.ln() } else { x },
+                        move |u: f64| if log { u.exp() } else { u },
+                    );
+                    let (ulo, uhi) = (to(*lo), to(*hi));
+                    let x: f64 = value(&current).and_then(|v| v.parse().ok()).unwrap_or(1.0);
+                    let mut u = to(x.clamp(*lo, *hi));
+                    let mut half = if log { 8f64.ln() } else { (uhi - ulo) / 2.0 };
+                    let tolerance = if log { 0.01 } else { (uhi - ulo) * 0.002 };
+                    while half > tolerance {
+                        let batch: Vec<Point> = (0..POINTS)
+                            .map(|i| {
+                                let t = -1.0 + 2.0 * i as f64 / (POINTS - 1) as f64;
+                                let v = from((u + t * half).clamp(ulo, uhi));
+                                with(&current, key, fmt(v))
+                            })
+                            .collect();
+                        run(batch.clone(), &mut seen)?;
+                        for p in batch {
+                            if seen[&p] < loss {
+                                loss = seen[&p];
+                                current = p;
+                            }
+                        }
+                        let x: f64 = value(&current).and_then(|v| v.parse().ok()).unwrap_or(x);
+                        u = to(x);
+                        half /= SHRINK;
+                    }
+                }
+            }
+        }
+        if before - loss < MIN_GAIN {
+            break;
+        }
+    }
+    Ok(Found { best: current, loss, evaluations: seen.len(), passes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn four_significant_digits() {
+        assert_eq!(fmt(5.91234), "5.912");
+        assert_eq!(fmt(0.0123456), "0.01235");
+        assert_eq!(fmt(1234567.0), "1235000");
+        assert_eq!(fmt(0.3), "0.3");
+        assert_eq!(fmt(20.0), "20");
+    }
+
+    #[test]
+    fn finds_the_minimum_of_a_bowl_and_a_choice() {
+        // loss = (ln x - ln 7)^2 + [w != "b"] * 0.5: the minimum is x = 7, w = b.
+        let axes = vec![
+            Axis::Log { key: "x", lo: 0.001, hi: 1000.0 },
+            Axis::Choices { key: "w", values: vec!["a".into(), "b".into(), "c".into()] },
+        ];
+        let start: Point = vec![("x", "1".into()), ("w", "a".into())];
+        let f = |p: &Point| {
+            let x: f64 = p[0].1.parse().unwrap();
+            (x.ln() - 7f64.ln()).powi(2) + if p[1].1 == "b" { 0.0 } else { 0.5 }
+        };
+        let mut calls = 0;
+        let found = search::<()>(
+            &axes,
+            start,
+            &mut |batch| {
+                calls += 1;
+                Ok(batch.iter().map(f).collect())
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let x: f64 = found.best[0].1.parse().unwrap();
+        assert!((x / 7.0 - 1.0).abs() < 0.02, "{found:?}");
+        assert_eq!(found.best[1].1, "b");
+        assert!(found.loss < 1e-3);
+        assert_eq!(found.passes, calls);
+    }
+
+    #[test]
+    fn a_linear_axis_stays_in_its_range() {
+        // The minimum is at the top of [0, 1].
+        let axes = vec![Axis::Linear { key: "p", lo: 0.0, hi: 1.0 }];
+        let found = search::<()>(
+            &axes,
+            vec![("p", "0.5".into())],
+            &mut |batch| Ok(batch.iter().map(|p| -p[0].1.parse::<f64>().unwrap()).collect()),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(found.best[0].1, "1");
+    }
+}
