@@ -13,7 +13,7 @@
 //!
 //! Pure: the evaluation is the caller's closure, so the search is tested without a ledger.
 
-use ladder_projector::{ParamKind, ParamSpec};
+use ladder_projector::{math, ParamKind, ParamSpec};
 use std::collections::HashMap;
 
 /// Rating periods a `period` constant is searched over.
@@ -161,8 +161,17 @@ pub fn fmt(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
     }
-    let digits = 3 - x.abs().log10().floor() as i32;
-    let scale = 10f64.powi(digits);
+    // The decimal exponent by comparison (not log10, which rounds 1000 to 2.999... on some
+    // platforms): 10^e <= |x| < 10^(e+1).
+    let (a, mut e) = (x.abs(), 0i32);
+    while math::powi(10.0, e + 1) <= a {
+        e += 1;
+    }
+    while math::powi(10.0, e) > a {
+        e -= 1;
+    }
+    let digits = 3 - e;
+    let scale = math::powi(10.0, digits);
     let r = (x * scale).round() / scale;
     let text = format!("{r}");
     // `{}` of a rounded f64 can still show binary noise (0.30000000000000004); shortest of the two.
@@ -255,13 +264,13 @@ pub fn search<E>(
                 Axis::Log { lo, hi, .. } | Axis::Linear { lo, hi, .. } => {
                     let log = matches!(axis, Axis::Log { .. });
                     let (to, from) = (
-                        move |x: f64| if log { x.ln() } else { x },
-                        move |u: f64| if log { u.exp() } else { u },
+                        move |x: f64| if log { math::ln(x) } else { x },
+                        move |u: f64| if log { math::exp(u) } else { u },
                     );
                     let (ulo, uhi) = (to(*lo), to(*hi));
                     let x: f64 = value(&current).and_then(|v| v.parse().ok()).unwrap_or(1.0);
                     let mut u = to(x.clamp(*lo, *hi));
-                    let mut half = if log { 8f64.ln() } else { (uhi - ulo) / 2.0 };
+                    let mut half = if log { math::ln(8.0) } else { (uhi - ulo) / 2.0 };
                     let tolerance = if log { 0.01 } else { (uhi - ulo) * 0.002 };
                     while half > tolerance {
                         let batch: Vec<Point> = (0..POINTS)
@@ -303,6 +312,9 @@ mod tests {
         assert_eq!(fmt(1234567.0), "1235000");
         assert_eq!(fmt(0.3), "0.3");
         assert_eq!(fmt(20.0), "20");
+        // Exact powers of ten keep their own exponent.
+        assert_eq!(fmt(1000.0), "1000");
+        assert_eq!(fmt(0.001), "0.001");
     }
 
     #[test]
@@ -315,7 +327,7 @@ mod tests {
         let start: Point = vec![("x", "1".into()), ("w", "a".into())];
         let f = |p: &Point| {
             let x: f64 = p[0].1.parse().unwrap();
-            (x.ln() - 7f64.ln()).powi(2) + if p[1].1 == "b" { 0.0 } else { 0.5 }
+            math::powi(math::ln(x) - math::ln(7.0), 2) + if p[1].1 == "b" { 0.0 } else { 0.5 }
         };
         let mut calls = 0;
         let found = search::<()>(

@@ -52,7 +52,7 @@ fn keys_and_defaults_are_the_contracts() {
     assert_eq!(glicko2::DEFAULT_PERIOD, glicko2::PARAMS[3].default);
     // What the Glicko default means: c = 6 per 5-day period lets RD 50 grow to
     // sqrt(50^2 + 6^2 * 73) = 71.6 over a year away (73 periods), not back to 350.
-    let year = (50.0f64 * 50.0 + glicko::DEFAULT_C.powi(2) * 73.0).sqrt();
+    let year = (50.0f64 * 50.0 + glicko::DEFAULT_C * glicko::DEFAULT_C * 73.0).sqrt();
     assert!((year - 71.61).abs() < 0.01, "{year}");
 }
 
