@@ -144,7 +144,20 @@ fn kills(dir: &Path, count: u64, rng: &mut Rng) -> Kills {
         match Ledger::open(&path) {
             Err(e) => {
                 out.refused += 1;
-                eprintln!("kill {i}: the ledger was refused after a kill: {e}");
+                let mut why = e.to_string();
+                let mut source = std::error::Error::source(&e);
+                while let Some(s) = source {
+                    why.push_str(&format!(": {s}"));
+                    source = s.source();
+                }
+                eprintln!("kill {i}: the ledger was refused after a kill: {why}");
+                // Keep the first refused ledger to look at.
+                if let Ok(keep) = std::env::var("LADDER_CAMPAIGN_KEEP") {
+                    let keep = Path::new(&keep).join(format!("refused-{i}"));
+                    if !keep.exists() {
+                        copy_dir(&path, &keep);
+                    }
+                }
             }
             Ok(l) => {
                 let head = l.verify(None);

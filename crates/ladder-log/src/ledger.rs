@@ -295,7 +295,9 @@ impl Ledger {
                 }
             }
         }
-        let store = wrap(SledStore::open_injected(path, faults)?);
+        // This process holds the directory's lock file: sled's lock can only be held by this
+        // process's previous handle, still closing.
+        let store = wrap(SledStore::open_retrying(path, faults, crate::store::OWN_HANDLE_RETRY)?);
         let mut ledger = Ledger::with_store(store, Some(path.to_path_buf()))?;
         match &recorded {
             // After a check on a copy this passes; opened in place (seals intact), a failure
