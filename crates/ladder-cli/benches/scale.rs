@@ -142,6 +142,12 @@ fn main() {
         row("sim (write JSONL)", &sim, None);
         row("import", &import, None);
         row("verify", &verify, None);
+        proofs(db_s, events as u64, runs, disk);
+        if std::env::var("LADDER_SCALE_STEPS").is_ok_and(|s| s == "ledger") {
+            let _ = std::fs::remove_dir_all(&db);
+            let _ = std::fs::remove_file(&jsonl);
+            continue;
+        }
 
         let (players, games) = games(&jsonl);
         let k = ladder_elo::DEFAULT_K;
@@ -199,6 +205,60 @@ fn main() {
         let _ = std::fs::remove_dir_all(&db);
         let _ = std::fs::remove_file(&jsonl);
     }
+}
+
+/// The proofs on the ledger: `ladder prove` as a process (opening the ledger included), then the
+/// proofs alone, in this process, over many positions; and the Merkle tree's stored share of the
+/// ledger on disk.
+fn proofs(db: &str, events: u64, runs: usize, disk: u64) {
+    let mid = (events / 2).to_string();
+    let (from, to) = ((events / 3).to_string(), events.to_string());
+    let inclusion = median(
+        (0..runs).map(|_| ladder(&["prove", "--ledger", db, "--event", &mid], None)).collect(),
+    );
+    let consistency = median(
+        (0..runs)
+            .map(|_| ladder(&["prove", "--ledger", db, "--from", &from, "--to", &to], None))
+            .collect(),
+    );
+    let open = Instant::now();
+    let ledger = ladder_log::Ledger::open_existing(db).expect("the ledger opens");
+    let open = open.elapsed().as_secs_f64();
+    // 1,000 positions spread over the log (a multiplicative step, so every tile is visited).
+    let n = 1_000u64;
+    let at = |i: u64| 1 + (i * 2_654_435_761) % events;
+    let start = Instant::now();
+    for i in 0..n {
+        black_box(ledger.prove_inclusion(at(i), events).expect("an inclusion proof"));
+    }
+    let per_inclusion = start.elapsed().as_secs_f64() / n as f64;
+    let start = Instant::now();
+    for i in 0..n {
+        let a = at(i);
+        black_box(ledger.prove_consistency(a, events).expect("a consistency proof"));
+    }
+    let per_consistency = start.elapsed().as_secs_f64() / n as f64;
+    drop(ledger);
+    // The tree stores the hash of every perfect subtree of 256 leaves and more: a 9-byte key
+    // (level, index) and a 32-byte hash each.
+    let nodes: u64 = (8..64).map(|level| events >> level).sum();
+    println!(
+        "| `prove --event {mid}` (process: open, prove, print) | {:.2} | | {:.0} | | |",
+        inclusion.seconds, inclusion.rss_mb
+    );
+    println!(
+        "| `prove --from {from} --to {to}` (process) | {:.2} | | {:.0} | | |",
+        consistency.seconds, consistency.rss_mb
+    );
+    println!(
+        "\nproofs in one process, after opening the ledger ({open:.2} s): an inclusion proof \
+         {:.3} ms, a consistency proof {:.3} ms (means over {n} positions); the tree's stored \
+         subtrees: {nodes} entries, {:.1} MB of keys and hashes ({:.2}% of the ledger on disk)\n",
+        per_inclusion * 1e3,
+        per_consistency * 1e3,
+        nodes as f64 * 41.0 / 1e6,
+        nodes as f64 * 41.0 / disk as f64 * 100.0
+    );
 }
 
 /// Lines of a file, read in a stream (the 30M-match file is 5 GB).
