@@ -13,7 +13,7 @@ pub const EXAMPLES: &str = "Examples:
   ladder check-proof proof.json --checkpoint checkpoint.txt --pubkey club.key.pub
   ladder check-proof proof.json --checkpoint checkpoint.txt --pubkey 'ladder+1a2b3c4d+AX...'
   ladder prove --event 6 --format json | ladder check-proof -
-  ladder check-proof c.json --old-checkpoint monday.txt --checkpoint tuesday.txt --pubkey club.key.pub
+  ladder check-proof c.json --old-checkpoint mon.txt --checkpoint tue.txt --pubkey club.key.pub
 
 Exit 0 and `ok: ...` when everything holds; exit 1 naming what failed otherwise. With a
 checkpoint, the note's signature must verify with the key, and the proof must end in the

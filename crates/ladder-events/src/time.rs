@@ -1,6 +1,6 @@
 //! UTC instants as integer nanoseconds.
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, Timelike, Utc};
+use chrono::{DateTime, NaiveDate, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -167,7 +167,7 @@ mod tests {
 
     /// chrono's own RFC 3339 form, the oracle for the hand-written one.
     fn chronos(t: Timestamp) -> String {
-        t.to_datetime().to_rfc3339_opts(SecondsFormat::AutoSi, true)
+        t.to_datetime().to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
     }
 
     #[test]

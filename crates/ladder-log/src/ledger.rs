@@ -133,6 +133,17 @@ impl Disk {
     }
 }
 
+/// An error and every source under it, `: `-separated, for a message that names the cause.
+fn with_sources(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
 /// Takes the ledger directory's lock file, retrying for up to [`crate::LOCK_RETRY`] (this
 /// process's own earlier handle may still be closing): another process holding it is
 /// [`LogError::Locked`].
@@ -288,7 +299,7 @@ impl Ledger {
                         return Err(LogError::Damaged {
                             path: path.to_path_buf(),
                             expected: rec.head,
-                            found: format!("a store that does not open ({e})"),
+                            found: format!("a store that does not open ({})", with_sources(&e)),
                             untouched: true,
                         })
                     }

@@ -273,6 +273,7 @@ impl SledStore {
     ) -> Result<SledStore, LogError> {
         let free = faults.and_then(|f| f.free_space);
         check_free_space(path, free)?;
+        remove_unfinished_snapshots(path)?;
         let engine = quiet_catch(path, || {
             let start = std::time::Instant::now();
             let db = loop {
@@ -421,6 +422,36 @@ static FORGOTTEN_ENGINES: Mutex<std::collections::BTreeSet<PathBuf>> =
 fn failed_earlier(path: &Path) -> bool {
     let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     FORGOTTEN_ENGINES.lock().is_ok_and(|f| f.contains(&path))
+}
+
+/// Removes the snapshot files sled did not finish (`snap.<lsn>.generating`) before sled opens.
+///
+/// sled 0.34 writes a snapshot to `snap.<lsn>.generating`, fsyncs it and renames it to
+/// `snap.<lsn>`; the rename is the snapshot's commit. But when it opens a database it lists every
+/// `snap.` file but those ending in `.in___motion`, and reads the one that sorts last, which is
+/// an unfinished `.generating` file whenever a process was killed while writing one: sled then
+/// reports the database corrupt, and it never opens again. The fault campaign found this (one
+/// kill in about 2,000; docs/GUARANTEES.md). Such a file holds nothing sled needs (the previous
+/// snapshot and the log still hold everything), so it is removed. The ledger calls this on its
+/// copy first, and on its own files only once that copy opened and held the recorded head.
+fn remove_unfinished_snapshots(path: &Path) -> Result<(), LogError> {
+    let entries = match std::fs::read_dir(path) {
+        Ok(e) => e,
+        // A new ledger: nothing to remove.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(LogError::from_io(path, "reading the ledger directory", e)),
+    };
+    for entry in entries {
+        let entry =
+            entry.map_err(|e| LogError::from_io(path, "reading the ledger directory", e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("snap.") && name.ends_with(".generating") {
+            std::fs::remove_file(entry.path())
+                .map_err(|e| LogError::from_io(path, "removing an unfinished sled snapshot", e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The free space [`SledStore::open`] asks for on the ledger's file system: room for sled's

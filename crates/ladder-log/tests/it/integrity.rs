@@ -173,6 +173,29 @@ fn damage_the_seals_miss_is_refused_and_the_error_says_sled_may_have_written() {
     }
 }
 
+/// A process killed while sled writes a snapshot leaves `snap.<lsn>.generating`, which sled 0.34
+/// then reads as the newest snapshot and reports corrupt, so the ledger never opened again (the
+/// fault campaign's kills found it). The unfinished file is removed and the ledger opens whole,
+/// whether its seals match or not.
+#[test]
+fn a_snapshot_left_unfinished_by_a_kill_does_not_keep_the_ledger_shut() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, empty) in [true, false].into_iter().enumerate() {
+        let path = dir.path().join(format!("l{i}"));
+        let head = build(&path, 50);
+        // Sorts after every real snapshot: sled picks the last name.
+        let unfinished = path.join("snap.7FFFFFFFFFFFFFFF.generating");
+        std::fs::write(&unfinished, if empty { &b""[..] } else { &[7u8; 40][..] }).unwrap();
+        let l = Ledger::open(&path).unwrap();
+        assert_eq!(l.head(), head);
+        assert!(l.was_checked_on_a_copy(), "a new file breaks the seals");
+        assert!(l.verify(None).is_ok());
+        drop(l);
+        assert!(!unfinished.exists());
+        assert_eq!(Ledger::open(&path).unwrap().head(), head);
+    }
+}
+
 #[test]
 fn a_damaged_head_file_is_refused() {
     let dir = tempfile::tempdir().unwrap();
