@@ -75,7 +75,7 @@ pub struct ReplayArgs {
     /// `--set` values, then these. With --format json, one object per line, in the order given.
     #[arg(long = "config", value_name = "K=V,...")]
     pub configs: Vec<String>,
-    /// Score how well each configuration predicts the two-seat matches (contract section 4).
+    /// Score how well each configuration predicts the two-seat matches (docs/outputs.md).
     #[arg(long)]
     pub score: bool,
     /// With --score: leave the first N two-seat matches out of the scores.

@@ -1,4 +1,4 @@
-//! The JSON Lines form of events (`../shared/CONTRACT.md` section 1): one object per line.
+//! The JSON Lines form of events (`docs/events.md`): one object per line.
 //!
 //! [`parse_line`] reads one line into an [`Event`] and checks it ([`Event::check`]); [`to_line`]
 //! writes the canonical line back, so export-then-import reproduces the same events. Unknown fields

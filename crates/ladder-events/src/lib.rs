@@ -2,7 +2,7 @@
 //!
 //! A ladder's history is a sequence of [`Event`]s. This crate defines them, checks the rules that a
 //! single event must satisfy on its own ([`Event::check`]), reads and writes their JSON Lines form
-//! ([`json`], `../shared/CONTRACT.md` section 1) and encodes them for storage ([`codec`]).
+//! ([`json`], `docs/events.md`) and encodes them for storage ([`codec`]).
 //!
 //! Design decisions:
 //! - Instants are [`Timestamp`]s, integer nanoseconds since the Unix epoch in UTC. That is what the

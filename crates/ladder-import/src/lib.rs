@@ -1,7 +1,7 @@
 //! Turning outside histories into [`ladder_events::Event`]s, before the log sees them.
 //!
 //! Two sources, both streaming what they can:
-//! - [`jsonl`]: JSON Lines (`../shared/CONTRACT.md` section 1), read line by line so a file of any size
+//! - [`jsonl`]: JSON Lines (`docs/events.md`), read line by line so a file of any size
 //!   imports in constant memory; each line becomes `Ok(event)` or `Err(violation)`, tagged with its
 //!   line number, and the log decides whether a bad line refuses the batch or is skipped.
 //! - [`csv`]: a header row mapped to events by `--columns` or by the tennis preset (contract

@@ -1,4 +1,4 @@
-//! Appending: every rule of `../shared/CONTRACT.md` section 1 checked against the stored history
+//! Appending: every rule of `docs/events.md` checked against the stored history
 //! plus the earlier events of the batch, written beyond the head as it goes, committed by writing
 //! the head.
 //!
