@@ -41,7 +41,7 @@ left out are counted by reason on the last line.";
 pub enum ReplayFormat {
     /// For people.
     Table,
-    /// The contract's JSON object (with a blake3 digest).
+    /// The replay JSON object of `docs/outputs.md` (with a blake3 digest).
     Json,
     /// The same content as YAML: what snapshot tests store.
     Yaml,
@@ -195,7 +195,7 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// The contract's snapshot of configuration `i`.
+    /// The snapshot (`docs/outputs.md`) of configuration `i`.
     pub fn snapshot(&self, i: usize) -> Snapshot {
         let r = &self.replayed;
         let mut snap = Snapshot::capture(&self.projectors[i], &r.roster, r.through, &r.head);

@@ -6,7 +6,7 @@
 //!   sides is one game (docs/events.md); each seat's change is `K Σ (s_j - E_j)` over its
 //!   pairs, all computed from the ratings before the match, so the result does not depend on the
 //!   order of pairs, and every pair is zero-sum, so a match never creates or destroys points.
-//!   This is the contract's "all pairs in the same period" with a period of one match.
+//!   This is "all pairs in the same period" (`docs/spec.md`) with a period of one match.
 //! - **No time.** Elo has no deviation and no idle growth; ticks, timeouts and the passing of time
 //!   change nothing.
 //! - **The default K is 20** ([`DEFAULT_K`]): FIDE's K for established players, and the K at which
@@ -23,7 +23,7 @@ use ladder_projector::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name for `--algo` (`docs/spec.md`).
 pub const ALGORITHM: &str = "elo";
 
 /// The documented default of `k`: FIDE's development coefficient for established players rated

@@ -149,7 +149,7 @@ fn push_num(out: &mut Vec<u8>, x: f64) {
     let _ = serde_json::to_writer(&mut *out, &x);
 }
 
-/// Writes the canonical JSON line of an event (no trailing newline): keys in the contract's order,
+/// Writes the canonical JSON line of an event (no trailing newline): keys in `docs/events.md`'s order,
 /// absent options left out, floats in shortest round-trip form.
 ///
 /// These bytes are what the ledger hashes (an event's *leaf bytes*: docs/proofs.md), so they are

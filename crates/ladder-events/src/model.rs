@@ -99,7 +99,7 @@ impl fmt::Display for Team {
 }
 
 impl Body {
-    /// The contract's name of this kind (`type` in JSON).
+    /// The name of this kind (`type` in JSON, `docs/events.md`).
     pub fn type_name(&self) -> &'static str {
         match self {
             Body::PlayerJoined { .. } => "PlayerJoined",

@@ -11,7 +11,7 @@ use ladder_projector::{
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name for `--algo` (`docs/spec.md`).
 pub const ALGORITHM: &str = "performance";
 
 /// The constants of `performance` (`docs/spec.md`).

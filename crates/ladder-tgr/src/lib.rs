@@ -45,7 +45,7 @@ use ladder_projector::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name for `--algo` (`docs/spec.md`).
 pub const ALGORITHM: &str = "tgr";
 
 /// An idle gap (since the player's last battle, queue timeout or join) longer than this many days

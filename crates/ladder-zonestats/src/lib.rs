@@ -25,7 +25,7 @@ use ladder_projector::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name for `--algo` (`docs/spec.md`).
 pub const ALGORITHM: &str = "zonestats";
 
 /// The constants of ZoneStats (`docs/spec.md`; values from the ZoneStats text, "Variables").
