@@ -32,7 +32,7 @@ fn audit(dir: &Path, lines: &[String], proof: Option<&str>) -> Out {
     }
 }
 
-/// The chain of the contract, written out here: h_0 = 0^32, h_n = blake3(h_(n-1) || line_n).
+/// The chain of `docs/spec.md`, written out here: h_0 = 0^32, h_n = blake3(h_(n-1) || line_n).
 fn chain(lines: &[String]) -> String {
     let mut h = [0u8; 32];
     for l in lines {

@@ -41,7 +41,7 @@ left out are counted by reason on the last line.";
 pub enum ReplayFormat {
     /// For people.
     Table,
-    /// The contract's JSON object (with a blake3 digest).
+    /// The replay JSON object of `docs/outputs.md` (with a blake3 digest).
     Json,
     /// The same content as YAML: what snapshot tests store.
     Yaml,
@@ -75,7 +75,7 @@ pub struct ReplayArgs {
     /// `--set` values, then these. With --format json, one object per line, in the order given.
     #[arg(long = "config", value_name = "K=V,...")]
     pub configs: Vec<String>,
-    /// Score how well each configuration predicts the two-seat matches (contract section 4).
+    /// Score how well each configuration predicts the two-seat matches (docs/outputs.md).
     #[arg(long)]
     pub score: bool,
     /// With --score: leave the first N two-seat matches out of the scores.
@@ -195,7 +195,7 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// The contract's snapshot of configuration `i`.
+    /// The snapshot (`docs/outputs.md`) of configuration `i`.
     pub fn snapshot(&self, i: usize) -> Snapshot {
         let r = &self.replayed;
         let mut snap = Snapshot::capture(&self.projectors[i], &r.roster, r.through, &r.head);

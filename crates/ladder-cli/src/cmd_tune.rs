@@ -1,5 +1,5 @@
 //! `ladder tune`: search an algorithm's constants for the lowest log loss on the first part of the
-//! history, and report them on the rest beside the defaults and Elo (contract section 4).
+//! history, and report them on the rest beside the defaults and Elo (docs/outputs.md).
 
 use crate::cli::EventsArg;
 use crate::cmd_replay::config_error;

@@ -1,4 +1,4 @@
-//! The JSON Lines form of events (`../shared/CONTRACT.md` section 1): one object per line.
+//! The JSON Lines form of events (`docs/events.md`): one object per line.
 //!
 //! [`parse_line`] reads one line into an [`Event`] and checks it ([`Event::check`]); [`to_line`]
 //! writes the canonical line back, so export-then-import reproduces the same events. Unknown fields
@@ -159,7 +159,7 @@ fn push_num(out: &mut Vec<u8>, x: f64) {
     }
 }
 
-/// Writes the canonical JSON line of an event (no trailing newline): keys in the contract's order,
+/// Writes the canonical JSON line of an event (no trailing newline): keys in `docs/events.md`'s order,
 /// absent options left out, floats in shortest round-trip form.
 ///
 /// These bytes are what the ledger hashes (an event's *leaf bytes*: docs/proofs.md), so they are

@@ -12,7 +12,7 @@ pub const NANOS_PER_DAY: i64 = 86_400 * NANOS_PER_SECOND;
 /// An instant in UTC, as nanoseconds since 1970-01-01T00:00:00Z.
 ///
 /// Every instant representable in an `i64` of nanoseconds is valid: 1677-09-21 to 2262-04-11, the
-/// range `../shared/CONTRACT.md` section 1 promises. Ordering is chronological.
+/// range `docs/events.md` promises. Ordering is chronological.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Timestamp(pub i64);
 
