@@ -3,6 +3,8 @@
 //! can import the `blake3` package (nothing is installed for it); the Rust twin
 //! (`against_ledger.rs`) runs everywhere.
 
+mod common;
+
 use ladder_events::json::{parse_line, to_line};
 use ladder_log::{AppendOptions, Ledger};
 use std::path::Path;
@@ -24,12 +26,7 @@ fn the_program_in_audit_md_prints_the_ledgers_head_and_root() {
     // Say what is checked even where it cannot run: the program reads blake3 and nothing of ladder.
     assert!(program.contains("from blake3 import blake3"), "{program}");
     assert!(!program.contains("ladder_"), "{program}");
-    let has_blake3 = Command::new("python3")
-        .args(["-c", "import blake3"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_blake3 {
-        eprintln!("skipped: python3 with the blake3 package is not available");
+    if !common::python_with_blake3() {
         return;
     }
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
