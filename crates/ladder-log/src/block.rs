@@ -209,7 +209,9 @@ impl<'a> Iterator for Records<'a> {
         match read_record(self.first, self.seq, self.rest) {
             Ok((hash, bytes, rest)) => {
                 let seq = self.seq;
-                self.seq += 1;
+                // `Block::parse` bounds the last seq by u64::MAX; after the last record (which may
+                // be that seq) the next one is never used.
+                self.seq = self.seq.saturating_add(1);
                 self.left -= 1;
                 self.rest = rest;
                 Some(Ok((seq, hash, bytes)))
