@@ -231,26 +231,37 @@ impl Glicko2Lanes {
         let mut failed: Option<(usize, ProjectErrorKind)> = None;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order.
-        for (i, slot) in self.slots.iter().enumerate() {
-            let l = i % k;
-            if failed.as_ref().is_some_and(|(first, _)| *first <= l) {
-                continue;
-            }
-            match rate_in::<false>(&self.lanes[l].params, slot, &slot.sums, None) {
-                Ok(rated) => self.out[i] = rated,
-                Err(kind) => failed = Some((l, kind)),
+        for (lanes, out) in self.slots.chunks_exact(k).zip(self.out.chunks_exact_mut(k)) {
+            for (l, (slot, out)) in lanes.iter().zip(out).enumerate() {
+                if failed.as_ref().is_some_and(|(first, _)| *first <= l) {
+                    continue;
+                }
+                match rate_in::<false>(&self.lanes[l].params, slot, &slot.sums, None) {
+                    Ok(rated) => *out = rated,
+                    Err(kind) => failed = Some((l, kind)),
+                }
             }
         }
         if let Some((_, kind)) = failed {
             return Err(ProjectError::new(seq, kind));
         }
-        for (i, (slot, rated)) in self.slots.iter().zip(&self.out).enumerate() {
-            let p = &mut self.players[slot.player as usize * k + i % k];
-            p.rating = rated.rating;
-            p.rd = rated.rd;
-            p.volatility = rated.volatility;
-            p.since = since;
-            p.slot = NO_SLOT;
+        // The players' records are written back in slot order: those of the slot AHEAD on
+        // are fetched meanwhile, as they are scattered over the whole roster.
+        const AHEAD: usize = 8;
+        let slots = self.slots.len() / k;
+        for s in 0..slots {
+            if s + AHEAD < slots {
+                self.prefetch(PlayerId(self.slots[(s + AHEAD) * k].player));
+            }
+            let base = self.slots[s * k].player as usize * k;
+            let records = &mut self.players[base..base + k];
+            for (p, rated) in records.iter_mut().zip(&self.out[s * k..(s + 1) * k]) {
+                p.rating = rated.rating;
+                p.rd = rated.rd;
+                p.volatility = rated.volatility;
+                p.since = since;
+                p.slot = NO_SLOT;
+            }
         }
         self.slots.clear();
         self.pairs.clear();
