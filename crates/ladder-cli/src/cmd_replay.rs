@@ -4,7 +4,7 @@ use crate::cli::EventsArg;
 use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
-use ladder_projector::{describe_specs, Config, ParamValue, Projector};
+use ladder_projector::{describe_specs, Config, ParamValue};
 use ladder_replay::checkpoint::replay_checkpointed;
 use ladder_replay::replay_algos;
 use ladder_replay::score::Score;

@@ -7,7 +7,7 @@ use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
 use ladder_events::Body;
-use ladder_projector::{Config, Projector};
+use ladder_projector::Config;
 use ladder_replay::score::Score;
 use ladder_replay::tune::{axes, default_keys, search, Point};
 use ladder_replay::{registry, replay_algos, History, ReplayError, Until};
