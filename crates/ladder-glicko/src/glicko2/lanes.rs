@@ -12,7 +12,7 @@
 //! the open period, their idle marks and game counts depend only on the history and the shared
 //! clock, so the period's slots and games are bookkept once for all lanes.
 //!
-//! The arithmetic is the projector's own ([`entry`], [`add_game`], [`rate_in`], [`idle_phi`],
+//! The arithmetic is the projector's own (`entry`, `add_game`, `rate_in`, `idle_phi`,
 //! [`expected`]) applied lane by lane in the order a single projector applies it, so every lane
 //! ends bit-identical to a [`Glicko2`] fed the same steps (tests in ladder-replay check the
 //! snapshots and digests). Lanes must share `period` and `idle`; [`Glicko2Lanes::new`] gives the
@@ -270,7 +270,7 @@ impl Glicko2Lanes {
     }
 
     /// The slot of `player` in the open period, creating its K lanes with each lane's values at
-    /// the period's start ([`entry`]).
+    /// the period's start (`entry`).
     #[inline]
     fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
         let k = self.lanes.len();
@@ -333,7 +333,7 @@ impl Glicko2Lanes {
         Ok(())
     }
 
-    /// Adds one game between slots `a` and `b` in every lane ([`add_game`] on lane `l`'s slots).
+    /// Adds one game between slots `a` and `b` in every lane (`add_game` on lane `l`'s slots).
     #[inline]
     fn add_game(&mut self, a: u32, b: u32, s: f64) {
         let k = self.lanes.len() as u32;
