@@ -430,7 +430,7 @@ pub fn replay_algos(
     // Lane sets: every clock's projectors, the largest sets halved until each thread has one.
     let mut sets: Vec<Vec<usize>> = by_clock.into_iter().map(|(_, v)| v).collect();
     while sets.len() < threads {
-        let (big, _) = sets.iter().enumerate().max_by_key(|(_, v)| v.len()).unwrap_or((0, &vec![]));
+        let Some(big) = (0..sets.len()).max_by_key(|&i| sets[i].len()) else { break };
         if sets[big].len() < 2 {
             break;
         }
