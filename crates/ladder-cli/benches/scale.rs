@@ -1,8 +1,8 @@
 //! The whole program at scale: `ladder sim` ladders of 1M, 10M and 30M matches among 100,000
-//! players, then `ladder import`, `ladder verify`, `ladder replay` per algorithm and an
-//! 8-configuration `ladder sweep`, each as its own process (wall time and peak resident memory
-//! from GNU time), beside the same games through skillratings' Glicko, Glicko-2 and Elo in this
-//! process.
+//! players, then `ladder import`, `ladder verify`, `ladder replay` per algorithm and 8- and
+//! 64-configuration Glicko-2 `ladder sweep`s, each as its own process (wall time and peak resident
+//! memory from GNU time), beside the same games through skillratings' Glicko, Glicko-2 and Elo in
+//! this process.
 //!
 //! `cargo bench -p ladder-cli --bench scale` runs 1,000,000 matches; `LADDER_SCALE=1000000,10000000`
 //! chooses the sizes, `LADDER_SCALE_DIR` where ledgers go (default a temporary directory; each
@@ -160,6 +160,7 @@ fn main() {
             ("tgr", None),
         ];
         drop(games);
+        let mut glicko2_replay = f64::NAN;
         for (algo, peer) in peers {
             let r = median(
                 (0..runs)
@@ -172,30 +173,32 @@ fn main() {
                     .collect(),
             );
             row(&format!("replay {algo}"), &r, peer);
+            if algo == "glicko2" {
+                glicko2_replay = r.seconds;
+            }
         }
-        let sweep = median(
-            (0..runs)
-                .map(|_| {
-                    ladder(
-                        &[
-                            "sweep",
-                            "--ledger",
-                            db_s,
-                            "--algo",
-                            "glicko2",
-                            "--grid",
-                            "tau=0.3,0.5,0.7,0.9",
-                            "--grid",
-                            "sigma=0.04,0.06",
-                            "--format",
-                            "json",
-                        ],
-                        None,
-                    )
-                })
-                .collect(),
+        // Glicko-2 sweeps of 8 and 64 configurations (one pass each, scored), against one replay.
+        let sweep = |grids: &[&str]| {
+            let mut args = vec!["sweep", "--ledger", db_s, "--algo", "glicko2"];
+            for g in grids {
+                args.extend(["--grid", g]);
+            }
+            args.extend(["--format", "json"]);
+            median((0..runs).map(|_| ladder(&args, None)).collect())
+        };
+        let eight = sweep(&["tau=0.3,0.5,0.7,0.9", "sigma=0.04,0.06"]);
+        row("sweep glicko2, 8 configurations", &eight, None);
+        let sixty_four = sweep(&[
+            "tau=0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0",
+            "sigma=0.03,0.04,0.05,0.06,0.07,0.08,0.09,0.1",
+        ]);
+        row("sweep glicko2, 64 configurations", &sixty_four, None);
+        println!(
+            "\nsweeps against one Glicko-2 replay ({:.2} s): 8 configurations {:.2}x, 64 configurations {:.2}x",
+            glicko2_replay,
+            eight.seconds / glicko2_replay,
+            sixty_four.seconds / glicko2_replay
         );
-        row("sweep glicko2, 8 configurations", &sweep, None);
         println!(
             "\nledger on disk: {:.0} MB ({:.2}x the JSON Lines, {:.0} MB)",
             disk as f64 / 1e6,

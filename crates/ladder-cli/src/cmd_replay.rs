@@ -4,9 +4,9 @@ use crate::cli::EventsArg;
 use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
-use ladder_projector::{describe_specs, Config, ParamValue, Projector};
+use ladder_projector::{describe_specs, Config, ParamValue};
 use ladder_replay::checkpoint::replay_checkpointed;
-use ladder_replay::replay_parallel;
+use ladder_replay::replay_algos;
 use ladder_replay::score::Score;
 use ladder_replay::{
     leaderboard, left_out_line, registry, BoardRules, ReplayError, Replayed, Row, Snapshot, Until,
@@ -242,10 +242,9 @@ pub fn replay_configs(
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let history = LedgerHistory(&ledger);
     let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    // Read in place once; fold on other threads while reading (every configuration, even one).
-    let mut refs: Vec<&mut (dyn Projector + Send)> =
-        projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-    let result = replay_parallel(&history, &mut refs, until, warmup, threads());
+    // Read in place once; fold on other threads while reading (every configuration, even one;
+    // several Glicko-2 configurations together as lanes).
+    let result = replay_algos(&history, &mut projectors, until, warmup, threads());
     let replayed = match result {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {

@@ -7,10 +7,10 @@ use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
 use ladder_events::Body;
-use ladder_projector::{Config, Projector};
+use ladder_projector::Config;
 use ladder_replay::score::Score;
 use ladder_replay::tune::{axes, default_keys, search, Point};
-use ladder_replay::{registry, replay_parallel, History, ReplayError, Until};
+use ladder_replay::{registry, replay_algos, History, ReplayError, Until};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -104,9 +104,9 @@ fn pass(
 ) -> anyhow::Result<Vec<Score>> {
     let mut projectors =
         configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    let mut refs: Vec<&mut (dyn Projector + Send)> =
-        projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-    match replay_parallel(history, &mut refs, until, Some(warmup), crate::cmd_replay::threads()) {
+    // Glicko-2 batches fold as lanes (replay_algos), one record lookup per game for all.
+    match replay_algos(history, &mut projectors, until, Some(warmup), crate::cmd_replay::threads())
+    {
         Ok(r) => Ok(r.scores),
         Err(ReplayError::Project(e)) => Err(e.into()),
         Err(e) => Err(e.into()),
