@@ -45,6 +45,14 @@ fn file_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// Flips every bit of byte 5000 of the ledger's sled `db` file (inside its first segment).
+fn flip_a_byte_of_db(path: &Path) {
+    let db = path.join("db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[5000] ^= 0xff;
+    std::fs::write(&db, &bytes).unwrap();
+}
+
 /// Every open of a damaged store is refused (never an empty or shorter ledger), names the
 /// recorded head, and leaves every file byte for byte as it was, however often it is tried.
 fn assert_refused_untouched(path: &Path, head: Head) {
@@ -109,10 +117,7 @@ fn damage_the_seals_miss_is_refused_and_the_error_says_sled_may_have_written() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("l");
     let head = build(&path, 300);
-    let db = path.join("db");
-    let mut bytes = std::fs::read(&db).unwrap();
-    bytes[5000] ^= 0xff;
-    std::fs::write(&db, &bytes).unwrap();
+    flip_a_byte_of_db(&path);
     // The head file's format (crates/ladder-log/src/headfile.rs): the recorded head, then one
     // `file NAME LEN MTIME CTIME INODE` line per file of sled's, sorted by name.
     let mut seals = Vec::new();
@@ -158,10 +163,7 @@ fn damage_the_seals_miss_is_refused_and_the_error_says_sled_may_have_written() {
     // written (which a_flipped_byte_or_a_truncation_is_refused_and_nothing_is_written checks).
     let other = dir.path().join("m");
     let head = build(&other, 300);
-    let db = other.join("db");
-    let mut bytes = std::fs::read(&db).unwrap();
-    bytes[5000] ^= 0xff;
-    std::fs::write(&db, &bytes).unwrap();
+    flip_a_byte_of_db(&other);
     match Ledger::open(&other) {
         Err(e @ LogError::Damaged { untouched: true, .. }) => {
             assert!(e.to_string().contains("nothing was written"), "{e}");
