@@ -7,7 +7,8 @@
 //! `cargo bench -p ladder-cli --bench scale` runs 1,000,000 matches; `LADDER_SCALE=1000000,10000000`
 //! chooses the sizes, `LADDER_SCALE_DIR` where ledgers go (default a temporary directory; each
 //! ledger is deleted after its size is done), `LADDER_SCALE_RUNS` the runs per figure (median,
-//! default 3). Needs GNU time at /usr/bin/time (Debian package `time`). Prints one markdown table
+//! default 3), `LADDER_SCALE_STEPS` a part of the table (`ledger`: import, verify and proofs only;
+//! `sweeps`: one import, then the Glicko-2 replay and sweeps only). Needs GNU time at /usr/bin/time (Debian package `time`). Prints one markdown table
 //! per size: the table in docs/PERFORMANCE.md.
 
 use ladder_bench::{skillratings_elo, skillratings_glicko, skillratings_glicko2, Game};
@@ -110,9 +111,11 @@ fn main() {
         let events = line_count(&jsonl);
         let jsonl_s = jsonl.to_str().expect("utf-8 path");
         let db_s = db.to_str().expect("utf-8 path");
+        let steps = std::env::var("LADDER_SCALE_STEPS").unwrap_or_default();
+        let sweeps_only = steps == "sweeps";
         // Each import into a fresh ledger; the last one stays for the steps below.
         let import = median(
-            (0..runs)
+            (0..if sweeps_only { 1 } else { runs })
                 .map(|_| {
                     let _ = std::fs::remove_dir_all(&db);
                     ladder(&["import", "--ledger", db_s, jsonl_s], None)
@@ -120,8 +123,6 @@ fn main() {
                 .collect(),
         );
         let disk = dir_size(&db);
-        let verify =
-            median((0..runs).map(|_| ladder(&["verify", "--ledger", db_s], None)).collect());
         println!("\n### {matches} matches among {PLAYERS} players ({events} events)\n");
         println!(
             "| step | seconds | events/s | peak RSS (MB) | skillratings, same games (s) | ratio |"
@@ -141,25 +142,35 @@ fn main() {
         };
         row("sim (write JSONL)", &sim, None);
         row("import", &import, None);
-        row("verify", &verify, None);
-        proofs(db_s, events as u64, runs, disk);
-        if std::env::var("LADDER_SCALE_STEPS").is_ok_and(|s| s == "ledger") {
+        if !sweeps_only {
+            let verify =
+                median((0..runs).map(|_| ladder(&["verify", "--ledger", db_s], None)).collect());
+            row("verify", &verify, None);
+            proofs(db_s, events as u64, runs, disk);
+        }
+        if steps == "ledger" {
             let _ = std::fs::remove_dir_all(&db);
             let _ = std::fs::remove_file(&jsonl);
             continue;
         }
 
-        let (players, games) = games(&jsonl);
-        let k = ladder_elo::DEFAULT_K;
-        // The fastest of `runs` folds of skillratings' functions, in this process.
-        let best = |f: &dyn Fn()| (0..runs).map(|_| seconds(f)).fold(f64::INFINITY, f64::min);
-        let peers = [
-            ("glicko", Some(best(&|| drop(black_box(skillratings_glicko(players, &games, 63.2)))))),
-            ("glicko2", Some(best(&|| drop(black_box(skillratings_glicko2(players, &games)))))),
-            ("elo", Some(best(&|| drop(black_box(skillratings_elo(players, &games, k)))))),
-            ("tgr", None),
-        ];
-        drop(games);
+        let peers = if sweeps_only {
+            vec![("glicko2", None)]
+        } else {
+            let (players, games) = games(&jsonl);
+            let k = ladder_elo::DEFAULT_K;
+            // The fastest of `runs` folds of skillratings' functions, in this process.
+            let best = |f: &dyn Fn()| (0..runs).map(|_| seconds(f)).fold(f64::INFINITY, f64::min);
+            vec![
+                (
+                    "glicko",
+                    Some(best(&|| drop(black_box(skillratings_glicko(players, &games, 63.2))))),
+                ),
+                ("glicko2", Some(best(&|| drop(black_box(skillratings_glicko2(players, &games)))))),
+                ("elo", Some(best(&|| drop(black_box(skillratings_elo(players, &games, k)))))),
+                ("tgr", None),
+            ]
+        };
         let mut glicko2_replay = f64::NAN;
         for (algo, peer) in peers {
             let r = median(
