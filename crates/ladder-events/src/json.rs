@@ -4,6 +4,7 @@
 //! writes the canonical line back, so export-then-import reproduces the same events. Unknown fields
 //! are refused (a misspelt `"plyer"` would otherwise be silently lost): see docs/events.md.
 
+use crate::codec::{BodyView, EventView, SeatView, TeamView};
 use crate::rules::{Rule, Violation};
 use crate::{Body, Event, Prior, Seat, Team, Timestamp};
 use serde::Deserialize;
@@ -140,8 +141,17 @@ pub fn parse_line(line: &str) -> Result<Event, Violation> {
 
 fn push_str(out: &mut Vec<u8>, s: &str) {
     // serde_json's escaping (short forms for \b \f \n \r \t, \u00XX for other controls); a
-    // Vec never fails to take bytes.
-    let _ = serde_json::to_writer(&mut *out, s);
+    // Vec never fails to take bytes. serde_json escapes only controls, `"` and `\`, so a string
+    // without them (almost every name and id) is copied as it is between quotes: the same bytes
+    // (`strings_are_written_as_serde_json_writes_them`).
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, s);
+    }
 }
 
 fn push_num(out: &mut Vec<u8>, x: f64) {
@@ -154,9 +164,33 @@ fn push_num(out: &mut Vec<u8>, x: f64) {
         out.extend_from_slice(b"0.0");
     } else if x == 0.5 {
         out.extend_from_slice(b"0.5");
+    } else if x != 0.0 && x.fract() == 0.0 && x.abs() < 1e15 {
+        // A whole number (seconds in a game, most priors): its digits and ".0", as the shortest
+        // round-trip form writes every whole number below 10^15 (`whole_numbers_...`).
+        push_int(out, x as i64);
+        out.extend_from_slice(b".0");
     } else {
         let _ = serde_json::to_writer(&mut *out, &x);
     }
+}
+
+/// The decimal digits of `n`, as `Display` writes them, without the formatter's machinery.
+fn push_int(out: &mut Vec<u8>, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Writes the canonical JSON line of an event (no trailing newline): keys in `docs/events.md`'s order,
@@ -175,18 +209,63 @@ pub fn to_line(event: &Event) -> String {
 
 /// [`to_line`] into a buffer the caller reuses: appends the line's bytes to `out`.
 pub fn write_line(event: &Event, out: &mut Vec<u8>) {
+    let body = match &event.body {
+        Body::PlayerJoined { player, prior } => Parts::Joined { player, prior: *prior },
+        Body::QueueTimeout { player } => Parts::Timeout { player },
+        Body::MidnightTick => Parts::Tick,
+        Body::MatchResult { seats } => Parts::Match(seats.iter().map(Seat::as_view)),
+        Body::MatchVoided { match_id, reason } => Parts::Voided { match_id, reason },
+    };
+    write_parts(event.at, event.id.as_deref(), body, out);
+}
+
+/// [`write_line`] for an event read in place from its stored bytes ([`codec::view`]): the same
+/// bytes, without building the owned event (`a_view_writes_the_line_its_event_writes`).
+pub fn write_view_line(event: &EventView<'_>, out: &mut Vec<u8>) {
+    let body = match event.body {
+        BodyView::PlayerJoined { player, prior } => Parts::Joined { player, prior },
+        BodyView::QueueTimeout { player } => Parts::Timeout { player },
+        BodyView::MidnightTick => Parts::Tick,
+        BodyView::MatchResult { seats } => Parts::Match(seats.iter()),
+        BodyView::MatchVoided { match_id, reason } => Parts::Voided { match_id, reason },
+    };
+    write_parts(event.at, event.id, body, out);
+}
+
+/// The body of a line, borrowed from an owned event or a stored view alike, so one writer
+/// ([`write_parts`]) holds the canonical form.
+enum Parts<'a, S> {
+    Joined { player: &'a str, prior: Prior },
+    Timeout { player: &'a str },
+    Tick,
+    Match(S),
+    Voided { match_id: &'a str, reason: &'a str },
+}
+
+fn write_parts<'a, S: Iterator<Item = SeatView<'a>>>(
+    at: Timestamp,
+    id: Option<&str>,
+    body: Parts<'a, S>,
+    out: &mut Vec<u8>,
+) {
     use std::io::Write as _;
     out.extend_from_slice(b"{\"type\":\"");
-    out.extend_from_slice(event.body.type_name().as_bytes());
+    out.extend_from_slice(match body {
+        Parts::Joined { .. } => b"PlayerJoined",
+        Parts::Timeout { .. } => b"QueueTimeout",
+        Parts::Tick => b"MidnightTick",
+        Parts::Match(_) => b"MatchResult",
+        Parts::Voided { .. } => b"MatchVoided",
+    });
     out.extend_from_slice(b"\",\"at\":\"");
-    event.at.write_rfc3339(out);
+    at.write_rfc3339(out);
     out.push(b'"');
-    if let Some(id) = &event.id {
+    if let Some(id) = id {
         out.extend_from_slice(b",\"id\":");
         push_str(out, id);
     }
-    match &event.body {
-        Body::PlayerJoined { player, prior } => {
+    match body {
+        Parts::Joined { player, prior } => {
             out.extend_from_slice(b",\"player\":");
             push_str(out, player);
             for (k, v) in
@@ -198,27 +277,28 @@ pub fn write_line(event: &Event, out: &mut Vec<u8>) {
                 }
             }
         }
-        Body::QueueTimeout { player } => {
+        Parts::Timeout { player } => {
             out.extend_from_slice(b",\"player\":");
             push_str(out, player);
         }
-        Body::MidnightTick => {}
-        Body::MatchResult { seats } => {
+        Parts::Tick => {}
+        Parts::Match(seats) => {
             out.extend_from_slice(b",\"seats\":[");
-            for (i, s) in seats.iter().enumerate() {
+            for (i, s) in seats.enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
                 out.extend_from_slice(b"{\"player\":");
-                push_str(out, &s.player);
+                push_str(out, s.player);
                 out.extend_from_slice(b",\"score\":");
                 push_num(out, s.score);
-                match &s.team {
+                match s.team {
                     None => {}
-                    Some(Team::Int(n)) => {
-                        let _ = write!(out, ",\"team\":{n}");
+                    Some(TeamView::Int(n)) => {
+                        out.extend_from_slice(b",\"team\":");
+                        push_int(out, n);
                     }
-                    Some(Team::Text(t)) => {
+                    Some(TeamView::Text(t)) => {
                         out.extend_from_slice(b",\"team\":");
                         push_str(out, t);
                     }
@@ -231,7 +311,7 @@ pub fn write_line(event: &Event, out: &mut Vec<u8>) {
             }
             out.push(b']');
         }
-        Body::MatchVoided { match_id, reason } => {
+        Parts::Voided { match_id, reason } => {
             out.extend_from_slice(b",\"match\":");
             push_str(out, match_id);
             out.extend_from_slice(b",\"reason\":");
@@ -245,9 +325,56 @@ pub fn write_line(event: &Event, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Any string, with controls, quotes, backslashes, DEL and non-ASCII mixed in.
+        #[test]
+        fn strings_are_written_as_serde_json_writes_them(
+            s in "(\\PC|[\\x00-\\x1f\"\\\\\\x7f])*",
+        ) {
+            let mut fast = Vec::new();
+            push_str(&mut fast, &s);
+            proptest::prop_assert_eq!(fast, serde_json::to_vec(&s).unwrap());
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn integers_are_written_as_display_writes_them(n in proptest::num::i64::ANY) {
+            let mut fast = Vec::new();
+            push_int(&mut fast, n);
+            proptest::prop_assert_eq!(fast, n.to_string().into_bytes());
+        }
+
+        #[test]
+        fn whole_numbers_and_any_float_are_written_as_serde_json_writes_them(
+            n in -1_000_000_000_000_000i64..=1_000_000_000_000_000,
+            x in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL,
+        ) {
+            for v in [n as f64, x, x.trunc()] {
+                let mut fast = Vec::new();
+                push_num(&mut fast, v);
+                proptest::prop_assert_eq!(fast, serde_json::to_vec(&v).unwrap(), "{}", v);
+            }
+        }
+    }
+
     #[test]
     fn common_scores_are_written_as_serde_json_writes_them() {
-        for x in [1.0, 0.0, 0.5, -0.0, 2.0, 0.25, 1e-7, 123456.789] {
+        for x in [
+            1.0,
+            0.0,
+            0.5,
+            -0.0,
+            2.0,
+            0.25,
+            1e-7,
+            123456.789,
+            481.0,
+            -3.0,
+            1e15,
+            999999999999999.0,
+            1e16,
+        ] {
             let mut fast = Vec::new();
             push_num(&mut fast, x);
             assert_eq!(fast, serde_json::to_vec(&x).unwrap(), "{x}");

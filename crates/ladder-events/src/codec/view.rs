@@ -409,6 +409,17 @@ mod tests {
             prop_assert!(same(&decode(&bytes).unwrap(), &e));
         }
 
+        /// The canonical line (the leaf bytes the ledger hashes) is the same from either form.
+        #[test]
+        fn a_view_writes_the_line_its_event_writes(e in event()) {
+            let bytes = encode(&e);
+            let v = view(&bytes).expect("encoded bytes view");
+            let (mut owned, mut viewed) = (Vec::new(), Vec::new());
+            crate::json::write_line(&e, &mut owned);
+            crate::json::write_view_line(&v, &mut viewed);
+            prop_assert_eq!(owned, viewed);
+        }
+
         /// Damaged bytes: flipped, cut, extended. The two readers agree on every one.
         #[test]
         fn view_agrees_with_decode_on_damaged_bytes(
