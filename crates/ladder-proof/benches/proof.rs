@@ -1,11 +1,13 @@
 //! Speed of the proof library: appending leaves to a [`Frontier`] (the ledger does this once per
 //! imported event), proof generation over a 10M-leaf [`MemTree`] (the same split as the ledger:
 //! subtrees of 256 leaves and more are looked up, smaller ones recomputed from leaf hashes), and
-//! verification.
+//! verification; and the blake3 hashing every event costs a ledger, on a typical line.
 //!
 //! `cargo bench -p ladder-proof --bench proof` (criterion: `proof/push/1m` with throughput in
 //! leaves, then `inclusion`, `consistency`, `verify_inclusion`, `verify_consistency` on the big
-//! tree). `LADDER_PROOF_BENCH_LEAVES=N` changes the big tree's size (default 10,000,000; it holds
+//! tree; `proof/per_event/...`: the chain hash, the leaf hash and one node hash of a
+//! two-seat match line of the simulated ladder, 176 bytes, alone and together).
+//! `LADDER_PROOF_BENCH_LEAVES=N` changes the big tree's size (default 10,000,000; it holds
 //! 32 bytes per leaf in memory).
 
 use criterion::{BatchSize, Criterion, Throughput};
@@ -45,6 +47,30 @@ fn main() {
                 f.push(*l, |level, _, _| kept += u64::from(level >= 8));
             }
             black_box((f.root(), kept))
+        })
+    });
+    // What format 3 hashes for each event (docs/proofs.md): the chain, blake3(h_(n-1) || line),
+    // 4 compressions of 64 bytes for this line; the leaf, blake3(0x00 || line), 3; and about one
+    // node, blake3(0x01 || left || right), 2.
+    let line: &[u8] = br#"{"type":"MatchResult","at":"2020-03-17T12:18:11Z","id":"s1-m143473","seats":[{"player":"p044388","score":1.0,"seconds":481.0},{"player":"p054277","score":0.0,"seconds":481.0}]}"#;
+    let prev = [7u8; 32];
+    let chain = |line: &[u8]| {
+        let mut h = blake3::Hasher::new();
+        h.update(&prev);
+        h.update(line);
+        *h.finalize().as_bytes()
+    };
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("per_event/chain", |b| b.iter(|| chain(black_box(line))));
+    g.bench_function("per_event/leaf", |b| b.iter(|| leaf_hash(black_box(line))));
+    g.bench_function("per_event/node", |b| {
+        b.iter(|| ladder_proof::node_hash(black_box(&prev), black_box(&prev)))
+    });
+    g.bench_function("per_event/all", |b| {
+        b.iter(|| {
+            let c = chain(black_box(line));
+            let l = leaf_hash(black_box(line));
+            ladder_proof::node_hash(&c, &l)
         })
     });
     g.finish();
