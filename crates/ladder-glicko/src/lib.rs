@@ -1,6 +1,10 @@
 //! Glicko ([`Glicko`], seed 001) and Glicko-2 ([`Glicko2`], seeds 001 and 002) as ladder projectors.
 //!
 //! Design decisions:
+//! - **One period engine, two rating steps.** [`periods::Periodic`] holds the bookkeeping of
+//!   rating periods once (slots, games, closing, idle marks, the fast two-seat path, standings
+//!   and expectations); Glicko and Glicko-2 are each a [`periods::Rule`] plugged into it
+//!   ([`glicko::GlickoRule`], [`glicko2::Glicko2Rule`]), so a fix to periods lands once.
 //! - **A rating period is a buffer, not a timer.** Games of the open period are kept as a list of
 //!   pairs over per-period *slots*; a slot holds a player's values at the period's start (rating,
 //!   RD* or idle-grown phi, and g of that deviation, computed once). The period is computed when the
@@ -28,6 +32,7 @@
 mod clock;
 pub mod glicko;
 pub mod glicko2;
+pub mod periods;
 
 pub use glicko::{Glicko, GlickoState};
 pub use glicko2::{Glicko2, Glicko2State};
