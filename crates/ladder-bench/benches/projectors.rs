@@ -13,7 +13,7 @@ use criterion::{BatchSize, Criterion, Throughput};
 use ladder_bench::{skillratings_elo, skillratings_glicko, skillratings_glicko2, Ladder};
 use ladder_elo::Elo;
 use ladder_glicko::{Glicko, Glicko2};
-use ladder_projector::{Config, Projector};
+use ladder_projector::{Algorithm, Config, Projector};
 use ladder_tgr::Tgr;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -204,6 +204,7 @@ mod tests {
         // benchmark compares equal work. Ratings to 1e-9.
         let ladder = Ladder::new(50, 2_000, 2_000, 11);
         let sets = ladder_projector::Config::parse_assignments("c=0,period=game").unwrap();
+        use ladder_projector::Algorithm;
         let ours = ladder.replay(ladder.joined(ladder_glicko::Glicko::configure(&sets).unwrap()));
         let theirs = skillratings_glicko(50, &ladder.pairs(), 0.0);
         for s in ours.standings() {

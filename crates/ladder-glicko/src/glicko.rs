@@ -142,6 +142,7 @@ impl Rule for GlickoRule {
 
     const ALGORITHM: &'static str = ALGORITHM;
     const PARAMS: &'static [ParamSpec] = PARAMS;
+    const TUNED: &'static [&'static str] = &["c", "period"];
     // Seed 001, step 1: t counts rating periods since the last game or join, so a player who
     // joins and plays in one period has t = 0.
     const IDLE_FROM_NEXT: bool = false;
@@ -239,6 +240,7 @@ impl Rule for GlickoRule {
             rating: values.rating,
             rd: Some(rd_star(values.rd, t, self.c2, self.rd_max).0),
             volatility: None,
+            sigma: None,
             games,
             display: None,
         }

@@ -346,6 +346,7 @@ impl Rule for Glicko2Rule {
 
     const ALGORITHM: &'static str = ALGORITHM;
     const PARAMS: &'static [ParamSpec] = PARAMS;
+    const TUNED: &'static [&'static str] = &["tau", "period"];
     // Seed 002: every period a player sits out, including the one they joined in, applies step 6
     // only; a rated period's own step 6 is in steps 6 and 7, so idle time counts from the next.
     const IDLE_FROM_NEXT: bool = true;
@@ -462,6 +463,7 @@ impl Rule for Glicko2Rule {
             rating: values.rating,
             rd: Some(rd),
             volatility: Some(values.volatility),
+            sigma: None,
             games,
             display: None,
         }

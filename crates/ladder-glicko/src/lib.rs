@@ -17,7 +17,7 @@
 //! - **`period=game` is the same machinery** with a period of one match, closed at once, and
 //!   fractional idle growth `t = elapsed / idle` instead of whole periods (lichess's way).
 //! - **State is plain data.** [`GlickoState`] and [`Glicko2State`] derive serde so that a replay can
-//!   checkpoint a projector and resume it with `from_state`; per-player values live in dense vectors
+//!   checkpoint a projector and resume it with `Algorithm::restore`; per-player values live in dense vectors
 //!   indexed by [`PlayerId`](ladder_projector::PlayerId), and the scratch buffers of the period
 //!   computation are reused, so the hot path allocates nothing once warmed up.
 //! - **Arithmetic never lets NaN or infinity out.** Every computed value is checked before the

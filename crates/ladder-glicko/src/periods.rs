@@ -7,7 +7,7 @@
 //! list of its games. It closes the period when a step of a later period arrives, rates every slot
 //! with [`Rule::rate`], and reports standings with the open period closed on the side. With
 //! `period=game` every match is a period of its own; an untraced two-seat match then takes a fast
-//! path ([`Periodic::match_of_two`]) that does the same arithmetic in the same order without the
+//! path (`match_of_two`) that does the same arithmetic in the same order without the
 //! period's buffers.
 //!
 //! What a rule decides: its values and their form at the period's start, the expectation of one
@@ -18,8 +18,8 @@ use crate::clock::{check_rd, Clock, Cursor};
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, outcome, Config, ConfigError, Input, ParamKind, ParamSpec, Period, PlayerId,
-    ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, outcome, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, Period,
+    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -120,6 +120,8 @@ pub trait Rule: Clone + Debug {
     const ALGORITHM: &'static str;
     /// The algorithm's constant table.
     const PARAMS: &'static [ParamSpec];
+    /// The constants `ladder tune` searches by default ([`Algorithm::TUNED`]).
+    const TUNED: &'static [&'static str];
     /// Whether idle time counts from the period after a rated one (Glicko-2: periods sat out)
     /// rather than from the rated period itself (Glicko: period boundaries crossed).
     const IDLE_FROM_NEXT: bool;
@@ -307,59 +309,6 @@ pub struct Periodic<R: Rule> {
 }
 
 impl<R: Rule> Periodic<R> {
-    /// A projector with a configuration built from the rule's table. Refuses `initial_rd >
-    /// rd_max` (RD is always in (0, rd_max]) and configurations of another algorithm.
-    pub fn new(config: Config) -> Result<Self, ConfigError> {
-        Self::from_state(config, PeriodState::default())
-    }
-
-    /// Builds the configuration from `KEY=VALUE` pairs and the projector from it.
-    pub fn configure(sets: &[(String, String)]) -> Result<Self, ConfigError> {
-        Self::new(Config::new(R::ALGORITHM, R::PARAMS, sets)?)
-    }
-
-    /// Resumes from a checkpointed state (see [`Periodic::state`]). The state must have been
-    /// taken from a projector with the same configuration; one whose indices do not fit is
-    /// refused.
-    pub fn from_state(config: Config, state: StateOf<R>) -> Result<Self, ConfigError> {
-        config.check(R::ALGORITHM, R::PARAMS)?;
-        check_rd(R::ALGORITHM, &config)?;
-        let common = Common {
-            rd_max: config.number("rd_max"),
-            initial_rating: config.number("initial_rating"),
-            initial_rd: config.number("initial_rd"),
-            clock: Clock::from_config(&config),
-        };
-        let n = state.players.len();
-        let slots_fit = state.slots.iter().enumerate().all(|(i, s)| {
-            (s.player as usize) < n && state.players[s.player as usize].slot as usize == i
-        });
-        let pairs_fit = state
-            .pairs
-            .iter()
-            .all(|p| (p.a as usize) < state.slots.len() && (p.b as usize) < state.slots.len());
-        if !slots_fit || !pairs_fit {
-            return Err(ConfigError::Inconsistent {
-                algorithm: R::ALGORITHM,
-                message: "the checkpoint's open period does not fit its players".into(),
-            });
-        }
-        Ok(Periodic {
-            rule: R::from_config(&config),
-            config,
-            common,
-            state,
-            out: Vec::new(),
-            seat_slots: Vec::new(),
-            cursor: Cursor::default(),
-        })
-    }
-
-    /// The state, for checkpoints.
-    pub fn state(&self) -> &StateOf<R> {
-        &self.state
-    }
-
     /// Closes the open period in place, as the end of a replay does on the side in
     /// [`Projector::standings`], but reporting an arithmetic failure (as an error at step `seq`)
     /// instead of falling back. Afterwards `standings()` is unchanged.
@@ -604,6 +553,26 @@ impl<R: Rule> Periodic<R> {
         }
     }
 
+    /// A joined player's standing, with the open period closed as `closed` says.
+    fn report(
+        &self,
+        player: PlayerId,
+        p: &Record<R::Values>,
+        closed: Option<&[R::Values]>,
+    ) -> Standing {
+        let (values, since) = self.settled(p, closed);
+        // Contract section 3: the last period is the one holding the last MatchResult; a player
+        // who sat out periods up to it is reported with the growth for them (with period=game,
+        // idle time up to that match).
+        let clock = &self.common.clock;
+        let next = i64::from(R::IDLE_FROM_NEXT);
+        let t = self
+            .state
+            .last_match
+            .map_or(0.0, |end| clock.idle_since(since, end, clock.index(end) + next));
+        self.rule.standing(player, &values, u64::from(p.games), t)
+    }
+
     /// `(location, deviation)` with which `player` would enter a game at `at`.
     fn entering(
         &self,
@@ -720,6 +689,58 @@ fn rate_traced<R: Rule>(
     Ok(values)
 }
 
+impl<R: Rule> Algorithm for Periodic<R> {
+    const ALGORITHM: &'static str = R::ALGORITHM;
+    const PARAMS: &'static [ParamSpec] = R::PARAMS;
+    const TUNED: &'static [&'static str] = R::TUNED;
+    type State = StateOf<R>;
+
+    /// Refuses `initial_rd > rd_max` (RD is always in (0, rd_max]) and configurations of
+    /// another algorithm.
+    fn new(config: Config) -> Result<Self, ConfigError> {
+        Self::restore(config, PeriodState::default())
+    }
+
+    /// Refuses a state whose open period does not fit its players.
+    fn restore(config: Config, state: StateOf<R>) -> Result<Self, ConfigError> {
+        config.check(R::ALGORITHM, R::PARAMS)?;
+        check_rd(R::ALGORITHM, &config)?;
+        let common = Common {
+            rd_max: config.number("rd_max"),
+            initial_rating: config.number("initial_rating"),
+            initial_rd: config.number("initial_rd"),
+            clock: Clock::from_config(&config),
+        };
+        let n = state.players.len();
+        let slots_fit = state.slots.iter().enumerate().all(|(i, s)| {
+            (s.player as usize) < n && state.players[s.player as usize].slot as usize == i
+        });
+        let pairs_fit = state
+            .pairs
+            .iter()
+            .all(|p| (p.a as usize) < state.slots.len() && (p.b as usize) < state.slots.len());
+        if !slots_fit || !pairs_fit {
+            return Err(ConfigError::Inconsistent {
+                algorithm: R::ALGORITHM,
+                message: "the checkpoint's open period does not fit its players".into(),
+            });
+        }
+        Ok(Periodic {
+            rule: R::from_config(&config),
+            config,
+            common,
+            state,
+            out: Vec::new(),
+            seat_slots: Vec::new(),
+            cursor: Cursor::default(),
+        })
+    }
+
+    fn state(&self) -> &StateOf<R> {
+        &self.state
+    }
+}
+
 impl<R: Rule> Projector for Periodic<R> {
     fn algorithm(&self) -> &'static str {
         R::ALGORITHM
@@ -747,25 +768,25 @@ impl<R: Rule> Projector for Periodic<R> {
         }
     }
 
+    fn standing(&self, player: PlayerId) -> Option<Standing> {
+        let p = self.state.players.get(player.index()).filter(|p| R::is_joined(&p.values))?;
+        let closed = if p.slot == NO_SLOT { None } else { self.closed_on_the_side() };
+        Some(self.report(player, p, closed.as_deref()))
+    }
+
+    fn players(&self) -> usize {
+        self.state.players.len()
+    }
+
+    /// Every player's [`Projector::standing`], with the open period closed once for all.
     fn standings(&self) -> Vec<Standing> {
         let closed = self.closed_on_the_side();
-        // Contract section 3: the last period is the one holding the last MatchResult; a player
-        // who sat out periods up to it is reported with the growth for them (with period=game,
-        // idle time up to that match).
-        let horizon = self.state.last_match;
-        let clock = &self.common.clock;
-        let next = i64::from(R::IDLE_FROM_NEXT);
         self.state
             .players
             .iter()
             .enumerate()
             .filter(|(_, p)| R::is_joined(&p.values))
-            .map(|(i, p)| {
-                let (values, since) = self.settled(p, closed.as_deref());
-                let t = horizon
-                    .map_or(0.0, |end| clock.idle_since(since, end, clock.index(end) + next));
-                self.rule.standing(PlayerId(i as u32), &values, u64::from(p.games), t)
-            })
+            .map(|(i, p)| self.report(PlayerId(i as u32), p, closed.as_deref()))
             .collect()
     }
 

@@ -95,6 +95,8 @@ pub struct Standing {
     pub rd: Option<f64>,
     /// Volatility, for glicko2.
     pub volatility: Option<f64>,
+    /// Uncertainty sigma, for weng-lin.
+    pub sigma: Option<f64>,
     /// Matches (MatchResult events, not pairs) the player sat in and that were rated.
     pub games: u64,
     /// TGR's provisional flag and GLIXARE; `None` for other algorithms.
@@ -104,7 +106,13 @@ pub struct Standing {
 impl Standing {
     /// A standing with a rating only (elo, zonestats, performance).
     pub fn rating_only(player: PlayerId, rating: f64, games: u64) -> Standing {
-        Standing { player, rating, rd: None, volatility: None, games, display: None }
+        Standing { player, rating, rd: None, volatility: None, sigma: None, games, display: None }
+    }
+
+    /// What a leaderboard ranks this player by, highest first: the displayed GLIXARE where the
+    /// algorithm shows one (TGR), otherwise the rating.
+    pub fn rank_key(&self) -> f64 {
+        self.display.and_then(|d| d.glixare).unwrap_or(self.rating)
     }
 }
 
@@ -213,10 +221,28 @@ pub trait Projector {
     /// for this step (and, for algorithms with rating periods, for any period this step closes).
     fn apply(&mut self, step: &Step<'_>, trace: Option<&mut Trace>) -> Result<(), ProjectError>;
 
+    /// One player's standing as the replay would report it if it ended now (`None` for an id
+    /// that never joined). Does not change the state: algorithms with rating periods compute the
+    /// closing of the open period (and idle growth up to it) on the side. What `plot` and
+    /// `history` read after each of a player's events.
+    fn standing(&self, player: PlayerId) -> Option<Standing>;
+
+    /// How many player ids the state has records for (joined or not): the ids
+    /// [`Projector::standings`] visits.
+    fn players(&self) -> usize;
+
     /// The standings as the replay reports them if it ended now, sorted by [`PlayerId`], one per
-    /// player who joined. Does not change the state: algorithms with rating periods compute the
-    /// closing of the open period (and idle growth up to it) on the side.
-    fn standings(&self) -> Vec<Standing>;
+    /// player who joined: [`Projector::standing`] of every id. An algorithm may compute them all
+    /// at once (Glicko's open period is closed once, not once per player), with the same values.
+    fn standings(&self) -> Vec<Standing> {
+        (0..self.players()).filter_map(|i| self.standing(PlayerId(i as u32))).collect()
+    }
+
+    /// What a leaderboard ranks by: `rating` (the default), or the name of the display value
+    /// [`Standing::rank_key`] takes instead (TGR's `glixare`).
+    fn ranked_by(&self) -> &'static str {
+        "rating"
+    }
 
     /// Checks that the state can be reported once the replay ends after event `seq`: algorithms
     /// with rating periods compute the closing of the open period (what [`Projector::standings`]
@@ -238,6 +264,39 @@ pub trait Projector {
     /// players the records do not stay in the cache). The default does nothing.
     fn prefetch(&self, player: PlayerId) {
         let _ = player;
+    }
+}
+
+/// What every algorithm crate provides besides the fold: its name and constant table, one
+/// constructor from a validated [`Config`], and its state, saved and restored for checkpoints.
+/// ladder-replay's registry lists every implementation once; adding an algorithm is a crate that
+/// implements this trait and one line there (docs/ARCHITECTURE.md, "Adding an algorithm").
+pub trait Algorithm: Projector + Clone + std::fmt::Debug + Sized {
+    /// The contract's name of the algorithm (`--algo`).
+    const ALGORITHM: &'static str;
+    /// The constants, with defaults, ranges and docs.
+    const PARAMS: &'static [ParamSpec];
+    /// The constants `ladder tune` searches by default: those a ladder's data decides (fixed
+    /// points of the method and starting values are left alone). None by default.
+    const TUNED: &'static [&'static str] = &[];
+    /// Everything a checkpoint must keep.
+    type State: serde::Serialize + serde::de::DeserializeOwned + Clone + std::fmt::Debug;
+
+    /// A fresh projector. Refuses a configuration of another algorithm (and any rule between
+    /// constants the table cannot express).
+    fn new(config: Config) -> Result<Self, ConfigError>;
+
+    /// A projector resuming from [`Algorithm::state`], taken under the same configuration. A
+    /// state whose parts do not fit together is refused.
+    fn restore(config: Config, state: Self::State) -> Result<Self, ConfigError>;
+
+    /// The state, for checkpoints.
+    fn state(&self) -> &Self::State;
+
+    /// [`Algorithm::new`] with the configuration built from `KEY=VALUE` pairs (later ones win;
+    /// defaults for the rest).
+    fn configure(sets: &[(String, String)]) -> Result<Self, ConfigError> {
+        Self::new(Config::new(Self::ALGORITHM, Self::PARAMS, sets)?)
     }
 }
 

@@ -103,6 +103,9 @@ fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> 
     if let Some(v) = s.volatility {
         f.push(("volatility", Some(v), None, false));
     }
+    if let Some(sigma) = s.sigma {
+        f.push(("sigma", Some(sigma), None, false));
+    }
     f.push(("games", Some(s.games as f64), None, false));
     if let Some(d) = s.display {
         f.push(("provisional", None, Some(d.provisional), false));
@@ -249,9 +252,10 @@ impl Snapshot {
         let _ = writeln!(o, "digest {}\n", self.digest());
         let width = self.players.iter().map(|r| r.player.chars().count()).max().unwrap_or(6).max(6);
         let has = |f: fn(&Standing) -> bool| self.players.iter().any(|r| f(&r.standing));
-        let (rd, vol, disp) = (
+        let (rd, vol, sigma, disp) = (
             has(|s| s.rd.is_some()),
             has(|s| s.volatility.is_some()),
+            has(|s| s.sigma.is_some()),
             has(|s| s.display.is_some()),
         );
         let _ = write!(o, "{:<width$}  {:>10}", "player", "rating");
@@ -260,6 +264,9 @@ impl Snapshot {
         }
         if vol {
             let _ = write!(o, "  {:>10}", "volatility");
+        }
+        if sigma {
+            let _ = write!(o, "  {:>8}", "sigma");
         }
         let _ = write!(o, "  {:>6}", "games");
         if disp {
@@ -275,6 +282,9 @@ impl Snapshot {
             }
             if vol {
                 let _ = write!(o, "  {:>10.6}", s.volatility.unwrap_or(f64::NAN));
+            }
+            if sigma {
+                let _ = write!(o, "  {:>8.3}", s.sigma.unwrap_or(f64::NAN));
             }
             let _ = write!(o, "  {:>6}", s.games);
             if let Some(d) = s.display {
@@ -410,11 +420,6 @@ pub struct Leaderboard {
     pub key: &'static str,
 }
 
-/// The key a player is ranked by: TGR's displayed GLIXARE where it has one, otherwise the rating.
-fn rank_key(s: &Standing) -> f64 {
-    s.display.and_then(|d| d.glixare).unwrap_or(s.rating)
-}
-
 /// Ranks the players of `projector` for every algorithm the same way: established, active players
 /// (`rules`: not provisional under the configuration's `provisional_rd`, at least `min_games`
 /// games, a game within `active_within` of the replay's last event, from `activity`), by
@@ -432,7 +437,7 @@ pub fn leaderboard(
             ParamValue::Number(x) => Some(*x),
             ParamValue::Text(_) => None,
         });
-    let key = if config.algorithm == "tgr" { "glixare" } else { "rating" };
+    let key = projector.ranked_by();
     let mut left_out = LeftOut::default();
     let now = activity.last_event();
     let mut rows: Vec<(Row, Option<ladder_events::Timestamp>)> = Vec::new();
@@ -455,8 +460,9 @@ pub fn leaderboard(
         }
     }
     rows.sort_by(|(a, _), (b, _)| {
-        rank_key(&b.standing)
-            .total_cmp(&rank_key(&a.standing))
+        b.standing
+            .rank_key()
+            .total_cmp(&a.standing.rank_key())
             .then_with(|| a.player.as_bytes().cmp(b.player.as_bytes()))
     });
     let top = rules.top.unwrap_or(usize::MAX);
@@ -464,7 +470,7 @@ pub fn leaderboard(
     let mut ranked: Vec<Ranked> = Vec::with_capacity(rows.len().min(top));
     let mut prev: Option<(f64, usize)> = None;
     for (i, (row, last_played)) in rows.into_iter().enumerate().take(top) {
-        let k = rank_key(&row.standing);
+        let k = row.standing.rank_key();
         let rank = match prev {
             Some((pk, pr)) if pk == k => pr,
             _ => i + 1,

@@ -31,16 +31,9 @@ const MIN_GAIN: f64 = 1e-7;
 
 /// The constants searched by default for each algorithm: those a ladder's data decides (the
 /// seeds' fixed points and the starting values are left alone).
+/// Each algorithm's [`ladder_projector::Algorithm::TUNED`], through the registry.
 pub fn default_keys(algorithm: &str) -> &'static [&'static str] {
-    match algorithm {
-        "tgr" => &["sc", "p"],
-        "glicko" => &["c", "period"],
-        "glicko2" => &["tau", "period"],
-        "elo" => &["k"],
-        "zonestats" => &["t", "game_mult"],
-        "performance" => &["variant"],
-        _ => &[],
-    }
+    crate::registry::tuned(algorithm)
 }
 
 /// How one constant is searched.

@@ -38,7 +38,7 @@ pub use queue::{pair, Candidate, QueueChoice, QUEUE_BAND, QUEUE_WAIT_SECONDS};
 use formulas::{day_frac, midnights};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    Config, ConfigError, Display, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    Algorithm, Config, ConfigError, Display, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
     ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
@@ -204,15 +204,19 @@ const AFTER_OWN_UPDATE: [&str; 2] = [
     "order=as-written: Player2's RD after their own UpdatePlayer above",
 ];
 
-impl Tgr {
-    /// A TGR projector with `config`, which is checked again against [`PARAMS`] (missing keys take
-    /// their defaults, unknown keys and out-of-range values are refused, warnings recomputed).
-    pub fn new(config: Config) -> Result<Tgr, ConfigError> {
+impl Algorithm for Tgr {
+    const ALGORITHM: &'static str = ALGORITHM;
+    const PARAMS: &'static [ParamSpec] = PARAMS;
+    const TUNED: &'static [&'static str] = &["sc", "p"];
+    type State = TgrState;
+
+    /// `config` is checked again against [`PARAMS`] (missing keys take their defaults, unknown
+    /// keys and out-of-range values are refused, warnings recomputed).
+    fn new(config: Config) -> Result<Tgr, ConfigError> {
         Tgr::restore(config, TgrState::default())
     }
 
-    /// A projector with `config` resuming from a checkpointed `state` (from [`Tgr::state`]).
-    pub fn restore(config: Config, state: TgrState) -> Result<Tgr, ConfigError> {
+    fn restore(config: Config, state: TgrState) -> Result<Tgr, ConfigError> {
         if config.algorithm != ALGORITHM {
             return Err(ConfigError::Inconsistent {
                 algorithm: ALGORITHM,
@@ -242,11 +246,12 @@ impl Tgr {
         })
     }
 
-    /// The state, for a checkpoint.
-    pub fn state(&self) -> &TgrState {
+    fn state(&self) -> &TgrState {
         &self.state
     }
+}
 
+impl Tgr {
     /// The numeric constants in force.
     pub fn constants(&self) -> Constants {
         self.k
@@ -589,29 +594,32 @@ impl Projector for Tgr {
         }
     }
 
-    fn standings(&self) -> Vec<Standing> {
-        self.state
-            .players
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.joined())
-            .map(|(i, slot)| {
-                let v = self.caught_up(slot, self.state.last_day.unwrap_or(slot.day()));
-                // Seed 000, display: If Player.RD > 100 then display "Rating is Provisional"
-                let provisional = self.is_provisional(v.rd);
-                Standing {
-                    player: PlayerId(i as u32),
-                    rating: v.rating,
-                    rd: Some(v.rd),
-                    volatility: None,
-                    games: u64::from(slot.games),
-                    display: Some(Display {
-                        provisional,
-                        glixare: (!provisional).then(|| glixare(v.rating, v.rd)),
-                    }),
-                }
-            })
-            .collect()
+    fn standing(&self, player: PlayerId) -> Option<Standing> {
+        let slot = self.state.players.get(player.index()).filter(|s| s.joined())?;
+        let v = self.caught_up(slot, self.state.last_day.unwrap_or(slot.day()));
+        // Seed 000, display: If Player.RD > 100 then display "Rating is Provisional"
+        let provisional = self.is_provisional(v.rd);
+        Some(Standing {
+            player,
+            rating: v.rating,
+            rd: Some(v.rd),
+            volatility: None,
+            sigma: None,
+            games: u64::from(slot.games),
+            display: Some(Display {
+                provisional,
+                glixare: (!provisional).then(|| glixare(v.rating, v.rd)),
+            }),
+        })
+    }
+
+    fn players(&self) -> usize {
+        self.state.players.len()
+    }
+
+    /// The displayed GLIXARE (seed 000, display), for players who are not provisional.
+    fn ranked_by(&self) -> &'static str {
+        "glixare"
     }
 
     fn prefetch(&self, player: PlayerId) {

@@ -5,8 +5,8 @@
 use ladder_elo::{Elo, ALGORITHM, PARAMS};
 use ladder_events::{Prior, Timestamp, NANOS_PER_DAY};
 use ladder_projector::{
-    fold_all, standings_table, Config, ConfigError, Input, PlayerId, ProjectErrorKind, Projector,
-    SeatIn, Step, Trace, TraceEntry,
+    fold_all, standings_table, Algorithm, Config, ConfigError, Input, PlayerId, ProjectErrorKind,
+    Projector, SeatIn, Step, Trace, TraceEntry,
 };
 use proptest::prelude::*;
 use skillratings::elo::{elo, EloConfig, EloRating};

@@ -1,7 +1,7 @@
 //! The constants of contract section 3: keys, defaults, ranges and clashes.
 
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::{Config, ConfigError, ParamKind};
+use ladder_projector::{Algorithm, Config, ConfigError, ParamKind};
 
 fn sets(text: &str) -> Vec<(String, String)> {
     Config::parse_assignments(text).unwrap()

@@ -7,7 +7,7 @@
 
 use crate::common::*;
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::Projector;
+use ladder_projector::{Algorithm, Projector};
 use skillratings::glicko::{glicko_rating_period, GlickoConfig, GlickoRating};
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;

@@ -9,7 +9,7 @@
 
 use crate::common::*;
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::{fold_all, Projector, Trace, TraceEntry};
+use ladder_projector::{fold_all, Algorithm, Projector, Trace, TraceEntry};
 
 const DAY: i64 = 20_513; // 2026-03-01
 

@@ -6,7 +6,9 @@
 use crate::common::*;
 use ladder_glicko::glicko2::SCALE;
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::{fold_all, Input, ProjectErrorKind, Projector, Trace, TraceEntry};
+use ladder_projector::{
+    fold_all, Algorithm, Input, ProjectErrorKind, Projector, Trace, TraceEntry,
+};
 use skillratings::glicko::{glicko_rating_period, GlickoConfig, GlickoRating};
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes::{DRAW, LOSS, WIN};

@@ -6,7 +6,9 @@ mod props;
 mod snapshots;
 
 use ladder_events::{json::parse_line, Event};
-use ladder_projector::{fold_all, Feeder, Projector, Roster, Standing, Trace, TraceEntry};
+use ladder_projector::{
+    fold_all, Algorithm, Feeder, Projector, Roster, Standing, Trace, TraceEntry,
+};
 use ladder_tgr::{configure, Tgr};
 
 /// Events from JSON Lines text (blank lines skipped).

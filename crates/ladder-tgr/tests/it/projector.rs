@@ -3,7 +3,8 @@
 use crate::{close, events, flags, run, run_traced, standing, tgr};
 use ladder_events::Timestamp;
 use ladder_projector::{
-    fold_all, Config, ConfigError, ParamKind, PlayerId, ProjectErrorKind, Projector, TraceEntry,
+    fold_all, Algorithm, Config, ConfigError, ParamKind, PlayerId, ProjectErrorKind, Projector,
+    TraceEntry,
 };
 use ladder_tgr::{configure, glixare, pair, Order, Tgr, PARAMS};
 

@@ -4,7 +4,7 @@
 #![allow(clippy::disallowed_methods)]
 
 use ladder_events::{Body, Event, Prior, Seat, Timestamp, NANOS_PER_DAY, NANOS_PER_SECOND};
-use ladder_projector::{fold_all, Input, PlayerId, Projector, SeatIn, Step};
+use ladder_projector::{fold_all, Algorithm, Input, PlayerId, Projector, SeatIn, Step};
 use ladder_tgr::{configure, update_player, Constants, Player, Tgr};
 use proptest::prelude::*;
 use skillratings::glicko::{glicko, GlickoConfig, GlickoRating};
