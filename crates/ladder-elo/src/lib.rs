@@ -277,10 +277,6 @@ impl Elo {
 }
 
 impl Projector for Elo {
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }

@@ -742,10 +742,6 @@ impl<R: Rule> Algorithm for Periodic<R> {
 }
 
 impl<R: Rule> Projector for Periodic<R> {
-    fn algorithm(&self) -> &'static str {
-        R::ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }

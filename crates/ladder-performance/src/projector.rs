@@ -190,10 +190,6 @@ impl Performance {
 }
 
 impl Projector for Performance {
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }

@@ -211,8 +211,10 @@ impl ProjectError {
 /// Invariants every implementation keeps: no clock, IO or randomness; the same steps in the same
 /// order give bit-identical state; state is per-player arrays indexed by [`PlayerId`].
 pub trait Projector {
-    /// The contract's name of the algorithm (`tgr`, `glicko`, ...).
-    fn algorithm(&self) -> &'static str;
+    /// The contract's name of the algorithm (`tgr`, `glicko`, ...): the configuration's.
+    fn algorithm(&self) -> &'static str {
+        self.config().algorithm
+    }
 
     /// The configuration in force, every constant included.
     fn config(&self) -> &Config;

@@ -94,6 +94,8 @@ algorithms! {
     Elo => ladder_elo::Elo,
     /// Arimaa performance ratings (docs/algorithms/performance.md).
     Performance => ladder_performance::Performance,
+    /// Weng-Lin, Bradley-Terry full pairing (docs/algorithms/weng-lin.md).
+    WengLin => ladder_wenglin::WengLin,
 }
 
 fn name(algorithm: &str) -> Result<&'static str, ReplayError> {

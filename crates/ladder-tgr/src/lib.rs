@@ -556,10 +556,6 @@ impl Tgr {
 }
 
 impl Projector for Tgr {
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }

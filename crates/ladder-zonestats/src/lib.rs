@@ -444,10 +444,6 @@ impl ZoneStats {
 }
 
 impl Projector for ZoneStats {
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }

@@ -14,3 +14,4 @@ mod perf;
 mod proofs;
 mod replay;
 mod support;
+mod wenglin;
