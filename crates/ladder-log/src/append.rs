@@ -151,10 +151,7 @@ impl Ledger {
         I: IntoIterator<Item = Result<Event, Violation>>,
     {
         if self.poisoned {
-            return Err(AppendError::Storage(LogError::Corrupt {
-                place: "the ledger handle".into(),
-                detail: "an earlier append failed while committing; open the ledger again".into(),
-            }));
+            return Err(AppendError::Storage(LogError::Poisoned));
         }
         self.merge_tail()?;
         let mut batch = Batch::new(self, *opts)?;

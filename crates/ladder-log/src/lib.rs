@@ -241,6 +241,13 @@ pub enum LogError {
         /// The engine's panic message.
         message: String,
     },
+    /// An earlier append through this handle failed while committing, so what the handle holds
+    /// in memory may not match the store: it refuses further appends (the stored bytes are not
+    /// known to be damaged; opening the ledger again reads them afresh).
+    #[error(
+        "an earlier append through this handle failed while committing; open the ledger again"
+    )]
+    Poisoned,
     /// Stored bytes are not what the ledger writes.
     #[error("{place} of the ledger is corrupt: {detail}")]
     Corrupt {
