@@ -10,9 +10,7 @@
 
 use crate::periods::{with_engine_params, EngineDocs, Periodic, Rule, Slot, StateOf};
 use ladder_events::Prior;
-use ladder_projector::{
-    math, Config, ParamKind, ParamSpec, PlayerId, ProjectErrorKind, Standing, Trace,
-};
+use ladder_projector::{math, Config, ParamKind, ParamSpec, PlayerId, ProjectErrorKind, Trace};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{LN_10, PI};
 
@@ -234,16 +232,8 @@ impl Rule for GlickoRule {
         (values.rating, start.rating)
     }
 
-    fn standing(&self, player: PlayerId, values: &Values, games: u64, t: f64) -> Standing {
-        Standing {
-            player,
-            rating: values.rating,
-            rd: Some(rd_star(values.rd, t, self.c2, self.rd_max).0),
-            volatility: None,
-            sigma: None,
-            games,
-            display: None,
-        }
+    fn report(&self, values: &Values, t: f64) -> (f64, f64, Option<f64>) {
+        (values.rating, rd_star(values.rd, t, self.c2, self.rd_max).0, None)
     }
 
     fn position(start: &Start) -> (f64, f64) {

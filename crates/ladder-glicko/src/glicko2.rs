@@ -10,9 +10,7 @@
 
 use crate::periods::{with_engine_params, EngineDocs, Periodic, Rule, Slot, StateOf};
 use ladder_events::Prior;
-use ladder_projector::{
-    math, Config, ParamKind, ParamSpec, PlayerId, ProjectErrorKind, Standing, Trace,
-};
+use ladder_projector::{math, Config, ParamKind, ParamSpec, PlayerId, ProjectErrorKind, Trace};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
@@ -449,7 +447,7 @@ impl Rule for Glicko2Rule {
         (values.rating, start.mu * SCALE + CENTRE)
     }
 
-    fn standing(&self, player: PlayerId, values: &Values, games: u64, k: f64) -> Standing {
+    fn report(&self, values: &Values, k: f64) -> (f64, f64, Option<f64>) {
         // Contract section 3: every period sat out up to the last one (the one holding the last
         // MatchResult) applies step 6; with period=game, idle time up to that match.
         let rd = if k == 0.0 {
@@ -458,15 +456,7 @@ impl Rule for Glicko2Rule {
             let phi = idle_phi(values.rd / SCALE, values.volatility, k, self.phi_max).0;
             (phi * SCALE).min(self.rd_max)
         };
-        Standing {
-            player,
-            rating: values.rating,
-            rd: Some(rd),
-            volatility: Some(values.volatility),
-            sigma: None,
-            games,
-            display: None,
-        }
+        (values.rating, rd, Some(values.volatility))
     }
 
     fn position(start: &Start) -> (f64, f64) {

@@ -172,9 +172,9 @@ pub trait Rule: Clone + Debug {
     /// The rating (on the reported scale) of values and of a slot's start, for the
     /// `winner-lost-rating` flag.
     fn ratings(values: &Self::Values, start: &Self::Start) -> (f64, f64);
-    /// A player's standing from their values after `t` units of idle growth up to the last
-    /// period of the replay.
-    fn standing(&self, player: PlayerId, values: &Self::Values, games: u64, t: f64) -> Standing;
+    /// What a player's standing reports from their values after `t` units of idle growth up to
+    /// the last period of the replay: rating, RD and (Glicko-2) volatility, on the Glicko scale.
+    fn report(&self, values: &Self::Values, t: f64) -> (f64, f64, Option<f64>);
     /// `(location, deviation)` on the step's scale of a player at the period's start.
     fn position(start: &Self::Start) -> (f64, f64);
     /// `(location, deviation)` on the step's scale of a player with `values` after `t` units of
@@ -570,7 +570,9 @@ impl<R: Rule> Periodic<R> {
             .state
             .last_match
             .map_or(0.0, |end| clock.idle_since(since, end, clock.index(end) + next));
-        self.rule.standing(player, &values, u64::from(p.games), t)
+        let (rating, rd, volatility) = self.rule.report(&values, t);
+        let games = u64::from(p.games);
+        Standing { player, rating, rd: Some(rd), volatility, sigma: None, games, display: None }
     }
 
     /// `(location, deviation)` with which `player` would enter a game at `at`.
