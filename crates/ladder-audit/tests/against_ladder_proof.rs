@@ -1,6 +1,8 @@
 //! The independent checker against ladder-proof on random exports: the same root, every proof
 //! ladder-proof makes is accepted, and changed proofs or lines are refused.
 
+mod common;
+
 use ladder_proof::{
     consistency_proof, inclusion_proof, root, ConsistencyProof, InclusionProof, MemTree, Proof,
 };
@@ -32,7 +34,7 @@ fn audit(dir: &Path, lines: &[String], proof: Option<&str>) -> Out {
     }
 }
 
-/// The chain of the contract, written out here: h_0 = 0^32, h_n = blake3(h_(n-1) || line_n).
+/// The chain of `docs/spec.md`, written out here: h_0 = 0^32, h_n = blake3(h_(n-1) || line_n).
 fn chain(lines: &[String]) -> String {
     let mut h = [0u8; 32];
     for l in lines {
@@ -160,12 +162,7 @@ fn names_what_is_wrong() {
 #[test]
 fn the_python_twin_agrees_where_it_can_run() {
     let twin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/audit-check.py");
-    let has_blake3 = Command::new("python3")
-        .args(["-c", "import blake3"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_blake3 {
-        eprintln!("skipped: python3 with the blake3 package is not available");
+    if !common::python_with_blake3() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

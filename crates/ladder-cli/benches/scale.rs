@@ -1,8 +1,8 @@
 //! The whole program at scale: `ladder sim` ladders of 1M, 10M and 30M matches among 100,000
-//! players, then `ladder import`, `ladder verify`, `ladder replay` per algorithm and an
-//! 8-configuration `ladder sweep`, each as its own process (wall time and peak resident memory
-//! from GNU time), beside the same games through skillratings' Glicko, Glicko-2 and Elo in this
-//! process.
+//! players, then `ladder import`, `ladder verify`, `ladder replay` per algorithm and 8- and
+//! 64-configuration Glicko-2 `ladder sweep`s, each as its own process (wall time and peak resident
+//! memory from GNU time), beside the same games through skillratings' Glicko, Glicko-2 and Elo in
+//! this process.
 //!
 //! `cargo bench -p ladder-cli --bench scale` runs 1,000,000 matches; `LADDER_SCALE=1000000,10000000`
 //! chooses the sizes, `LADDER_SCALE_DIR` where ledgers go (default a temporary directory; each
@@ -142,6 +142,12 @@ fn main() {
         row("sim (write JSONL)", &sim, None);
         row("import", &import, None);
         row("verify", &verify, None);
+        proofs(db_s, events as u64, runs, disk);
+        if std::env::var("LADDER_SCALE_STEPS").is_ok_and(|s| s == "ledger") {
+            let _ = std::fs::remove_dir_all(&db);
+            let _ = std::fs::remove_file(&jsonl);
+            continue;
+        }
 
         let (players, games) = games(&jsonl);
         let k = ladder_elo::DEFAULT_K;
@@ -154,6 +160,7 @@ fn main() {
             ("tgr", None),
         ];
         drop(games);
+        let mut glicko2_replay = f64::NAN;
         for (algo, peer) in peers {
             let r = median(
                 (0..runs)
@@ -166,30 +173,32 @@ fn main() {
                     .collect(),
             );
             row(&format!("replay {algo}"), &r, peer);
+            if algo == "glicko2" {
+                glicko2_replay = r.seconds;
+            }
         }
-        let sweep = median(
-            (0..runs)
-                .map(|_| {
-                    ladder(
-                        &[
-                            "sweep",
-                            "--ledger",
-                            db_s,
-                            "--algo",
-                            "glicko2",
-                            "--grid",
-                            "tau=0.3,0.5,0.7,0.9",
-                            "--grid",
-                            "sigma=0.04,0.06",
-                            "--format",
-                            "json",
-                        ],
-                        None,
-                    )
-                })
-                .collect(),
+        // Glicko-2 sweeps of 8 and 64 configurations (one pass each, scored), against one replay.
+        let sweep = |grids: &[&str]| {
+            let mut args = vec!["sweep", "--ledger", db_s, "--algo", "glicko2"];
+            for g in grids {
+                args.extend(["--grid", g]);
+            }
+            args.extend(["--format", "json"]);
+            median((0..runs).map(|_| ladder(&args, None)).collect())
+        };
+        let eight = sweep(&["tau=0.3,0.5,0.7,0.9", "sigma=0.04,0.06"]);
+        row("sweep glicko2, 8 configurations", &eight, None);
+        let sixty_four = sweep(&[
+            "tau=0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0",
+            "sigma=0.03,0.04,0.05,0.06,0.07,0.08,0.09,0.1",
+        ]);
+        row("sweep glicko2, 64 configurations", &sixty_four, None);
+        println!(
+            "\nsweeps against one Glicko-2 replay ({:.2} s): 8 configurations {:.2}x, 64 configurations {:.2}x",
+            glicko2_replay,
+            eight.seconds / glicko2_replay,
+            sixty_four.seconds / glicko2_replay
         );
-        row("sweep glicko2, 8 configurations", &sweep, None);
         println!(
             "\nledger on disk: {:.0} MB ({:.2}x the JSON Lines, {:.0} MB)",
             disk as f64 / 1e6,
@@ -199,6 +208,60 @@ fn main() {
         let _ = std::fs::remove_dir_all(&db);
         let _ = std::fs::remove_file(&jsonl);
     }
+}
+
+/// The proofs on the ledger: `ladder prove` as a process (opening the ledger included), then the
+/// proofs alone, in this process, over many positions; and the Merkle tree's stored share of the
+/// ledger on disk.
+fn proofs(db: &str, events: u64, runs: usize, disk: u64) {
+    let mid = (events / 2).to_string();
+    let (from, to) = ((events / 3).to_string(), events.to_string());
+    let inclusion = median(
+        (0..runs).map(|_| ladder(&["prove", "--ledger", db, "--event", &mid], None)).collect(),
+    );
+    let consistency = median(
+        (0..runs)
+            .map(|_| ladder(&["prove", "--ledger", db, "--from", &from, "--to", &to], None))
+            .collect(),
+    );
+    let open = Instant::now();
+    let ledger = ladder_log::Ledger::open_existing(db).expect("the ledger opens");
+    let open = open.elapsed().as_secs_f64();
+    // 1,000 positions spread over the log (a multiplicative step, so every tile is visited).
+    let n = 1_000u64;
+    let at = |i: u64| 1 + (i * 2_654_435_761) % events;
+    let start = Instant::now();
+    for i in 0..n {
+        black_box(ledger.prove_inclusion(at(i), events).expect("an inclusion proof"));
+    }
+    let per_inclusion = start.elapsed().as_secs_f64() / n as f64;
+    let start = Instant::now();
+    for i in 0..n {
+        let a = at(i);
+        black_box(ledger.prove_consistency(a, events).expect("a consistency proof"));
+    }
+    let per_consistency = start.elapsed().as_secs_f64() / n as f64;
+    drop(ledger);
+    // The tree stores the hash of every perfect subtree of 256 leaves and more: a 9-byte key
+    // (level, index) and a 32-byte hash each.
+    let nodes: u64 = (8..64).map(|level| events >> level).sum();
+    println!(
+        "| `prove --event {mid}` (process: open, prove, print) | {:.2} | | {:.0} | | |",
+        inclusion.seconds, inclusion.rss_mb
+    );
+    println!(
+        "| `prove --from {from} --to {to}` (process) | {:.2} | | {:.0} | | |",
+        consistency.seconds, consistency.rss_mb
+    );
+    println!(
+        "\nproofs in one process, after opening the ledger ({open:.2} s): an inclusion proof \
+         {:.3} ms, a consistency proof {:.3} ms (means over {n} positions); the tree's stored \
+         subtrees: {nodes} entries, {:.1} MB of keys and hashes ({:.2}% of the ledger on disk)\n",
+        per_inclusion * 1e3,
+        per_consistency * 1e3,
+        nodes as f64 * 41.0 / 1e6,
+        nodes as f64 * 41.0 / disk as f64 * 100.0
+    );
 }
 
 /// Lines of a file, read in a stream (the 30M-match file is 5 GB).

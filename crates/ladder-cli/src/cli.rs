@@ -101,10 +101,10 @@ pub enum Command {
     /// TGR's matchmaking queue: whom a player would be paired with, and each chance.
     #[command(after_help = cmd_pair::EXAMPLES)]
     Pair(cmd_pair::PairArgs),
-    /// Print game lines as seed 003's `rep` script does.
+    /// Print game lines as the Arimaa text's `rep` script does.
     #[command(after_help = cmd_perf::REP_EXAMPLES)]
     Rep(cmd_perf::RepArgs),
-    /// Performance rating of game lines read from standard input (seed 003's p1-p8).
+    /// Performance rating of game lines read from standard input (the Arimaa text's p1-p8).
     #[command(after_help = cmd_perf::PERF_EXAMPLES)]
     Perf(cmd_perf::PerfArgs),
     /// Draw players' ratings over time with their RD band (SVG).

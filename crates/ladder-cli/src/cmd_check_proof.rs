@@ -13,10 +13,13 @@ pub const EXAMPLES: &str = "Examples:
   ladder check-proof proof.json --checkpoint checkpoint.txt --pubkey club.key.pub
   ladder check-proof proof.json --checkpoint checkpoint.txt --pubkey 'ladder+1a2b3c4d+AX...'
   ladder prove --event 6 --format json | ladder check-proof -
+  ladder check-proof c.json --old-checkpoint mon.txt --checkpoint tue.txt --pubkey club.key.pub
 
 Exit 0 and `ok: ...` when everything holds; exit 1 naming what failed otherwise. With a
 checkpoint, the note's signature must verify with the key, and the proof must end in the
-checkpoint's tree (same size and root). docs/proofs.md explains what a failure means.";
+checkpoint's tree (same size and root). With --old-checkpoint (a consistency proof), the older
+note must verify too and the proof must start from its tree: the log only grew between the two.
+docs/proofs.md explains what a failure means.";
 
 /// Output formats of `check-proof`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -41,6 +44,10 @@ pub struct CheckProofArgs {
     /// printed it) or a file holding it.
     #[arg(long, value_name = "KEY", requires = "checkpoint")]
     pub pubkey: Option<String>,
+    /// With a consistency proof: the older signed checkpoint (same key), whose tree the proof
+    /// must start from, so that the two published checkpoints are shown consistent.
+    #[arg(long, value_name = "NOTE", requires = "checkpoint")]
+    pub old_checkpoint: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: CheckFormat,
@@ -70,6 +77,8 @@ pub fn verifier_key(arg: &str) -> anyhow::Result<Result<VerifierKey, String>> {
 struct Checked {
     proof: Proof,
     checkpoint: Option<(Checkpoint, String)>,
+    /// The older checkpoint a consistency proof was checked against.
+    old_checkpoint: Option<Checkpoint>,
 }
 
 fn check(args: &CheckProofArgs) -> anyhow::Result<Result<Checked, String>> {
@@ -82,7 +91,7 @@ fn check(args: &CheckProofArgs) -> anyhow::Result<Result<Checked, String>> {
         return Ok(Err(format!("the proof does not verify: {e}")));
     }
     let (Some(note_path), Some(key_arg)) = (&args.checkpoint, &args.pubkey) else {
-        return Ok(Ok(Checked { proof, checkpoint: None }));
+        return Ok(Ok(Checked { proof, checkpoint: None, old_checkpoint: None }));
     };
     let key = match verifier_key(key_arg)? {
         Ok(k) => k,
@@ -102,7 +111,39 @@ fn check(args: &CheckProofArgs) -> anyhow::Result<Result<Checked, String>> {
             hex(&checkpoint.root)
         )));
     }
-    Ok(Ok(Checked { proof, checkpoint: Some((checkpoint, key.label())) }))
+    let old_checkpoint = match (&args.old_checkpoint, &proof) {
+        (None, _) => None,
+        (Some(_), Proof::Inclusion(_)) => {
+            return Ok(Err("--old-checkpoint applies to a consistency proof (`ladder prove \
+                           --from A --to B`), and this is an inclusion proof"
+                .into()))
+        }
+        (Some(old_path), Proof::Consistency(p)) => {
+            let note = read(old_path)?;
+            let old = match Checkpoint::open(&note, std::slice::from_ref(&key)) {
+                Ok(c) => c,
+                Err(e) => return Ok(Err(format!("checkpoint {}: {e}", old_path.display()))),
+            };
+            if old.origin != checkpoint.origin {
+                return Ok(Err(format!(
+                    "the old checkpoint is of log {:?}, the new one of {:?}",
+                    old.origin, checkpoint.origin
+                )));
+            }
+            if (p.from, p.old_root) != (old.size, old.root) {
+                return Ok(Err(format!(
+                    "the proof starts from a tree of {} events with root {}, but the old \
+                     checkpoint is of {} events with root {}",
+                    p.from,
+                    hex(&p.old_root),
+                    old.size,
+                    hex(&old.root)
+                )));
+            }
+            Some(old)
+        }
+    };
+    Ok(Ok(Checked { proof, checkpoint: Some((checkpoint, key.label())), old_checkpoint }))
 }
 
 fn success_line(c: &Checked) -> String {
@@ -123,7 +164,13 @@ fn success_line(c: &Checked) -> String {
         ),
     };
     if let Some((cp, key)) = &c.checkpoint {
-        line.push_str(&format!("; checkpoint of {} signed by {key}", cp.origin));
+        match &c.old_checkpoint {
+            Some(old) => line.push_str(&format!(
+                "; checkpoints of {} at {} and {} events signed by {key}",
+                cp.origin, old.size, cp.size
+            )),
+            None => line.push_str(&format!("; checkpoint of {} signed by {key}", cp.origin)),
+        }
     }
     line
 }
@@ -138,8 +185,10 @@ fn success_json(c: &Checked) -> serde_json::Value {
         .checkpoint
         .as_ref()
         .map(|(cp, key)| serde_json::json!({"origin": cp.origin, "size": cp.size, "key": key}));
+    let old = c.old_checkpoint.as_ref().map(|cp| serde_json::json!({"size": cp.size}));
     serde_json::json!({
-        "ok": true, "kind": kind, "size": size, "root": hex(&root), "checkpoint": checkpoint
+        "ok": true, "kind": kind, "size": size, "root": hex(&root), "checkpoint": checkpoint,
+        "old_checkpoint": old,
     })
 }
 

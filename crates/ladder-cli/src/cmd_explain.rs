@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use ladder_events::{json::to_line, Body, Event, Timestamp};
 use ladder_log::{hex, Ledger};
 use ladder_projector::{Config, Period, PlayerId, Projector, Roster, Standing, Trace, TraceEntry};
+use ladder_proof::Proof;
 use ladder_replay::registry::Algo;
 use ladder_replay::{registry, replay, Options, Until};
 use std::io::Write;
@@ -22,8 +23,9 @@ pub const EXAMPLES: &str = "Examples:
   ladder explain --algo tgr --set p=0.35 --event 1234 --vs p=0.9 --vs p=1
   ladder explain --algo glicko2 --event 88 --format json
 
-The event is shown as stored with its chain hash, the previous hash, and whether the chain
-verifies from the first event to the head. Flags mark what an auditor looks for: a winner who
+The event is shown as stored with its chain hash, the previous hash, and its inclusion proof
+in the tree of every event (the tree head `ladder checkpoint` publishes now), checked here and
+checkable offline with `ladder check-proof`. Flags mark what an auditor looks for: a winner who
 lost rating, a negative merit weight, RD at its cap, a provisional opponent, a long idle gap.";
 
 /// Output formats of `explain`.
@@ -504,7 +506,11 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
     }
     let stored =
         ledger.get(args.event)?.with_context(|| format!("event {} is missing", args.event))?;
-    let chain = ledger.verify(None);
+    // The event's inclusion proof in the tree of every event: O(log n) hashes from the tree's
+    // stored subtrees, checked here by the same function `ladder check-proof` runs.
+    let proof = ledger.prove_inclusion(args.event, head.seq)?;
+    let inclusion = Proof::Inclusion(proof.clone());
+    let checked = inclusion.check();
     let seats: Vec<String> = stored.event.players().map(str::to_string).collect();
     let names: Vec<String> = match &args.player {
         Some(p) => vec![p.clone()],
@@ -551,9 +557,9 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let only = Some(&names[..]);
-    let chain_text = match &chain {
-        Ok(h) => format!("the chain verifies from event 1 through the head {h}"),
-        Err(e) => format!("VERIFICATION FAILED: {e}"),
+    let proof_text = match &checked {
+        Ok(()) => "it checks: the path leads from the event's leaf hash to the root".to_string(),
+        Err(e) => format!("THE PROOF FAILS: {e}"),
     };
     let mut out = std::io::BufWriter::new(crate::out::stdout());
     let base = &accounts[0];
@@ -653,8 +659,8 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
                 "event": serde_json::from_str::<serde_json::Value>(&to_line(&stored.event))?,
                 "hash": hex(&stored.hash),
                 "prev_hash": hex(&stored.prev_hash),
-                "chain_ok": chain.is_ok(),
-                "chain": chain_text,
+                "inclusion": serde_json::from_str::<serde_json::Value>(&inclusion.to_json())?,
+                "inclusion_ok": checked.is_ok(),
                 "explained": one(base),
                 "period": period_json,
                 "vs": accounts[1..].iter().map(one).collect::<Vec<_>>(),
@@ -665,9 +671,30 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "event {} as stored:\n  {}", stored.seq, to_line(&stored.event))?;
             writeln!(
                 out,
-                "chain:\n  hash      {}\n  previous  {}\n  {chain_text}\n",
+                "chain:\n  hash      {}\n  previous  {}",
                 hex(&stored.hash),
                 hex(&stored.prev_hash)
+            )?;
+            writeln!(
+                out,
+                "inclusion (RFC 6962 with blake3): event {} is in the tree of the first {} events\n  \
+                 root      {}   (the tree head `ladder checkpoint` publishes now)\n  \
+                 leaf hash {}   (blake3 of 0x00 and the line above)\n  \
+                 path      {} hashes, from the leaf up:",
+                stored.seq,
+                proof.size,
+                hex(&proof.root),
+                hex(&ladder_proof::leaf_hash(proof.leaf.as_bytes())),
+                proof.path.len()
+            )?;
+            for h in &proof.path {
+                writeln!(out, "    {}", hex(h))?;
+            }
+            writeln!(
+                out,
+                "  {proof_text}\n  offline: ladder prove --event {} --format json > p.json && ladder \
+                 check-proof p.json --checkpoint NOTE --pubkey KEY\n",
+                stored.seq
             )?;
             writeln!(out, "under {}\n", base.config)?;
             let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(6).max(6);

@@ -20,7 +20,7 @@ pub const EXAMPLES: &str = "Examples:
 pub enum LogFormat {
     /// For people: sequence number, instant, type, what, chain hash prefix.
     Table,
-    /// The contract's JSON Lines event format, for export and re-import.
+    /// The JSON Lines event format of `docs/events.md`, for export and re-import.
     Jsonl,
     /// JSON Lines of `{"seq", "hash", "event"}`: the events with their place in the chain.
     Json,

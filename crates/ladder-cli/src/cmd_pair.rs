@@ -1,4 +1,4 @@
-//! `ladder pair`: TGR's queue (seed 000) on the ratings of the ledger.
+//! `ladder pair`: TGR's queue (the TGR text) on the ratings of the ledger.
 
 use crate::cli::EventsArg;
 use crate::cmd_replay::config_error;

@@ -1,4 +1,5 @@
-//! `ladder rep` and `ladder perf`: the Arimaa performance-rating tools of seed 003.
+//! `ladder rep` and `ladder perf`: the tools of the Arimaa "Performance based rating calculations"
+//! README ("the Arimaa text").
 
 use anyhow::Context;
 use clap::Args;
@@ -6,7 +7,7 @@ use ladder_performance::{parse_games, perf, run_perf, run_rep, Variant};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-pub const REP_EXAMPLES: &str = "Examples (seed 003's `rep`):
+pub const REP_EXAMPLES: &str = "Examples (the Arimaa text's `rep`):
   ladder rep '+1000' 20                   twenty wins against a 1000 player
   ladder rep '+1500 x' '-1500 y' 3        three copies of a win and a loss
   ladder rep '+2400; -2600'               `;` separates games on one argument
@@ -27,7 +28,8 @@ exists (p1 with only wins), it says so and exits 1.";
 /// Arguments of `rep`.
 #[derive(Debug, Args)]
 pub struct RepArgs {
-    /// Game lines and repetition counts, as seed 003's `rep` takes them (`-` reads standard input).
+    /// Game lines and repetition counts, as the Arimaa text's `rep` takes them (`-` reads standard
+    /// input).
     #[arg(allow_hyphen_values = true, trailing_var_arg = true, value_name = "ARG")]
     pub args: Vec<String>,
 }
@@ -49,7 +51,7 @@ pub struct PerfArgs {
 /// Output formats of `perf`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PerfFormat {
-    /// Seed 003's lines: the rounded rating (with --extra, `+/-` and `ra` lines).
+    /// The Arimaa text's lines: the rounded rating (with --extra, `+/-` and `ra` lines).
     Text,
     /// `{"variant", "games", "rating", "rounded", "plus", "minus", "ra"}`, unrounded; when no
     /// finite rating exists, `{"variant", "games", "rating": null, "error"}` and exit 1.

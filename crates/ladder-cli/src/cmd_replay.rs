@@ -4,9 +4,9 @@ use crate::cli::EventsArg;
 use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
-use ladder_projector::{describe_specs, Config, ParamValue, Projector};
+use ladder_projector::{describe_specs, Config, ParamValue};
 use ladder_replay::checkpoint::replay_checkpointed;
-use ladder_replay::replay_parallel;
+use ladder_replay::replay_algos;
 use ladder_replay::score::Score;
 use ladder_replay::{
     leaderboard, left_out_line, registry, BoardRules, ReplayError, Replayed, Row, Snapshot, Until,
@@ -41,7 +41,7 @@ left out are counted by reason on the last line.";
 pub enum ReplayFormat {
     /// For people.
     Table,
-    /// The contract's JSON object (with a blake3 digest).
+    /// The replay JSON object of `docs/outputs.md` (with a blake3 digest).
     Json,
     /// The same content as YAML: what snapshot tests store.
     Yaml,
@@ -75,7 +75,7 @@ pub struct ReplayArgs {
     /// `--set` values, then these. With --format json, one object per line, in the order given.
     #[arg(long = "config", value_name = "K=V,...")]
     pub configs: Vec<String>,
-    /// Score how well each configuration predicts the two-seat matches (contract section 4).
+    /// Score how well each configuration predicts the two-seat matches (docs/outputs.md).
     #[arg(long)]
     pub score: bool,
     /// With --score: leave the first N two-seat matches out of the scores.
@@ -193,7 +193,7 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// The contract's snapshot of configuration `i`.
+    /// The snapshot (`docs/outputs.md`) of configuration `i`.
     pub fn snapshot(&self, i: usize) -> Snapshot {
         let r = &self.replayed;
         let mut snap = Snapshot::capture(&self.projectors[i], &r.roster, r.through, &r.head);
@@ -240,10 +240,9 @@ pub fn replay_configs(
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let history = LedgerHistory(&ledger);
     let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    // Read in place once; fold on other threads while reading (every configuration, even one).
-    let mut refs: Vec<&mut (dyn Projector + Send)> =
-        projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-    let result = replay_parallel(&history, &mut refs, until, warmup, threads());
+    // Read in place once; fold on other threads while reading (every configuration, even one;
+    // several Glicko-2 configurations together as lanes).
+    let result = replay_algos(&history, &mut projectors, until, warmup, threads());
     let replayed = match result {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {

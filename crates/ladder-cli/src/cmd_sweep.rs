@@ -1,5 +1,5 @@
 //! `ladder sweep`: every combination of a grid of constants, replayed in one pass and ranked by
-//! how well each predicts the results (contract section 4's `--score`).
+//! how well each predicts the results (docs/outputs.md's `--score`).
 
 use crate::cmd_replay::{config_error, replay_configs, AlgoArgs};
 use crate::UsageError;

@@ -1,5 +1,5 @@
 //! `ladder tune`: search an algorithm's constants for the lowest log loss on the first part of the
-//! history, and report them on the rest beside the defaults and Elo (contract section 4).
+//! history, and report them on the rest beside the defaults and Elo (docs/outputs.md).
 
 use crate::cli::EventsArg;
 use crate::cmd_replay::config_error;
@@ -7,10 +7,10 @@ use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
 use ladder_events::Body;
-use ladder_projector::{Config, Projector};
+use ladder_projector::Config;
 use ladder_replay::score::Score;
 use ladder_replay::tune::{axes, default_keys, search, Point};
-use ladder_replay::{registry, replay_parallel, History, ReplayError, Until};
+use ladder_replay::{registry, replay_algos, History, ReplayError, Until};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -105,9 +105,9 @@ fn pass(
 ) -> anyhow::Result<Vec<Score>> {
     let mut projectors =
         configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    let mut refs: Vec<&mut (dyn Projector + Send)> =
-        projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-    match replay_parallel(history, &mut refs, until, Some(warmup), crate::cmd_replay::threads()) {
+    // Glicko-2 batches fold as lanes (replay_algos), one record lookup per game for all.
+    match replay_algos(history, &mut projectors, until, Some(warmup), crate::cmd_replay::threads())
+    {
         Ok(r) => Ok(r.scores),
         Err(ReplayError::Project(e)) => Err(e.into()),
         Err(e) => Err(e.into()),

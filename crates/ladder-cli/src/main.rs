@@ -5,7 +5,7 @@
 //! `import`) and prints. Everything it does is a thin composition of the
 //! library crates: `ladder-import` reads files into events, `ladder-log` validates and stores them,
 //! the projector crates fold them. Errors from libraries are typed; here they get context and are
-//! printed with their chain on stderr, and the exit code follows the contract: 0 success, 1 refused
+//! printed with their chain on stderr, and the exit code follows `docs/spec.md`: 0 success, 1 refused
 //! input or failed verification, 2 usage error.
 
 // Every command prints through `out::stdout()`, so a closed pipe is a quiet exit 0, never a panic.

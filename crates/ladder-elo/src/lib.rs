@@ -3,15 +3,15 @@
 //!
 //! Design decisions:
 //! - **A match is rated at once from its pre-match ratings.** Every pair of seats on different
-//!   sides is one game (contract section 1); each seat's change is `K Σ (s_j - E_j)` over its
+//!   sides is one game (docs/events.md); each seat's change is `K Σ (s_j - E_j)` over its
 //!   pairs, all computed from the ratings before the match, so the result does not depend on the
 //!   order of pairs, and every pair is zero-sum, so a match never creates or destroys points.
-//!   This is the contract's "all pairs in the same period" with a period of one match.
+//!   This is "all pairs in the same period" (`docs/spec.md`) with a period of one match.
 //! - **No time.** Elo has no deviation and no idle growth; ticks, timeouts and the passing of time
 //!   change nothing.
 //! - **The default K is 20** ([`DEFAULT_K`]): FIDE's K for established players, and the K at which
 //!   an Elo rating moves like a Glicko rating whose RD is about 59 (`q RD^2 = 20`), just above the
-//!   "typical" RD of 50 in seed 001. See `docs/algorithms/elo.md`.
+//!   "typical" RD of 50 in the Wikipedia article "Glicko system". See `docs/algorithms/elo.md`.
 //! - State is a dense vector indexed by [`PlayerId`] ([`EloState`], serde for checkpoints), and
 //!   the per-match buffer is reused, so the hot path allocates nothing once warmed up.
 #![deny(missing_docs)]
@@ -23,19 +23,19 @@ use ladder_projector::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name for `--algo` (`docs/spec.md`).
 pub const ALGORITHM: &str = "elo";
 
 /// The documented default of `k`: FIDE's development coefficient for established players rated
 /// under 2400, and the K of a Glicko player with RD ≈ 59 (`K = q RD^2`, `q = ln(10) / 400`).
 pub const DEFAULT_K: f64 = 20.0;
 
-/// The logistic scale: a rating difference of 400 points means odds of 10 to 1 (seed 001, step 2:
-/// "the factor q also occurs in the formulas of ... the Elo system"; seed 003: W(RD) =
-/// 1 / (1 + 10^(RD/400))).
+/// The logistic scale: a rating difference of 400 points means odds of 10 to 1 (the Wikipedia
+/// article "Glicko system", step 2: "the factor q also occurs in the formulas of ... the Elo
+/// system"; the Arimaa text: W(RD) = 1 / (1 + 10^(RD/400))).
 pub const SCALE: f64 = 400.0;
 
-/// The constants of `elo` (`../shared/CONTRACT.md` section 3), with defaults and ranges.
+/// The constants of `elo` (`docs/spec.md`), with defaults and ranges.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "k",

@@ -1,4 +1,4 @@
-//! The JSON Lines form of events (`../shared/CONTRACT.md` section 1): one object per line.
+//! The JSON Lines form of events (`docs/events.md`): one object per line.
 //!
 //! [`parse_line`] reads one line into an [`Event`] and checks it ([`Event::check`]); [`to_line`]
 //! writes the canonical line back, so export-then-import reproduces the same events. Unknown fields
@@ -145,11 +145,21 @@ fn push_str(out: &mut Vec<u8>, s: &str) {
 }
 
 fn push_num(out: &mut Vec<u8>, x: f64) {
-    // Shortest round-trip form (through serde_json); events hold finite numbers only.
-    let _ = serde_json::to_writer(&mut *out, &x);
+    // Shortest round-trip form (through serde_json); events hold finite numbers only. The scores
+    // of almost every match are written without the formatter (the same bytes:
+    // `common_scores_are_written_as_serde_json_writes_them`).
+    if x == 1.0 {
+        out.extend_from_slice(b"1.0");
+    } else if x == 0.0 && x.is_sign_positive() {
+        out.extend_from_slice(b"0.0");
+    } else if x == 0.5 {
+        out.extend_from_slice(b"0.5");
+    } else {
+        let _ = serde_json::to_writer(&mut *out, &x);
+    }
 }
 
-/// Writes the canonical JSON line of an event (no trailing newline): keys in the contract's order,
+/// Writes the canonical JSON line of an event (no trailing newline): keys in `docs/events.md`'s order,
 /// absent options left out, floats in shortest round-trip form.
 ///
 /// These bytes are what the ledger hashes (an event's *leaf bytes*: docs/proofs.md), so they are
@@ -169,7 +179,7 @@ pub fn write_line(event: &Event, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(event.body.type_name().as_bytes());
     out.extend_from_slice(b"\",\"at\":\"");
-    let _ = write!(out, "{}", event.at);
+    event.at.write_rfc3339(out);
     out.push(b'"');
     if let Some(id) = &event.id {
         out.extend_from_slice(b",\"id\":");
@@ -234,6 +244,15 @@ pub fn write_line(event: &Event, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn common_scores_are_written_as_serde_json_writes_them() {
+        for x in [1.0, 0.0, 0.5, -0.0, 2.0, 0.25, 1e-7, 123456.789] {
+            let mut fast = Vec::new();
+            push_num(&mut fast, x);
+            assert_eq!(fast, serde_json::to_vec(&x).unwrap(), "{x}");
+        }
+    }
 
     fn rule_of(line: &str) -> Rule {
         parse_line(line).expect_err(line).rule

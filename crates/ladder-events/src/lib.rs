@@ -2,11 +2,11 @@
 //!
 //! A ladder's history is a sequence of [`Event`]s. This crate defines them, checks the rules that a
 //! single event must satisfy on its own ([`Event::check`]), reads and writes their JSON Lines form
-//! ([`json`], `../shared/CONTRACT.md` section 1) and encodes them for storage ([`codec`]).
+//! ([`json`], `docs/events.md`) and encodes them for storage ([`codec`]).
 //!
 //! Design decisions:
 //! - Instants are [`Timestamp`]s, integer nanoseconds since the Unix epoch in UTC. That is what the
-//!   contract allows (years 1677 to 2262) and what bincode stores without a string round trip.
+//!   event format allows (years 1677 to 2262) and what bincode stores without a string round trip.
 //! - The stored form is bincode behind a two-byte header of our own (format, schema), and the codec
 //!   lives in one module so that a change of format is one change.
 //! - Rules that need the history (time order, joined players, duplicate ids) are not checked here but

@@ -31,9 +31,10 @@ pub enum Body {
         /// The seats in the order written; pairs are rated in this order.
         seats: Vec<Seat>,
     },
-    /// 00:00:00 UTC of a date: TGR's daily RD update (seed 000, "executed every midnight").
+    /// 00:00:00 UTC of a date: TGR's daily RD update (the TGR text, "executed every midnight").
     MidnightTick,
-    /// A player waited in TGR's queue and nobody fitted (seed 000, the queue code): their time resets.
+    /// A player waited in TGR's queue and nobody fitted (the TGR text, the queue code): their time
+    /// resets.
     QueueTimeout {
         /// Who waited.
         player: String,
@@ -98,7 +99,7 @@ impl fmt::Display for Team {
 }
 
 impl Body {
-    /// The contract's name of this kind (`type` in JSON).
+    /// The name of this kind (`type` in JSON, `docs/events.md`).
     pub fn type_name(&self) -> &'static str {
         match self {
             Body::PlayerJoined { .. } => "PlayerJoined",

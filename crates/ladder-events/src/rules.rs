@@ -1,4 +1,4 @@
-//! The append rules of `../shared/CONTRACT.md` section 1, named so that every refusal says which.
+//! The append rules of `docs/events.md`, named so that every refusal says which.
 //!
 //! [`Event::check`] enforces the rules one event satisfies on its own. The rules that need the
 //! history (marked "log" below) are enforced by `ladder-log`, which reports them with the same names.
@@ -6,7 +6,7 @@
 use crate::{Body, Event, Prior, Seat};
 use std::fmt;
 
-/// Longest player name, in Unicode scalar values (contract section 1).
+/// Longest player name, in Unicode scalar values (docs/events.md).
 pub const MAX_NAME_CHARS: usize = 128;
 /// Longest idempotency id, in bytes (our choice: ids are keys, not prose; see docs/events.md).
 pub const MAX_ID_BYTES: usize = 256;

@@ -1,6 +1,6 @@
 //! UTC instants as integer nanoseconds.
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, Timelike, Utc};
+use chrono::{DateTime, NaiveDate, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -12,7 +12,7 @@ pub const NANOS_PER_DAY: i64 = 86_400 * NANOS_PER_SECOND;
 /// An instant in UTC, as nanoseconds since 1970-01-01T00:00:00Z.
 ///
 /// Every instant representable in an `i64` of nanoseconds is valid: 1677-09-21 to 2262-04-11, the
-/// range `../shared/CONTRACT.md` section 1 promises. Ordering is chronological.
+/// range `docs/events.md` promises. Ordering is chronological.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Timestamp(pub i64);
 
@@ -74,6 +74,59 @@ impl Timestamp {
         self.nanos_into_day() == 0
     }
 
+    /// Appends the instant's RFC 3339 form (what `Display` prints: UTC with a `Z`, fractional
+    /// seconds only when there are some, in 3, 6 or 9 digits) to `out`.
+    ///
+    /// Written by hand, without chrono's formatter or an allocation, because it is on the hot
+    /// path of every leaf the ledger hashes (the canonical JSON line of every event, at import and
+    /// at verify). The date is Howard Hinnant's `civil_from_days` ("chrono-Compatible Low-Level
+    /// Date Algorithms"); `tests::the_hand_written_form_is_chronos` holds it to chrono's
+    /// `to_rfc3339_opts(SecondsFormat::AutoSi, true)` across the whole range.
+    pub fn write_rfc3339(self, out: &mut Vec<u8>) {
+        let days = self.day();
+        let nanos = self.nanos_into_day();
+        // civil_from_days: days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        let secs = nanos / NANOS_PER_SECOND;
+        let frac = nanos % NANOS_PER_SECOND;
+        let digits = |out: &mut Vec<u8>, v: i64, n: u32| {
+            for k in (0..n).rev() {
+                out.push(b'0' + (v / 10i64.pow(k) % 10) as u8);
+            }
+        };
+        // The range (1677 to 2262) keeps the year at four digits.
+        digits(out, year, 4);
+        out.push(b'-');
+        digits(out, month, 2);
+        out.push(b'-');
+        digits(out, day, 2);
+        out.push(b'T');
+        digits(out, secs / 3_600, 2);
+        out.push(b':');
+        digits(out, secs / 60 % 60, 2);
+        out.push(b':');
+        digits(out, secs % 60, 2);
+        if frac != 0 {
+            out.push(b'.');
+            if frac % 1_000_000 == 0 {
+                digits(out, frac / 1_000_000, 3);
+            } else if frac % 1_000 == 0 {
+                digits(out, frac / 1_000, 6);
+            } else {
+                digits(out, frac, 9);
+            }
+        }
+        out.push(b'Z');
+    }
+
     /// The midnight that starts UTC day number `day`, if in range.
     pub fn midnight_of_day(day: i64) -> Option<Timestamp> {
         day.checked_mul(NANOS_PER_DAY).map(Timestamp)
@@ -83,7 +136,10 @@ impl Timestamp {
 impl fmt::Display for Timestamp {
     /// RFC 3339 in UTC with a `Z`, fractional seconds only when there are some.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_datetime().to_rfc3339_opts(SecondsFormat::AutoSi, true))
+        let mut out = Vec::with_capacity(30);
+        self.write_rfc3339(&mut out);
+        // ASCII digits and separators only.
+        f.write_str(std::str::from_utf8(&out).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -102,6 +158,44 @@ mod tests {
         let n = Timestamp::parse("2026-03-01T10:00:00.000000001Z").unwrap();
         assert_eq!(n.0 - b.0, 1);
         assert_eq!(n.to_string(), "2026-03-01T10:00:00.000000001Z");
+    }
+
+    /// chrono's own RFC 3339 form, the oracle for the hand-written one.
+    fn chronos(t: Timestamp) -> String {
+        t.to_datetime().to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+    }
+
+    #[test]
+    fn the_hand_written_form_is_chronos() {
+        let mut cases = vec![
+            i64::MIN,
+            i64::MAX,
+            0,
+            -1,
+            1,
+            951_782_400 * NANOS_PER_SECOND,    // 2000-02-29
+            4_107_542_400 * NANOS_PER_SECOND,  // 2100-03-01
+            -2_203_891_200 * NANOS_PER_SECOND, // 1900-02-28
+            1_772_323_200 * NANOS_PER_SECOND + 500_000_000,
+            1_772_323_200 * NANOS_PER_SECOND + 120_000,
+            1_772_323_200 * NANOS_PER_SECOND + 7,
+        ];
+        // Every day boundary and its neighbours over 30 years around the epoch's leap rules.
+        for d in (-11_000..11_000).step_by(7) {
+            cases.extend([d * NANOS_PER_DAY - 1, d * NANOS_PER_DAY, d * NANOS_PER_DAY + 1]);
+        }
+        for t in cases {
+            let mut out = Vec::new();
+            Timestamp(t).write_rfc3339(&mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), chronos(Timestamp(t)), "{t}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_hand_written_form_is_chronos_anywhere(t in proptest::num::i64::ANY) {
+            proptest::prop_assert_eq!(Timestamp(t).to_string(), chronos(Timestamp(t)));
+        }
     }
 
     #[test]

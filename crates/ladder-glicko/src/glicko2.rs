@@ -14,6 +14,8 @@ use ladder_projector::{math, Config, ParamKind, ParamSpec, PlayerId, ProjectErro
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
+pub mod lanes;
+
 /// The contract's name of the algorithm.
 pub const ALGORITHM: &str = "glicko2";
 

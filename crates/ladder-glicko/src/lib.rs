@@ -35,6 +35,7 @@ pub mod glicko2;
 pub mod periods;
 
 pub use glicko::{Glicko, GlickoState};
+pub use glicko2::lanes::Glicko2Lanes;
 pub use glicko2::{Glicko2, Glicko2State};
 
 /// An idle gap of at least this many rating periods (or, with `period=game`, `idle` durations)

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 
 /// The slot index of a player who has none in the open period.
-const NO_SLOT: u32 = u32::MAX;
+pub(crate) const NO_SLOT: u32 = u32::MAX;
 
 /// What the engine's constants say in one algorithm's table (`--help` and docs).
 #[derive(Clone, Copy, Debug)]
@@ -190,14 +190,14 @@ pub trait Rule: Clone + Debug {
 /// One player's record: the rule's values and the engine's bookkeeping.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record<V> {
-    values: V,
+    pub(crate) values: V,
     /// Where idle growth counts from (the clock's mark): a period index, or with `period=game`
     /// the instant of the last game or join.
-    since: i64,
+    pub(crate) since: i64,
     /// MatchResults sat in.
-    games: u32,
+    pub(crate) games: u32,
     /// Index into the open period's slots, or `NO_SLOT`.
-    slot: u32,
+    pub(crate) slot: u32,
 }
 
 /// A player's values at the start of the open period and the period's sums so far.
@@ -259,13 +259,13 @@ fn games_of<'a, S>(
 /// Everything a checkpoint must keep: the players' records and the open period's games.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PeriodState<V, S> {
-    players: Vec<Record<V>>,
+    pub(crate) players: Vec<Record<V>>,
     /// The index of the open period (periodic mode), if it holds games.
-    open: Option<i64>,
+    pub(crate) open: Option<i64>,
     /// The instant of the last MatchResult applied: its period is the last one of the replay.
-    last_match: Option<Timestamp>,
-    slots: Vec<Slot<S>>,
-    pairs: Vec<Pair>,
+    pub(crate) last_match: Option<Timestamp>,
+    pub(crate) slots: Vec<Slot<S>>,
+    pub(crate) pairs: Vec<Pair>,
 }
 
 impl<V, S> Default for PeriodState<V, S> {
@@ -285,11 +285,11 @@ pub type StateOf<R> = PeriodState<<R as Rule>::Values, <R as Rule>::Start>;
 
 /// The engine's own constants.
 #[derive(Clone, Copy, Debug)]
-struct Common {
-    rd_max: f64,
-    initial_rating: f64,
-    initial_rd: f64,
-    clock: Clock,
+pub(crate) struct Common {
+    pub(crate) rd_max: f64,
+    pub(crate) initial_rating: f64,
+    pub(crate) initial_rd: f64,
+    pub(crate) clock: Clock,
 }
 
 /// A period-based projector: the engine's bookkeeping around the rating step of `R`.
@@ -299,9 +299,9 @@ struct Common {
 #[derive(Clone, Debug)]
 pub struct Periodic<R: Rule> {
     config: Config,
-    common: Common,
-    rule: R,
-    state: StateOf<R>,
+    pub(crate) common: Common,
+    pub(crate) rule: R,
+    pub(crate) state: StateOf<R>,
     /// Reused buffers (not state): a period's results and a match's slots.
     out: Vec<R::Values>,
     seat_slots: Vec<u32>,
@@ -607,7 +607,7 @@ impl<R: Rule> Periodic<R> {
 /// One game's sums, added to both slots as it arrives: each side sees the other's values at the
 /// period's start, known once both slots exist.
 #[inline]
-fn add_game<R: Rule>(slots: &mut [Slot<R::Start>], pair: Pair) {
+pub(crate) fn add_game<R: Rule>(slots: &mut [Slot<R::Start>], pair: Pair) {
     let (a, b) = (slots[pair.a as usize], slots[pair.b as usize]);
     let (e_ab, g_b) = R::versus(&a.start, &b.start);
     let (e_ba, g_a) = R::versus(&b.start, &a.start);
@@ -617,7 +617,7 @@ fn add_game<R: Rule>(slots: &mut [Slot<R::Start>], pair: Pair) {
 
 /// A player's values at the start of a period (the step is at `at`, in period `now`).
 #[inline]
-fn entry<R: Rule>(
+pub(crate) fn entry<R: Rule>(
     rule: &R,
     clock: &Clock,
     p: &Record<R::Values>,

@@ -1,4 +1,4 @@
-//! CSV histories (`../shared/CONTRACT.md` section 6): a header row mapped to events.
+//! CSV histories (`docs/events.md`, CSV): a header row mapped to events.
 //!
 //! Two ways to say what the columns mean: a [`Mapping`] (`--columns at=date,winner=w,loser=l`) or
 //! the [`Preset::Tennis`] mapping for Jeff Sackmann's ATP files. Rows from every file are read,
@@ -372,7 +372,7 @@ struct Row {
 /// `[winner_name, winner_id, loser_name, loser_id]`, and the row's id.
 type TennisRow = (Origin, Timestamp, (u32, u8, i64), [String; 4], String);
 
-/// Tennis rounds in playing order (contract section 6); anything else sorts after them.
+/// Tennis rounds in playing order (docs/events.md, CSV); anything else sorts after them.
 fn round_rank(round: &str) -> u8 {
     const ORDER: [&str; 13] =
         ["Q1", "Q2", "Q3", "Q4", "RR", "R128", "R64", "R32", "R16", "QF", "SF", "BR", "F"];

@@ -144,7 +144,20 @@ fn kills(dir: &Path, count: u64, rng: &mut Rng) -> Kills {
         match Ledger::open(&path) {
             Err(e) => {
                 out.refused += 1;
-                eprintln!("kill {i}: the ledger was refused after a kill: {e}");
+                let mut why = e.to_string();
+                let mut source = std::error::Error::source(&e);
+                while let Some(s) = source {
+                    why.push_str(&format!(": {s}"));
+                    source = s.source();
+                }
+                eprintln!("kill {i}: the ledger was refused after a kill: {why}");
+                // Keep the first refused ledger to look at.
+                if let Ok(keep) = std::env::var("LADDER_CAMPAIGN_KEEP") {
+                    let keep = Path::new(&keep).join(format!("refused-{i}"));
+                    if !keep.exists() {
+                        copy_dir(&path, &keep);
+                    }
+                }
             }
             Ok(l) => {
                 let head = l.verify(None);
@@ -177,6 +190,8 @@ struct Damages {
     whole: u64,
     other_history: u64,
     wrote_when_refused: u64,
+    /// Opens refused as "locked" although nothing held the ledger.
+    locked: u64,
 }
 
 fn files_of(dir: &Path) -> Vec<PathBuf> {
@@ -249,7 +264,11 @@ fn damages(dir: &Path, events: usize, count: u64, rng: &mut Rng) -> Damages {
         out.trials += 1;
         for k in 0..opens {
             match Ledger::open(&work) {
-                Err(LogError::Locked { .. }) => unreachable!("nothing else holds it"),
+                Err(e @ LogError::Locked { .. }) => {
+                    // Nothing else holds it: a lock error here is a wrong diagnosis.
+                    out.locked += 1;
+                    eprintln!("damage {events}/{t} open {k}: {} gave: {e}", file.display());
+                }
                 Err(_) => {
                     if k == 0 {
                         out.refused += 1;
@@ -315,17 +334,28 @@ fn main() {
         k.runs, k.killed, k.completed, k.opened_whole, k.refused, k.lost
     );
     println!();
-    println!("| ledger | damages | refused at open | opened, verify failed | opened whole (same events) | read as another history | a refused open wrote |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| ledger | damages | refused at open | opened, verify failed | opened whole (same events) | read as another history | a refused open wrote | refused as locked |");
+    println!("|---|---|---|---|---|---|---|---|");
     for (name, d) in [("1,000 events", small), ("100,000 events", large)] {
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {} |",
-            d.trials, d.refused, d.verify_failed, d.whole, d.other_history, d.wrote_when_refused
+            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            d.trials,
+            d.refused,
+            d.verify_failed,
+            d.whole,
+            d.other_history,
+            d.wrote_when_refused,
+            d.locked
         );
     }
     println!();
     println!("{:.0} s", start.elapsed().as_secs_f64());
-    let bad = k.lost + k.refused + small.other_history + large.other_history;
+    let bad = k.lost
+        + k.refused
+        + small.other_history
+        + large.other_history
+        + small.locked
+        + large.locked;
     let wrote = small.wrote_when_refused + large.wrote_when_refused;
     std::process::exit(if bad + wrote == 0 { 0 } else { 1 });
 }

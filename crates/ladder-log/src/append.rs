@@ -1,8 +1,8 @@
-//! Appending: every rule of `../shared/CONTRACT.md` section 1 checked against the stored history
+//! Appending: every rule of `docs/events.md` checked against the stored history
 //! plus the earlier events of the batch, written beyond the head as it goes, committed by writing
 //! the head.
 //!
-//! Order of the checks for one input event (duplicates first, as the contract asks):
+//! Order of the checks for one input event (duplicates first, as `docs/events.md` asks):
 //! 1. a parse error (an `Err` item) is a violation as it is;
 //! 2. duplicates: an `id` stored (or earlier in the batch) with the same content is a duplicate,
 //!    with other content an `id-conflict`; a PlayerJoined with the same content (`at` and body) as

@@ -133,6 +133,17 @@ impl Disk {
     }
 }
 
+/// An error and every source under it, `: `-separated, for a message that names the cause.
+fn with_sources(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
 /// Takes the ledger directory's lock file, retrying for up to [`crate::LOCK_RETRY`] (this
 /// process's own earlier handle may still be closing): another process holding it is
 /// [`LogError::Locked`].
@@ -288,16 +299,26 @@ impl Ledger {
                         return Err(LogError::Damaged {
                             path: path.to_path_buf(),
                             expected: rec.head,
-                            found: format!("a store that does not open ({e})"),
+                            found: format!("a store that does not open ({})", with_sources(&e)),
+                            untouched: true,
                         })
                     }
                 }
             }
         }
-        let store = wrap(SledStore::open_injected(path, faults)?);
+        // This process holds the directory's lock file: sled's lock can only be held by this
+        // process's previous handle, still closing.
+        let store = wrap(SledStore::open_retrying(path, faults, crate::store::OWN_HANDLE_RETRY)?);
         let mut ledger = Ledger::with_store(store, Some(path.to_path_buf()))?;
         match &recorded {
-            Some(rec) => ledger.check_recorded(path, rec.head)?,
+            // After a check on a copy this passes; opened in place (seals intact), a failure
+            // means sled may have written, and the error says so.
+            Some(rec) => ledger.check_recorded(path, rec.head).map_err(|e| match e {
+                LogError::Damaged { path, expected, found, .. } => {
+                    LogError::Damaged { path, expected, found, untouched: checked_on_copy }
+                }
+                e => e,
+            })?,
             None if ledger.head.seq > 0 => {
                 return Err(LogError::Damaged {
                     path: path.to_path_buf(),
@@ -308,7 +329,9 @@ impl Ledger {
                         ledger.head.seq,
                         headfile::HEAD_FILE
                     ),
-                })
+                    // Opened in place (there were no seals to compare).
+                    untouched: false,
+                });
             }
             None => {}
         }
@@ -323,8 +346,12 @@ impl Ledger {
     /// Refuses a store that does not hold `expected`: fewer events, or another chain hash at its
     /// seq. A store holding more is a crash after a commit and before its head file was written.
     fn check_recorded(&self, path: &Path, expected: Head) -> Result<(), LogError> {
-        let damaged =
-            |found: String| LogError::Damaged { path: path.to_path_buf(), expected, found };
+        let damaged = |found: String| LogError::Damaged {
+            path: path.to_path_buf(),
+            expected,
+            found,
+            untouched: true,
+        };
         if self.head.seq < expected.seq {
             return Err(damaged(format!("a store whose head is {}", self.head)));
         }

@@ -290,10 +290,17 @@ pub enum LogError {
     /// head): damaged storage, never read as another history. Nothing was written to it.
     #[error(
         "the ledger {} does not hold what it acknowledged: its head file records {expected}, and \
-         sled gives {found}. The store was damaged or changed outside ladder; nothing was written \
-         to it. Restore the directory from a backup, or import an export of it \
-         (`ladder log --format jsonl` of a good copy) into a new ledger",
-        path.display()
+         sled gives {found}. The store was damaged or changed outside ladder; {}. Restore the \
+         directory from a backup, or import an export of it (`ladder log --format jsonl` of a \
+         good copy) into a new ledger",
+        path.display(),
+        if *untouched {
+            "nothing was written to it"
+        } else {
+            "sled opened its files in place before the damage was found (they matched their seals, \
+             as after damage below the file system, or there was no head file to compare them \
+             with), so its recovery may have rewritten them"
+        }
     )]
     Damaged {
         /// The ledger's path.
@@ -302,6 +309,10 @@ pub enum LogError {
         expected: Head,
         /// What the store holds instead.
         found: String,
+        /// True when the damage was found on a copy (or before sled opened anything), so the
+        /// ledger's files are exactly as they were; false when the files matched their seals, sled
+        /// opened them in place, and only then was the head found missing.
+        untouched: bool,
     },
     /// A proof or root was asked of a tree the ledger does not hold (a size beyond the head, an
     /// event outside it, a consistency proof from 0 or backwards).

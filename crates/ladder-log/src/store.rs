@@ -176,6 +176,10 @@ impl<S: Store + ?Sized> Store for Arc<S> {
 /// The largest sled page cache we ask for (the issue's memory goal: 64 MB or less).
 pub const SLED_CACHE_BYTES: u64 = 64 << 20;
 
+/// How long the ledger waits for sled's lock while it holds its own lock file (see
+/// [`SledStore::open_retrying`]).
+pub(crate) const OWN_HANDLE_RETRY: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// How long [`SledStore::open`] retries a refused lock before reporting [`LogError::Locked`].
 pub const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 
@@ -225,6 +229,10 @@ impl Drop for SledStore {
             .is_some_and(|(left, _)| left.load(std::sync::atomic::Ordering::SeqCst) < 0);
         if failed && !injected {
             std::mem::forget(self.engine.take());
+            // The forgotten engine keeps sled's lock on the files until the process exits.
+            if let Ok(mut f) = FORGOTTEN_ENGINES.lock() {
+                f.insert(std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone()));
+            }
         }
     }
 }
@@ -250,8 +258,22 @@ impl SledStore {
         path: &Path,
         faults: Option<InjectedFaults>,
     ) -> Result<SledStore, LogError> {
+        SledStore::open_retrying(path, faults, LOCK_RETRY)
+    }
+
+    /// [`SledStore::open_injected`], retrying a refused lock for up to `retry`. The ledger calls
+    /// it with [`OWN_HANDLE_RETRY`] once it holds the directory's own lock file: no other ladder
+    /// process can then hold sled's lock, so a refusal is this process's last handle still
+    /// closing (sled's threads flushing a large or damaged database on a loaded machine can take
+    /// more than [`LOCK_RETRY`]; the fault campaign saw it) and is worth waiting for.
+    pub(crate) fn open_retrying(
+        path: &Path,
+        faults: Option<InjectedFaults>,
+        retry: std::time::Duration,
+    ) -> Result<SledStore, LogError> {
         let free = faults.and_then(|f| f.free_space);
         check_free_space(path, free)?;
+        remove_unfinished_snapshots(path)?;
         let engine = quiet_catch(path, || {
             let start = std::time::Instant::now();
             let db = loop {
@@ -262,7 +284,15 @@ impl SledStore {
                     .open()
                     .map_err(|e| open_error(path, e));
                 match opened {
-                    Err(LogError::Locked { .. }) if start.elapsed() < LOCK_RETRY => {
+                    Err(LogError::Locked { .. }) if failed_earlier(path) => {
+                        return Err(LogError::EnginePanic {
+                            path: path.to_path_buf(),
+                            message: "it failed on these files earlier in this process and still \
+                                      holds them; a new process can open them again"
+                                .into(),
+                        })
+                    }
+                    Err(LogError::Locked { .. }) if start.elapsed() < retry => {
                         std::thread::sleep(std::time::Duration::from_millis(10));
                     }
                     other => break other?,
@@ -376,6 +406,52 @@ fn quiet_catch<T>(path: &Path, f: impl FnOnce() -> Result<T, LogError>) -> Resul
             .unwrap_or_else(|| "a panic without a message".into());
         Err(LogError::EnginePanic { path: path.to_path_buf(), message })
     })
+}
+
+/// The databases whose sled engine this process gave up after a failure (a panic on damaged
+/// files, a full disk): the engine is forgotten rather than closed, because closing a failed sled
+/// can hang or write, and a forgotten engine keeps sled's lock on the files until the process
+/// exits. A later open of the same files in this process would otherwise read as "in use by
+/// another process"; it is reported as the earlier failure instead. Every `ladder` command is
+/// its own process and never sees this; a long-lived program that embeds the ledger does.
+static FORGOTTEN_ENGINES: Mutex<std::collections::BTreeSet<PathBuf>> =
+    Mutex::new(std::collections::BTreeSet::new());
+
+/// True when this process gave up sled's engine on the database at `path` (see
+/// [`FORGOTTEN_ENGINES`]).
+fn failed_earlier(path: &Path) -> bool {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    FORGOTTEN_ENGINES.lock().is_ok_and(|f| f.contains(&path))
+}
+
+/// Removes the snapshot files sled did not finish (`snap.<lsn>.generating`) before sled opens.
+///
+/// sled 0.34 writes a snapshot to `snap.<lsn>.generating`, fsyncs it and renames it to
+/// `snap.<lsn>`; the rename is the snapshot's commit. But when it opens a database it lists every
+/// `snap.` file but those ending in `.in___motion`, and reads the one that sorts last, which is
+/// an unfinished `.generating` file whenever a process was killed while writing one: sled then
+/// reports the database corrupt, and it never opens again. The fault campaign found this (one
+/// kill in about 2,000; docs/GUARANTEES.md). Such a file holds nothing sled needs (the previous
+/// snapshot and the log still hold everything), so it is removed. The ledger calls this on its
+/// copy first, and on its own files only once that copy opened and held the recorded head.
+fn remove_unfinished_snapshots(path: &Path) -> Result<(), LogError> {
+    let entries = match std::fs::read_dir(path) {
+        Ok(e) => e,
+        // A new ledger: nothing to remove.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(LogError::from_io(path, "reading the ledger directory", e)),
+    };
+    for entry in entries {
+        let entry =
+            entry.map_err(|e| LogError::from_io(path, "reading the ledger directory", e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("snap.") && name.ends_with(".generating") {
+            std::fs::remove_file(entry.path())
+                .map_err(|e| LogError::from_io(path, "removing an unfinished sled snapshot", e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The free space [`SledStore::open`] asks for on the ledger's file system: room for sled's

@@ -1,5 +1,7 @@
-//! Performance ratings (seed `003`, the Arimaa `p*` scripts): a player's rating is the `RP` that
-//! solves `k1(w1-W(r1-RP)) + ... + kN(wN-W(rN-RP)) = 0` over their games, `W(d) = 1/(1+10^(d/400))`.
+//! Performance ratings (the Arimaa `p*` scripts): a player's rating is the `RP` that solves
+//! `k1(w1-W(r1-RP)) + ... + kN(wN-W(rN-RP)) = 0` over their games, `W(d) = 1/(1+10^(d/400))`.
+//! "The Arimaa text" (or "the seed") below is the Arimaa "Performance based rating calculations"
+//! README of those scripts, quoted in `docs/algorithms/performance.md`.
 //!
 //! Design decisions:
 //! - The variants differ only in the weights `k_i` and the fictitious games they add

@@ -1,8 +1,8 @@
-//! Seed 003's game lines: `+1500 abc 3` is a win against abc, rated 1500, three days ago.
+//! The Arimaa text's game lines: `+1500 abc 3` is a win against abc, rated 1500, three days ago.
 
 use std::fmt;
 
-/// The opponent name of a game line without one (seed 003: "If the username is not given it
+/// The opponent name of a game line without one (the Arimaa text: "If the username is not given it
 /// defaults to 'unknown'"), so all unnamed games count as one opponent.
 pub const UNNAMED: &str = "unknown";
 

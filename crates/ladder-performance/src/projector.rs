@@ -11,15 +11,15 @@ use ladder_projector::{
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name for `--algo` (`docs/spec.md`).
 pub const ALGORITHM: &str = "performance";
 
-/// The constants of `performance` (`CONTRACT.md` section 3).
+/// The constants of `performance` (`docs/spec.md`).
 pub const PARAMS: &[ParamSpec] = &[ParamSpec {
     key: "variant",
     kind: ParamKind::Choice(&Variant::NAMES),
     default: "p4",
-    doc: "which of seed 003's p* scripts (p4: the last one the seed specifies exactly)",
+    doc: "which of the Arimaa text's p* scripts (p4: the last one the seed specifies exactly)",
     warn_below: None,
 }];
 
@@ -320,7 +320,7 @@ impl Projector for Performance {
         self.state.players.len()
     }
 
-    /// Seed 003's `W`: `W(r_b - r_a) = 1 / (1 + 10^((r_b - r_a)/400))`.
+    /// The Arimaa text's `W`: `W(r_b - r_a) = 1 / (1 + 10^((r_b - r_a)/400))`.
     fn expectation(&self, a: PlayerId, b: PlayerId, _at: Timestamp) -> f64 {
         winning_expectancy(self.rating(b) - self.rating(a))
     }

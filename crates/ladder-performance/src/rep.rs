@@ -1,4 +1,4 @@
-//! Seed 003's `rep` script: builds game lines from `STRING COUNT` argument pairs.
+//! The Arimaa text's `rep` script: builds game lines from `STRING COUNT` argument pairs.
 
 /// The most lines one `rep` may print (a guard against `rep '+1000' 99999999999`).
 pub const MAX_LINES: u64 = 10_000_000;
@@ -28,8 +28,8 @@ pub enum RepError {
     TooLarge,
 }
 
-/// Seed 003's `rep`: "reads the command line arguments to print the given strings a specified
-/// number of times", as `STRING COUNT` pairs:
+/// The Arimaa text's `rep`: "reads the command line arguments to print the given strings a
+/// specified number of times", as `STRING COUNT` pairs:
 /// - "It uses ; to seperate games": each `;`-separated piece is one line, in order (whitespace
 ///   around a piece is trimmed and empty pieces are skipped, so `'+1500 abc; -1500 xyz'` prints
 ///   `-1500 xyz` without the space);

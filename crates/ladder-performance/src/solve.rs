@@ -2,7 +2,7 @@
 
 use ladder_projector::math;
 
-/// Seed 003: `W(RD) = 1 / (1 + 10^(RD/400))` "where RD is the rating difference", called as
+/// The Arimaa text: `W(RD) = 1 / (1 + 10^(RD/400))` "where RD is the rating difference", called as
 /// `W(r_i - RP)`: the expectation of a player rated `RP` against an opponent rated `r_i`.
 pub fn winning_expectancy(rd: f64) -> f64 {
     // 10^(rd/400) = exp(rd * ln(10) / 400): one `exp`, cheaper than `powf`.
@@ -43,13 +43,13 @@ pub enum SolveError {
 /// to whole numbers needs.
 pub const TOLERANCE: f64 = 1e-9;
 
-/// `f(RP) = sum k_i (w_i - W(r_i - RP))` (seed 003's equation). Strictly decreasing in `RP` when
-/// some weight is positive: `W(r_i - RP)` grows with `RP`.
+/// `f(RP) = sum k_i (w_i - W(r_i - RP))` (the Arimaa text's equation). Strictly decreasing in `RP`
+/// when some weight is positive: `W(r_i - RP)` grows with `RP`.
 fn f(terms: &[Term], rp: f64) -> f64 {
     terms.iter().map(|t| t.k * (t.w - winning_expectancy(t.r - rp))).sum()
 }
 
-/// Solves seed 003's `k1(w1-W(r1-RP)) + ... + kN(wN-W(rN-RP)) = 0` for `RP`.
+/// Solves the Arimaa text's `k1(w1-W(r1-RP)) + ... + kN(wN-W(rN-RP)) = 0` for `RP`.
 ///
 /// The left side is strictly decreasing, positive far below the root and negative far above, so
 /// a root exists exactly when some weighted game is not a loss and some is not a win. The root is

@@ -1,5 +1,5 @@
-//! Seed 003's `p*` and `ra` scripts as pure functions: `ladder perf` prints what [`run_perf`]
-//! returns.
+//! The Arimaa text's `p*` and `ra` scripts as pure functions: `ladder perf` prints what
+//! [`run_perf`] returns.
 
 use crate::lines::{parse_games, Game, ParseError};
 use crate::rep::{rep, RepError};
@@ -13,13 +13,13 @@ pub struct PerfResult {
     /// The root `RP` of the performance equation.
     pub rating: f64,
     /// How much the rating would rise after one more game, won against a new opponent rated
-    /// `rating` (seed 003: "how much it would change if the player was to win or lose a game
+    /// `rating` (the Arimaa text: "how much it would change if the player was to win or lose a game
     /// against a player with the same rating"), ≥ 0.
     pub plus: f64,
     /// How much it would fall after one more game lost against such an opponent, ≥ 0.
     pub minus: f64,
-    /// Seed 003's rating accuracy: `RA = sqrt(P1) + sqrt(P2) + .... + sqrt(PN)` "where Pi is the
-    /// number of games played against player i" (fictitious games are not games played).
+    /// The Arimaa text's rating accuracy: `RA = sqrt(P1) + sqrt(P2) + .... + sqrt(PN)` "where Pi is
+    /// the number of games played against player i" (fictitious games are not games played).
     pub ra: f64,
 }
 
@@ -84,8 +84,8 @@ fn solve_entries(
     solve(&out).map_err(|reason| PerfError::NoRating { variant, reason })
 }
 
-/// Seed 003's `p*` script: the performance rating of `games` (newest first) under `variant`, with
-/// the +/- values and `ra`. Every game is used (no weight floor).
+/// The Arimaa text's `p*` script: the performance rating of `games` (newest first) under `variant`,
+/// with the +/- values and `ra`. Every game is used (no weight floor).
 pub fn perf(variant: Variant, games: &[Game]) -> Result<PerfResult, PerfError> {
     let p = prepare(games);
     let rating = solve_entries(variant, None, &p, &p.counts)?;

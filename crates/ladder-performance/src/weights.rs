@@ -6,10 +6,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// Seed 003, p3: "k(i+1) = 0.98*k(i), and k(1) = 1, and game 1 is the newest".
+/// The Arimaa text, p3: "k(i+1) = 0.98*k(i), and k(1) = 1, and game 1 is the newest".
 pub const DECAY: f64 = 0.98;
 
-/// Seed 003, p2: "The fictitious game is given a weight of 0.1".
+/// The Arimaa text, p2: "The fictitious game is given a weight of 0.1".
 pub const FICTITIOUS_WEIGHT: f64 = 0.1;
 
 /// p7/p8 (our reading, `docs/algorithms/performance.md`): the most weight all the games against
@@ -17,7 +17,7 @@ pub const FICTITIOUS_WEIGHT: f64 = 0.1;
 /// `1/sqrt(N)`, `sqrt(N)` in all; p7 lets that grow only up to 5.
 pub const OPPONENT_WEIGHT_CAP: f64 = 5.0;
 
-/// A performance-rating variant of seed 003.
+/// A performance-rating variant of the Arimaa text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Variant {
     /// All weights 1.
@@ -55,7 +55,7 @@ impl Variant {
         }
     }
 
-    /// The fictitious games this variant adds (seed 003, p2 and p8).
+    /// The fictitious games this variant adds (the Arimaa text, p2 and p8).
     pub fn fictitious(self) -> &'static [Term] {
         const ZERO: Term = Term { w: 0.5, r: 0.0, k: FICTITIOUS_WEIGHT };
         const AVERAGE: Term = Term { w: 0.5, r: 1500.0, k: FICTITIOUS_WEIGHT };
@@ -116,13 +116,13 @@ pub fn terms<'a>(
 ) {
     out.clear();
     match variant {
-        // Seed 003, p1: "Uses k1 to kN all equal 1."
+        // The Arimaa text, p1: "Uses k1 to kN all equal 1."
         Variant::P1 | Variant::P2 => {
             out.extend(newest_first.map(|e| Term { w: e.w, r: e.r, k: 1.0 }))
         }
-        // Seed 003, p3: k(1) = 1, k(i+1) = 0.98 k(i).
-        // Seed 003, p4: "A factor of 1/sqrt(N) is used to decrease the games; where N is the number
-        // of games with the same player."
+        // The Arimaa text, p3: k(1) = 1, k(i+1) = 0.98 k(i).
+        // The Arimaa text, p4: "A factor of 1/sqrt(N) is used to decrease the games; where N is the
+        // number of games with the same player."
         Variant::P3 | Variant::P4 => {
             let mut k = 1.0;
             for e in newest_first {
@@ -140,7 +140,7 @@ pub fn terms<'a>(
     out.extend_from_slice(variant.fictitious());
 }
 
-/// p7's weights (our reading of seed 003's words, `docs/algorithms/performance.md`):
+/// p7's weights (our reading of the Arimaa text's words, `docs/algorithms/performance.md`):
 ///
 /// `k = cap(n) * D^(m-1) * (1 - D) / (1 - D^n) * D^u` where, for a game against opponent `j`:
 /// `n` is the number of games against `j`, `m` the game's place among them (1 = newest),

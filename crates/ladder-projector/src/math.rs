@@ -12,20 +12,52 @@
 
 /// e raised to `x`.
 #[inline]
+#[cfg(not(feature = "platform-math"))]
 pub fn exp(x: f64) -> f64 {
     libm::exp(x)
 }
 
 /// The natural logarithm of `x`.
 #[inline]
+#[cfg(not(feature = "platform-math"))]
 pub fn ln(x: f64) -> f64 {
     libm::log(x)
 }
 
 /// `x` raised to the real power `y`.
 #[inline]
+#[cfg(not(feature = "platform-math"))]
 pub fn pow(x: f64, y: f64) -> f64 {
     libm::pow(x, y)
+}
+
+// The `platform-math` feature routes the three through the platform's C maths library instead,
+// only so that the projector benchmark can measure what the portable path costs
+// (docs/PERFORMANCE.md, "Portable maths"). Digests built with it are not portable: never enable
+// it in a build that prints ratings for anyone.
+
+/// e raised to `x` (the platform's maths library: `platform-math` is on).
+#[inline]
+#[cfg(feature = "platform-math")]
+#[allow(clippy::disallowed_methods)]
+pub fn exp(x: f64) -> f64 {
+    x.exp()
+}
+
+/// The natural logarithm of `x` (the platform's maths library: `platform-math` is on).
+#[inline]
+#[cfg(feature = "platform-math")]
+#[allow(clippy::disallowed_methods)]
+pub fn ln(x: f64) -> f64 {
+    x.ln()
+}
+
+/// `x` raised to the real power `y` (the platform's maths library: `platform-math` is on).
+#[inline]
+#[cfg(feature = "platform-math")]
+#[allow(clippy::disallowed_methods)]
+pub fn pow(x: f64, y: f64) -> f64 {
+    x.powf(y)
 }
 
 /// `x` raised to the integer power `n`, by repeated squaring (the multiplications compiler-rt's

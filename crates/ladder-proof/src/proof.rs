@@ -189,7 +189,7 @@ impl Proof {
         }
     }
 
-    /// The JSON text on one line, fields in the contract's order.
+    /// The JSON text on one line, fields in `docs/spec.md`'s order.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self)
             .expect("a proof is strings, numbers and arrays: it always serializes")

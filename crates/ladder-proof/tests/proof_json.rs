@@ -1,4 +1,4 @@
-//! The proof JSON of the contract: field order, lowercase hex, strict parsing, `check()`.
+//! The proof JSON of `docs/spec.md`: field order, lowercase hex, strict parsing, `check()`.
 
 use ladder_proof::{
     consistency_proof, hex, inclusion_proof, ConsistencyProof, InclusionProof, MemTree, Proof,

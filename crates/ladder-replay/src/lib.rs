@@ -30,4 +30,4 @@ pub use output::{
     leaderboard, left_out_line, BoardRules, Leaderboard, LeftOut, Ranked, Row, Snapshot,
     DEFAULT_ACTIVE_WITHIN, DEFAULT_MIN_GAMES,
 };
-pub use parallel::replay_parallel;
+pub use parallel::{replay_algos, replay_parallel};

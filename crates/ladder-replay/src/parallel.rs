@@ -6,12 +6,14 @@
 //! result is bit-identical to [`crate::replay`] (a test checks it).
 
 use crate::activity::Activity;
+use crate::registry::Algo;
 use crate::score::{outcome, Score};
 use crate::{History, ReplayError, Replayed, Until};
 use ladder_events::codec::{self, BodyView, EventView};
 use ladder_events::{Prior, Timestamp};
+use ladder_glicko::{Glicko2, Glicko2Lanes};
 use ladder_projector::{
-    sides_into, Input, PlayerId, ProjectError, Projector, Roster, SeatIn, Step,
+    sides_into, Algorithm, Input, Period, PlayerId, ProjectError, Projector, Roster, SeatIn, Step,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -162,6 +164,59 @@ impl Chunk {
         }
     }
 
+    /// The step of `item`, and the two-seat prediction it asks for.
+    #[inline]
+    fn step(&self, item: &Item) -> (Step<'_>, Option<(PlayerId, PlayerId, f64)>) {
+        let (input, predict) = match item.input {
+            Owned::Joined(player, prior) => (Input::Joined { player, prior }, None),
+            Owned::Match(a, b) => {
+                let seats = &self.seats[a..b];
+                // A two-seat match is predicted before it is applied.
+                let predict = match seats {
+                    [x, y] => Some((x.player, y.player, outcome(x.score, y.score))),
+                    _ => None,
+                };
+                (Input::Match { seats }, predict)
+            }
+            Owned::Tick => (Input::Tick, None),
+            Owned::Timeout(player) => (Input::Timeout { player }, None),
+        };
+        (Step { seq: item.seq, at: item.at, input }, predict)
+    }
+
+    /// The seats of the match `ahead` items after item `k`, if it is one.
+    #[inline]
+    fn seats_ahead(&self, k: usize, ahead: usize) -> &[SeatIn] {
+        match self.items.get(k + ahead).map(|i| i.input) {
+            Some(Owned::Match(a, b)) => &self.seats[a..b],
+            _ => &[],
+        }
+    }
+
+    /// [`Chunk::fold`] into Glicko-2 lanes: the same steps and predictions, every lane at once.
+    /// The players of the step [`AHEAD`] on are prefetched, and their open-period slots half
+    /// that far ahead, once the player's record (which says where the slot is) has arrived.
+    fn fold_lanes(
+        &self,
+        lanes: &mut Glicko2Lanes,
+        scores: &mut [Score],
+        buf: &mut Vec<f64>,
+    ) -> Result<(), ProjectError> {
+        for (k, item) in self.items.iter().enumerate() {
+            self.seats_ahead(k, AHEAD).iter().for_each(|s| lanes.prefetch(s.player));
+            self.seats_ahead(k, AHEAD / 2).iter().for_each(|s| lanes.prefetch_slots(s.player));
+            let (step, predict) = self.step(item);
+            if let (Some((a, b, y)), false) = (predict, scores.is_empty()) {
+                lanes.expectations(item.seq, a, b, item.at, buf)?;
+                for (s, &e) in scores.iter_mut().zip(buf.iter()) {
+                    s.record(e, y);
+                }
+            }
+            lanes.apply(&step)?;
+        }
+        Ok(())
+    }
+
     fn fold(
         &self,
         projectors: &mut [&mut (dyn Projector + Send)],
@@ -175,21 +230,7 @@ impl Chunk {
                     projectors.iter().for_each(|p| p.prefetch(seat.player));
                 }
             }
-            let (input, predict) = match item.input {
-                Owned::Joined(player, prior) => (Input::Joined { player, prior }, None),
-                Owned::Match(a, b) => {
-                    let seats = &self.seats[a..b];
-                    // A two-seat match is predicted before it is applied.
-                    let predict = match seats {
-                        [x, y] => Some((x.player, y.player, outcome(x.score, y.score))),
-                        _ => None,
-                    };
-                    (Input::Match { seats }, predict)
-                }
-                Owned::Tick => (Input::Tick, None),
-                Owned::Timeout(player) => (Input::Timeout { player }, None),
-            };
-            let step = Step { seq: item.seq, at: item.at, input };
+            let (step, predict) = self.step(item);
             for (i, p) in projectors.iter_mut().enumerate() {
                 if let (Some((a, b, y)), Some(s)) = (predict, scores.get_mut(i)) {
                     s.record(p.expectation(a, b, item.at), y);
@@ -201,52 +242,41 @@ impl Chunk {
     }
 }
 
-/// Folds the history through `until` into every projector, decoding each event once, and checks
-/// that each settles at the end. With `warmup`, scores predictions as [`crate::replay`] does.
-///
-/// A pipeline of threads: the calling thread reads the stored bytes
-/// ([`History::records_from`]), reads each event in place ([`ladder_events::codec::view`]) and
-/// packs its step into a chunk with the player names written out; a second thread interns the
-/// names of each chunk; and the projectors, split into up to `threads` groups, fold the chunks
-/// on their own threads. Bounded queues join the stages, so every stage works at once and memory
-/// stays a few chunks. Every projector still sees every step in order, names get their ids in
-/// order of first appearance, and a projector's error at the earliest event is the one reported,
-/// so the result is that of [`crate::replay`] exactly (tests check it).
-pub fn replay_parallel(
+/// One fold thread's work: folds a chunk into its group of configurations.
+type Fold<'a> = Box<dyn FnMut(&Chunk) -> Result<(), ProjectError> + Send + 'a>;
+
+/// What the reader and interner leave once every chunk is folded.
+struct Read {
+    read: Result<(), ReplayError>,
+    roster: Roster,
+    activity: Activity,
+    through: u64,
+    head: [u8; 32],
+}
+
+/// The pipeline of [`replay_parallel`] with the folds given: each of `folds` runs on its own
+/// thread and sees every chunk in order. Returns what was read and each fold's result.
+fn pipeline(
     history: &dyn History,
-    projectors: &mut [&mut (dyn Projector + Send)],
     until: Until,
-    warmup: Option<u64>,
-    threads: usize,
-) -> Result<Replayed, ReplayError> {
-    let threads = threads.clamp(1, projectors.len().max(1));
-    let mut scores: Vec<Score> = match warmup {
-        Some(n) => projectors.iter().map(|_| Score::new(n)).collect(),
-        None => Vec::new(),
-    };
-    let per = projectors.len().div_ceil(threads).max(1);
+    folds: Vec<Fold<'_>>,
+) -> (Read, Vec<Result<(), ProjectError>>) {
     let any_voids = !history.voids().is_empty();
     let is_voided = |id: &str| {
         any_voids && history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at))
     };
     let (mut through, mut head, mut last_at) = (0, [0u8; 32], None);
     let failed = AtomicBool::new(false);
-
-    let mut score_groups: Vec<&mut [Score]> = if scores.is_empty() {
-        projectors.chunks(per).map(|_| &mut [][..]).collect()
-    } else {
-        scores.chunks_mut(per).collect()
-    };
     let (read, (roster, activity), folds) = std::thread::scope(|s| {
         let mut queues = Vec::new();
         let mut handles = Vec::new();
-        for (ps, sc) in projectors.chunks_mut(per).zip(score_groups.iter_mut()) {
+        for mut fold in folds {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<Chunk>>(QUEUE);
             queues.push(tx);
             let failed = &failed;
             handles.push(s.spawn(move || {
                 for chunk in rx {
-                    if let Err(e) = chunk.fold(ps, sc) {
+                    if let Err(e) = fold(&chunk) {
                         failed.store(true, Ordering::Relaxed);
                         return Err(e);
                     }
@@ -304,16 +334,182 @@ pub fn replay_parallel(
         let folds: Vec<Result<(), ProjectError>> = handles.into_iter().map(join).collect();
         (read, roster, folds)
     });
-    // A projector's error comes from an event before any the reader failed at (the reader had
-    // already passed it), so it is the first failure in history order.
+    (Read { read: read.map(drop), roster, activity, through, head }, folds)
+}
+
+/// The result of the folds once the pipeline is done: a projector's error comes from an event
+/// before any the reader failed at (the reader had already passed it), so the earliest is the
+/// first failure in history order.
+fn outcome_of(read: Read, folds: Vec<Result<(), ProjectError>>) -> Result<Read, ReplayError> {
     if let Some(e) = folds.into_iter().filter_map(Result::err).min_by_key(|e| e.seq) {
         return Err(e.into());
     }
+    let Read { read, roster, activity, through, head } = read;
     read?;
+    Ok(Read { read: Ok(()), roster, activity, through, head })
+}
+
+/// Folds the history through `until` into every projector, decoding each event once, and checks
+/// that each settles at the end. With `warmup`, scores predictions as [`crate::replay`] does.
+///
+/// A pipeline of threads: the calling thread reads the stored bytes
+/// ([`History::records_from`]), reads each event in place ([`ladder_events::codec::view`]) and
+/// packs its step into a chunk with the player names written out; a second thread interns the
+/// names of each chunk; and the projectors, split into up to `threads` groups, fold the chunks
+/// on their own threads. Bounded queues join the stages, so every stage works at once and memory
+/// stays a few chunks. Every projector still sees every step in order, names get their ids in
+/// order of first appearance, and a projector's error at the earliest event is the one reported,
+/// so the result is that of [`crate::replay`] exactly (tests check it).
+pub fn replay_parallel(
+    history: &dyn History,
+    projectors: &mut [&mut (dyn Projector + Send)],
+    until: Until,
+    warmup: Option<u64>,
+    threads: usize,
+) -> Result<Replayed, ReplayError> {
+    let threads = threads.clamp(1, projectors.len().max(1));
+    let mut scores: Vec<Score> = match warmup {
+        Some(n) => projectors.iter().map(|_| Score::new(n)).collect(),
+        None => Vec::new(),
+    };
+    let per = projectors.len().div_ceil(threads).max(1);
+    let mut score_groups: Vec<&mut [Score]> = if scores.is_empty() {
+        projectors.chunks(per).map(|_| &mut [][..]).collect()
+    } else {
+        scores.chunks_mut(per).collect()
+    };
+    let folds: Vec<Fold<'_>> = projectors
+        .chunks_mut(per)
+        .zip(score_groups.iter_mut())
+        .map(|(ps, sc)| Box::new(move |chunk: &Chunk| chunk.fold(ps, sc)) as Fold<'_>)
+        .collect();
+    let (read, folds) = pipeline(history, until, folds);
+    let read = outcome_of(read, folds)?;
     for p in projectors.iter() {
-        p.settle(through)?;
+        p.settle(read.through)?;
     }
-    Ok(Replayed { scores, roster, through, head, activity })
+    Ok(Replayed {
+        scores,
+        roster: read.roster,
+        through: read.through,
+        head: read.head,
+        activity: read.activity,
+    })
+}
+
+/// [`replay_parallel`] over the registry's projectors, taking the fastest way for the batch: when
+/// two or more are Glicko-2, those sharing `period` and `idle` are folded together as
+/// [`Glicko2Lanes`] (one record lookup for every configuration of a game), split across up to
+/// `threads` fold threads; the rest as [`replay_parallel`] folds them. The result is the same, bit
+/// for bit (tests compare snapshots, digests and scores), except that when two configurations
+/// fail at the same event, which one's reason is reported may differ.
+pub fn replay_algos(
+    history: &dyn History,
+    projectors: &mut [Algo],
+    until: Until,
+    warmup: Option<u64>,
+    threads: usize,
+) -> Result<Replayed, ReplayError> {
+    let glicko2: Vec<usize> =
+        (0..projectors.len()).filter(|&i| matches!(projectors[i], Algo::Glicko2(_))).collect();
+    if glicko2.len() < 2 || glicko2.len() < projectors.len() {
+        let mut refs: Vec<&mut (dyn Projector + Send)> =
+            projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
+        return replay_parallel(history, &mut refs, until, warmup, threads);
+    }
+    let threads = threads.clamp(1, projectors.len());
+    // The batch's clocks, in order of first appearance, each with its projectors' indices.
+    let mut by_clock: Vec<((Period, i64), Vec<usize>)> = Vec::new();
+    for (i, p) in projectors.iter().enumerate() {
+        let key = (p.config().period("period"), p.config().duration("idle"));
+        match by_clock.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(i),
+            None => by_clock.push((key, vec![i])),
+        }
+    }
+    // Lane sets: every clock's projectors, the largest sets halved until each thread has one.
+    let mut sets: Vec<Vec<usize>> = by_clock.into_iter().map(|(_, v)| v).collect();
+    while sets.len() < threads {
+        let Some(big) = (0..sets.len()).max_by_key(|&i| sets[i].len()) else { break };
+        if sets[big].len() < 2 {
+            break;
+        }
+        let half = sets[big].len().div_ceil(2);
+        let rest = sets[big].split_off(half);
+        sets.insert(big + 1, rest);
+    }
+    let mut lanes = Vec::with_capacity(sets.len());
+    for set in &sets {
+        let mut taken = Vec::with_capacity(set.len());
+        for &i in set {
+            if let Algo::Glicko2(g) = &mut projectors[i] {
+                let fresh = Glicko2::new(g.config().clone())?;
+                taken.push(std::mem::replace(g, fresh));
+            }
+        }
+        match Glicko2Lanes::new(taken) {
+            Ok(l) => lanes.push(l),
+            Err(back) => {
+                // Not fresh (or not one clock after all): put everything back, fold one by one.
+                for (&i, g) in set.iter().zip(back) {
+                    projectors[i] = Algo::Glicko2(g);
+                }
+                for (l, set) in lanes.into_iter().zip(&sets) {
+                    for (&i, g) in set.iter().zip(Glicko2Lanes::into_projectors(l)) {
+                        projectors[i] = Algo::Glicko2(g);
+                    }
+                }
+                let mut refs: Vec<&mut (dyn Projector + Send)> =
+                    projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
+                return replay_parallel(history, &mut refs, until, warmup, threads);
+            }
+        }
+    }
+    // Lane sets dealt to threads in turn, each with its scores.
+    let mut work: Vec<Vec<(Glicko2Lanes, Vec<Score>)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (n, l) in lanes.into_iter().enumerate() {
+        let scores = match warmup {
+            Some(w) => (0..l.len()).map(|_| Score::new(w)).collect(),
+            None => Vec::new(),
+        };
+        work[n % threads].push((l, scores));
+    }
+    let (read, results) = {
+        let folds: Vec<Fold<'_>> = work
+            .iter_mut()
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                let mut buf = Vec::new();
+                Box::new(move |chunk: &Chunk| {
+                    w.iter_mut().try_for_each(|(l, sc)| chunk.fold_lanes(l, sc, &mut buf))
+                }) as Fold<'_>
+            })
+            .collect();
+        pipeline(history, until, folds)
+    };
+    // The projectors go back to their places, with their scores, whatever happened.
+    let mut scores: Vec<Option<Score>> = (0..projectors.len()).map(|_| None).collect();
+    let mut dealt: Vec<std::vec::IntoIter<(Glicko2Lanes, Vec<Score>)>> =
+        work.into_iter().map(Vec::into_iter).collect();
+    for (n, set) in sets.iter().enumerate() {
+        let Some((l, sc)) = dealt[n % threads].next() else { continue };
+        let mut sc = sc.into_iter();
+        for (&i, g) in set.iter().zip(l.into_projectors()) {
+            projectors[i] = Algo::Glicko2(g);
+            scores[i] = sc.next();
+        }
+    }
+    let read = outcome_of(read, results)?;
+    for p in projectors.iter() {
+        p.settle(read.through)?;
+    }
+    Ok(Replayed {
+        scores: scores.into_iter().flatten().collect(),
+        roster: read.roster,
+        through: read.through,
+        head: read.head,
+        activity: read.activity,
+    })
 }
 
 /// A scoped thread's result, passing its panic on.

@@ -662,3 +662,102 @@ fn standing_of_one_player_is_their_row_of_standings_after_every_event() {
         }
     }
 }
+
+/// Glicko-2 configurations that differ in every constant a sweep or `tune` varies, under two
+/// clocks (the default period and `period=game`), so `replay_algos` folds two sets of lanes.
+fn glicko2_batch() -> Vec<Vec<(String, String)>> {
+    let set = |pairs: &[(&str, &str)]| {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>()
+    };
+    vec![
+        set(&[]),
+        set(&[("tau", "0.3")]),
+        set(&[("tau", "1.2"), ("sigma", "0.04")]),
+        set(&[("period", "game"), ("idle", "2d")]),
+        set(&[("sigma", "0.09"), ("rd_max", "300"), ("initial_rd", "300")]),
+        set(&[("period", "game"), ("idle", "2d"), ("tau", "0.8")]),
+        set(&[("epsilon", "1e-9"), ("initial_rating", "1400"), ("initial_rd", "250")]),
+        set(&[("period", "1d")]),
+        set(&[("period", "1d"), ("tau", "0.9"), ("provisional_rd", "80")]),
+    ]
+}
+
+/// Each configuration of `batch` replayed alone by the sequential driver, then all of them by
+/// `replay_algos` (Glicko-2 lanes) on 1, 2 and 3 threads: the same snapshots, digests, scores
+/// and activity, bit for bit.
+fn lanes_equal_single_replays(history: &Memory, batch: &[Vec<(String, String)>], what: &str) {
+    let configs: Vec<_> =
+        batch.iter().map(|sets| registry::config("glicko2", sets).unwrap()).collect();
+    let mut singles = Vec::new();
+    for config in &configs {
+        let mut p = registry::build(config.clone()).unwrap();
+        let r = replay(
+            history,
+            &mut [&mut p],
+            Options { warmup: Some(5), ..Options::default() },
+            &mut |_| {},
+        )
+        .unwrap();
+        let snap = Snapshot::capture(&p, &r.roster, r.through, &r.head);
+        singles.push((snap.to_json(), snap.digest(), r.scores[0].clone(), r.activity));
+    }
+    for threads in [1, 2, 3] {
+        let mut algos: Vec<_> =
+            configs.iter().map(|c| registry::build(c.clone()).unwrap()).collect();
+        let r = ladder_replay::replay_algos(history, &mut algos, Until::Head, Some(5), threads)
+            .unwrap();
+        assert_eq!(r.scores.len(), configs.len());
+        for (i, p) in algos.iter().enumerate() {
+            let snap = Snapshot::capture(p, &r.roster, r.through, &r.head);
+            let (json, digest, score, activity) = &singles[i];
+            assert_eq!(&snap.to_json(), json, "{what}: configuration {i}, {threads} threads");
+            assert_eq!(&snap.digest(), digest, "{what}: configuration {i}, {threads} threads");
+            assert_eq!(&r.scores[i], score, "{what}: configuration {i}, {threads} threads");
+            assert_eq!(&r.activity, activity, "{what}: {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn glicko2_lanes_equal_single_replays_on_the_fixtures() {
+    for fixture in ["glickman.jsonl", "club.jsonl", "teams.jsonl"] {
+        lanes_equal_single_replays(&Memory::fixture(fixture), &glicko2_batch(), fixture);
+    }
+    // Many chunks, voids, a three-seat match with teams, ticks and timeouts.
+    lanes_equal_single_replays(&long_history(), &glicko2_batch(), "long history");
+}
+
+#[test]
+fn glicko2_lanes_equal_single_replays_on_a_simulated_ladder() {
+    // 300 players and 30,000 matches over a year: joins over time, idle spells, draws.
+    let sim = ladder_sim::simulate(&ladder_sim::SimParams::new(300, 30_000, 11)).unwrap();
+    let history = Memory::new(sim.collect());
+    lanes_equal_single_replays(&history, &glicko2_batch(), "simulated ladder");
+}
+
+#[test]
+fn a_mixed_batch_or_a_single_configuration_folds_as_before() {
+    // Not only Glicko-2: replay_algos takes replay_parallel's path; one Glicko-2 the same.
+    let history = long_history();
+    for algos in [vec!["glicko2", "elo"], vec!["glicko2"], vec!["glicko", "glicko"]] {
+        let configs: Vec<_> = algos.iter().map(|a| registry::config(a, &[]).unwrap()).collect();
+        let mut seq: Vec<_> = configs.iter().map(|c| registry::build(c.clone()).unwrap()).collect();
+        let mut refs: Vec<&mut dyn ladder_projector::Projector> =
+            seq.iter_mut().map(|p| p as _).collect();
+        let ra = replay(
+            &history,
+            &mut refs,
+            Options { warmup: Some(3), ..Options::default() },
+            &mut |_| {},
+        )
+        .unwrap();
+        let mut par: Vec<_> = configs.iter().map(|c| registry::build(c.clone()).unwrap()).collect();
+        let rb = ladder_replay::replay_algos(&history, &mut par, Until::Head, Some(3), 2).unwrap();
+        assert_eq!(ra.scores, rb.scores, "{algos:?}");
+        for (x, y) in seq.iter().zip(&par) {
+            let sx = Snapshot::capture(x, &ra.roster, ra.through, &ra.head);
+            let sy = Snapshot::capture(y, &rb.roster, rb.through, &rb.head);
+            assert_eq!(sx.digest(), sy.digest(), "{algos:?}");
+        }
+    }
+}

@@ -133,7 +133,7 @@ pub struct Simulation {
 
 impl Simulation {
     pub(crate) fn new(p: SimParams) -> Simulation {
-        // TGR with its default constants (contract section 3), from the crate's own table.
+        // TGR with its default constants (docs/spec.md), from the crate's own table.
         let config = Config::new(ladder_tgr::ALGORITHM, ladder_tgr::PARAMS, &[])
             .expect("TGR's defaults are valid");
         let k = Constants {
@@ -315,7 +315,7 @@ impl Simulation {
         let active = self.rng.exponential_seconds(self.p.active_days * 86_400.0);
         let now = self.now;
         let person = &mut self.people[i as usize];
-        // Seed 000, new player: NewPlayer.Rating = 1500; NewPlayer.RD = 350; NewPlayer.Time =
+        // TGR text, new player: NewPlayer.Rating = 1500; NewPlayer.RD = 350; NewPlayer.Time =
         // DayFrac(); (TGR's initial_rating and initial_rd).
         self.est[i as usize] = Estimate {
             values: Player {
@@ -405,7 +405,7 @@ impl Simulation {
     }
 
     fn pending_rd(&self, e: Estimate, day: i64) -> f64 {
-        // Seed 000, midnight: Player.RD = min(sqrt(Player.RD^2 + PTime * SC^2), 350), for every
+        // TGR text, midnight: Player.RD = min(sqrt(Player.RD^2 + PTime * SC^2), 350), for every
         // midnight since the player's last update at once (the projector's lazy midnights).
         midnights(e.values.rd, e.values.time, day - e.day, &self.k)
     }
@@ -418,7 +418,7 @@ impl Simulation {
         e.day = e.day.max(day);
     }
 
-    /// Seed 000's queue scan for player `i` against the waiting players (all but `skip`): the
+    /// The TGR text's queue scan for player `i` against the waiting players (all but `skip`): the
     /// index in `waiting` of the opponent [`pair`] chooses.
     fn scan(&mut self, i: u32, skip: Option<usize>) -> Option<usize> {
         let day = self.now.div_euclid(NANOS_PER_DAY);
@@ -474,7 +474,7 @@ impl Simulation {
         }
         let day = self.now.div_euclid(NANOS_PER_DAY);
         self.catch_up(i, day);
-        // Seed 000, queue: If P = 0.35 then { Player.Time = DayFrac(); ... }
+        // TGR text, queue: If P = 0.35 then { Player.Time = DayFrac(); ... }
         self.est[i as usize].values.time = day_frac(self.now.rem_euclid(NANOS_PER_DAY));
         self.timeouts += 1;
         let id = self.id('t', self.timeouts);
@@ -545,7 +545,7 @@ impl Simulation {
                 0.0
             }
         };
-        // TGR's battle, as the projector does it: pending midnights, then seed 000's
+        // TGR's battle, as the projector does it: pending midnights, then the TGR text's
         // UpdatePlayer(Player1,Player2,Time,Win); UpdatePlayer(Player2,Player1,Time,1-Win); with
         // the second call seeing the first's result (order=as-written).
         self.catch_up(a, day);

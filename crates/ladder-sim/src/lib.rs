@@ -1,8 +1,8 @@
 //! A deterministic synthetic ladder: the benchmark input of ladder and a demonstration of TGR's
-//! queue (seed 000), with hidden true skills a user can compare every algorithm against.
+//! queue (the TGR text), with hidden true skills a user can compare every algorithm against.
 //!
 //! [`simulate`] turns [`SimParams`] into a stream of [`Event`](ladder_events::Event)s that the ledger accepts as they
-//! come (contract section 1): joins, match results, queue timeouts and midnight ticks, in time
+//! come (docs/events.md): joins, match results, queue timeouts and midnight ticks, in time
 //! order, every match with an id. The stream is lazy: 30 million matches take memory for the
 //! players and the matches in progress, nothing per event. [`Simulation::truth`] reports the
 //! hidden skills ([`TrueSkill`]) once the stream is read.
@@ -21,9 +21,9 @@
 //!   exponential gaps. The gap's mean is set so that `matches` take about `days`, scaled by the
 //!   share of queue entries that have found an opponent so far (a small ladder, whose players rarely
 //!   overlap in the queue, queues more often). See [`SimParams::days`].
-//! - **Pairing.** Seed 000's queue, through [`ladder_tgr::pair`]: a player entering the queue is
-//!   paired with the waiting player whose `WinProb` is closest to 50%, strictly inside 15%–85%; if
-//!   nobody fits, they wait, and are paired by the next arrival that fits them, or after
+//! - **Pairing.** The TGR text's queue, through [`ladder_tgr::pair`]: a player entering the queue
+//!   is paired with the waiting player whose `WinProb` is closest to 50%, strictly inside 15%–85%;
+//!   if nobody fits, they wait, and are paired by the next arrival that fits them, or after
 //!   [`ladder_tgr::QUEUE_WAIT_SECONDS`] a `QueueTimeout` is recorded at the instant the wait ran out.
 //!   At every midnight the waiting players scan each other again (their RDs just grew, which widens
 //!   who fits). The ratings the queue sees are TGR's with its default constants, kept by the

@@ -1,9 +1,10 @@
 //! The seed's arithmetic as pure functions of plain numbers: WinProb, UpdatePlayer, the midnight
 //! tick (for any number of midnights at once) and the GLIXARE display.
 //!
-//! Every line cites the seed line it implements (`../shared/seeds/000_*`, "Seed 000" below). The
-//! projector in `lib.rs` only decides *which* values go in; all rating arithmetic lives here, so an
-//! auditor can check this file against the seed line by line.
+//! Every line cites the seed line it implements: the "TGR text" below is the forum post that
+//! introduced the "Timed Glicko Rating" system for the Competitor program (quoted in
+//! `docs/algorithms/tgr.md`). The projector in `lib.rs` only decides *which* values go in; all rating arithmetic lives here,
+//! so an auditor can check this file against the seed line by line.
 //!
 //! A few lines are evaluated in an algebraically identical form that is cheaper (one match is two
 //! UpdatePlayer calls, and a tennis history has millions): `3 * Q^2 / PI^2` is folded into one
@@ -17,7 +18,7 @@ use ladder_projector::math;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::LN_10;
 
-/// Seed 000, constants: `PI = 3.14159265359`.
+/// TGR text, constants: `PI = 3.14159265359`.
 ///
 /// The seed's own rounding of π, used literally because the point of this crate is to replay the
 /// seed. It differs from [`std::f64::consts::PI`] by about 2.1e-12, which moves ratings by about
@@ -25,7 +26,7 @@ use std::f64::consts::LN_10;
 #[allow(clippy::approx_constant)] // deliberately the seed's rounded constant, not std's π
 pub const SEED_PI: f64 = 3.14159265359;
 
-/// Seed 000, constants: `Q = ln(10) / 400`, the factor from rating points to the natural scale of
+/// TGR text, constants: `Q = ln(10) / 400`, the factor from rating points to the natural scale of
 /// the logistic distribution.
 pub const Q: f64 = LN_10 / 400.0;
 
@@ -149,17 +150,17 @@ impl Breakdown {
     }
 }
 
-/// Seed 000, `Subroutine WinProb(Player1, Player2)`: the expected probability that a player rated
+/// TGR text, `Subroutine WinProb(Player1, Player2)`: the expected probability that a player rated
 /// `(r1, rd1)` beats one rated `(r2, rd2)`. Both deviations widen the distribution.
 #[inline]
 pub fn win_prob(r1: f64, rd1: f64, r2: f64, rd2: f64) -> f64 {
-    // Seed 000, WinProb: G = 1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)
+    // TGR text, WinProb: G = 1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)
     let g = 1.0 / (1.0 + G_FACTOR * (rd1 * rd1 + rd2 * rd2)).sqrt();
-    // Seed 000, WinProb: return (1 / (1 + 10^(-G * (Player1.Rating - Player2.Rating) / 400)))
+    // TGR text, WinProb: return (1 / (1 + 10^(-G * (Player1.Rating - Player2.Rating) / 400)))
     1.0 / (1.0 + pow10_over_400(-g * (r1 - r2)))
 }
 
-/// Seed 000, `Subroutine UpdatePlayer(Player1, Player2, Time, Win)`: Player1's values after a
+/// TGR text, `Subroutine UpdatePlayer(Player1, Player2, Time, Win)`: Player1's values after a
 /// battle against Player2 at day fraction `time` with outcome `win` (1, 0, or 0.5 for a draw).
 ///
 /// `p1` and `p2` are the values the seed's code sees at the call: midnights that passed since
@@ -181,9 +182,9 @@ pub fn update_player(
         time: p1.time,
         at: time,
     };
-    // Seed 000, UpdatePlayer: PTime = Time - Player1.Time
+    // TGR text, UpdatePlayer: PTime = Time - Player1.Time
     let ptime = time - p1.time;
-    // Seed 000, UpdatePlayer: PRD = min(sqrt(Player1.RD^2 + PTime * SC^2), 350)  [350 = rd_max]
+    // TGR text, UpdatePlayer: PRD = min(sqrt(Player1.RD^2 + PTime * SC^2), 350)  [350 = rd_max]
     let grown_sq = p1.rd * p1.rd + ptime * (k.sc * k.sc);
     let prd = grown_sq.sqrt().min(k.rd_max);
     if !prd.is_finite() {
@@ -192,16 +193,16 @@ pub fn update_player(
     let prd_capped = grown_sq >= k.rd_max * k.rd_max;
     // 1 / PRD^2 from PRD^2 = min(RD^2 + PTime * SC^2, rd_max^2), without squaring the root back.
     let prd_sq = grown_sq.min(k.rd_max * k.rd_max);
-    // Seed 000, UpdatePlayer: PG = 1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)
+    // TGR text, UpdatePlayer: PG = 1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)
     let pg = 1.0 / (1.0 + G_FACTOR * (p2.rd * p2.rd)).sqrt();
-    // Seed 000, UpdatePlayer: PE = (1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400)))
+    // TGR text, UpdatePlayer: PE = (1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400)))
     let pe = 1.0 / (1.0 + pow10_over_400(-pg * (p1.rating - p2.rating)));
-    // Seed 000, UpdatePlayer: XD = abs(Win - WinProb(Player1, Player2))
+    // TGR text, UpdatePlayer: XD = abs(Win - WinProb(Player1, Player2))
     let wp = win_prob(p1.rating, p1.rd, p2.rating, p2.rd);
     let xd = (win - wp).abs();
-    // Seed 000, UpdatePlayer: PMERIT = 1 - (1 - P) * XD * (1 + 2 * XD)
+    // TGR text, UpdatePlayer: PMERIT = 1 - (1 - P) * XD * (1 + 2 * XD)
     let pmerit = 1.0 - (1.0 - k.p) * xd * (1.0 + 2.0 * xd);
-    // Seed 000, UpdatePlayer: V = 1 / (PG^2 * PE * (1 - PE) * Q^2). The updates below need only
+    // TGR text, UpdatePlayer: V = 1 / (PG^2 * PE * (1 - PE) * Q^2). The updates below need only
     // 1 / V, which is this product itself.
     let inv_v = pg * pg * pe * (1.0 - pe) * (Q * Q);
     if inv_v == 0.0 || !inv_v.is_finite() {
@@ -211,10 +212,10 @@ pub fn update_player(
         return Err(nonfinite("V", 1.0 / inv_v));
     }
     let v = 1.0 / inv_v;
-    // Seed 000, UpdatePlayer: Player1.RD = 1 / sqrt(1 / PRD^2 + 1 / V), so
+    // TGR text, UpdatePlayer: Player1.RD = 1 / sqrt(1 / PRD^2 + 1 / V), so
     // 1 / (1 / PRD^2 + 1 / V) = RD^2 (computed once, for both lines).
     let rd_sq = 1.0 / (1.0 / prd_sq + inv_v);
-    // Seed 000, UpdatePlayer: Player1.Rating = Player1.Rating
+    // TGR text, UpdatePlayer: Player1.Rating = Player1.Rating
     //     + Q * PG * (Win - PE) * (2 * PMERIT - 1) / (1 / PRD^2 + 1 / V)
     let delta = Q * pg * (win - pe) * (2.0 * pmerit - 1.0) * rd_sq;
     let rating = p1.rating + delta;
@@ -228,12 +229,12 @@ pub fn update_player(
     if !(rd.is_finite() && rd > 0.0) {
         return Err(nonfinite("RD", rd));
     }
-    // Seed 000, UpdatePlayer: Player1.Time = Time
+    // TGR text, UpdatePlayer: Player1.Time = Time
     let after = Player { rating, rd, time };
     Ok(Update { ptime, prd, prd_capped, pg, pe, win_prob: wp, xd, pmerit, v, delta, after })
 }
 
-/// Seed 000, the midnight code, for `days` consecutive midnights at once: the RD of a player whose
+/// TGR text, the midnight code, for `days` consecutive midnights at once: the RD of a player whose
 /// `Player.Time` was `time` when the first of them struck.
 ///
 /// The seed runs, at every midnight, `PTime = 1 - Player.Time; Player.RD = min(sqrt(Player.RD^2 +
@@ -251,28 +252,28 @@ pub fn midnights(rd: f64, time: f64, days: i64, k: &Constants) -> f64 {
     if days <= 0 {
         return rd;
     }
-    // Seed 000, midnight: PTime = 1 - Player.Time (first midnight), then 1 for each further one
+    // TGR text, midnight: PTime = 1 - Player.Time (first midnight), then 1 for each further one
     let ptime = (1.0 - time) + (days - 1) as f64;
-    // Seed 000, midnight: Player.RD = min(sqrt(Player.RD^2 + PTime * SC^2), 350)  [350 = rd_max]
+    // TGR text, midnight: Player.RD = min(sqrt(Player.RD^2 + PTime * SC^2), 350)  [350 = rd_max]
     (rd * rd + ptime * (k.sc * k.sc)).sqrt().min(k.rd_max)
 }
 
-/// Seed 000, the display code: the GLIXARE percentage of a rating, rounded to 2 decimals as the
+/// TGR text, the display code: the GLIXARE percentage of a rating, rounded to 2 decimals as the
 /// seed displays it (`round(10000 / ...) / 100`, so 50% is exactly `50.0`).
 ///
 /// `round` is half away from zero ([`f64::round`]), the convention of the seed's Excel.
 /// Callers decide whether the rating is provisional (then the seed shows no percentage).
 pub fn glixare(rating: f64, rd: f64) -> f64 {
     let ln10_sq = LN_10 * LN_10;
-    // Seed 000, display: sqrt(3 * ln(10)^2 * Player.RD^2 + 2500 * (64 * PI^2 + 147 * ln(10)^2))
+    // TGR text, display: sqrt(3 * ln(10)^2 * Player.RD^2 + 2500 * (64 * PI^2 + 147 * ln(10)^2))
     let spread = (3.0 * ln10_sq * (rd * rd)
         + 2500.0 * (64.0 * (SEED_PI * SEED_PI) + 147.0 * ln10_sq))
         .sqrt();
-    // Seed 000, display: round(10000 / (1 + 10^(((1500 - Player.Rating) * PI / spread)))) / 100
+    // TGR text, display: round(10000 / (1 + 10^(((1500 - Player.Rating) * PI / spread)))) / 100
     (10000.0 / (1.0 + pow10((1500.0 - rating) * SEED_PI / spread))).round() / 100.0
 }
 
-/// Seed 000, `DayFrac()`: the fraction of the UTC day at `nanos_into_day` nanoseconds after
+/// TGR text, `DayFrac()`: the fraction of the UTC day at `nanos_into_day` nanoseconds after
 /// midnight, in `[0, 1)`.
 ///
 /// The seed reads hours, minutes and seconds of the current time; ladder takes the event's `at`

@@ -1,4 +1,6 @@
-//! TGR, the Timed Glicko Rating of seed 000, as a ladder [`Projector`].
+//! TGR, the "Timed Glicko Rating" system, as a ladder [`Projector`]. "The TGR text" (or "the seed")
+//! below is the forum post that introduced it for the Competitor program; `docs/algorithms/tgr.md`
+//! quotes the lines this crate implements.
 //!
 //! TGR is Glicko-1 played one battle at a time, with two changes: RD grows with the *time* since a
 //! player's last battle (a fraction of a UTC day, `PTime * SC^2`, plus a midnight tick that adds the
@@ -43,7 +45,7 @@ use ladder_projector::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name for `--algo` (`docs/spec.md`).
 pub const ALGORITHM: &str = "tgr";
 
 /// An idle gap (since the player's last battle, queue timeout or join) longer than this many days
@@ -51,13 +53,13 @@ pub const ALGORITHM: &str = "tgr";
 /// to RD^2, which takes an established RD of 50 to about 73.
 pub const LONG_IDLE_DAYS: f64 = 7.0;
 
-/// TGR's constants (`../shared/CONTRACT.md` section 3), in the order every output echoes them.
+/// TGR's constants (`docs/spec.md`), in the order every output echoes them.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "sc",
         kind: ParamKind::at_least(0.0),
         default: "20",
-        doc: "SC: a day without battles adds SC^2 to RD^2 (seed 000)",
+        doc: "SC: a day without battles adds SC^2 to RD^2 (the TGR text)",
         warn_below: None,
     },
     ParamSpec {
@@ -65,7 +67,7 @@ pub const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::between(0.0, 1.0),
         default: "0.8333333333333334",
         doc: "P: chance that an even battle's result was deserved, in PMERIT = 1 - (1 - P) * XD * \
-              (1 + 2 * XD); seed 000 leaves it blank, default 5/6 (docs/algorithms/tgr.md)",
+              (1 + 2 * XD); the TGR text leaves it blank, default 5/6 (docs/algorithms/tgr.md)",
         warn_below: Some((
             5.0 / 6.0,
             "below 5/6 an improbable result can reverse the sign of a rating change \
@@ -83,7 +85,7 @@ pub const PARAMS: &[ParamSpec] = &[
         key: "provisional_rd",
         kind: ParamKind::above(0.0),
         default: "100",
-        doc: "a rating is provisional (no GLIXARE) when RD > provisional_rd (seed 000's code)",
+        doc: "a rating is provisional (no GLIXARE) when RD > provisional_rd (the TGR text's code)",
         warn_below: None,
     },
     ParamSpec {
@@ -182,7 +184,7 @@ impl TgrState {
     }
 }
 
-/// The TGR projector: seed 000 folded over a ladder's events.
+/// The TGR projector: the TGR text folded over a ladder's events.
 #[derive(Clone, Debug)]
 pub struct Tgr {
     config: Config,
@@ -300,7 +302,7 @@ impl Tgr {
         midnights(slot.values.rd, slot.values.time, day - slot.day(), &self.k)
     }
 
-    /// Seed 000, new player: `NewPlayer.Rating = 1500; NewPlayer.RD = 350; NewPlayer.Time =
+    /// TGR text, new player: `NewPlayer.Rating = 1500; NewPlayer.RD = 350; NewPlayer.Time =
     /// DayFrac();`, with the configured initial values or the player's prior.
     fn join(&mut self, id: PlayerId, prior: Prior, day: i64, time: f64, trace: Option<&mut Trace>) {
         let i = id.index();
@@ -326,8 +328,8 @@ impl Tgr {
         }
     }
 
-    /// Applies the midnights pending for `id` up to `day` (lazily, seed 000's midnight code) and
-    /// returns the player's index.
+    /// Applies the midnights pending for `id` up to `day` (lazily, the TGR text's midnight code)
+    /// and returns the player's index.
     fn touch(
         &mut self,
         seq: u64,
@@ -345,7 +347,7 @@ impl Tgr {
             let rd = self.pending_rd(&slot, day);
             let s = &mut self.state.players[i];
             s.values.rd = rd;
-            // Seed 000, midnight: Player.Time = 0
+            // TGR text, midnight: Player.Time = 0
             s.values.time = 0.0;
             s.day = day32(day);
             if let Some(t) = trace {
@@ -395,14 +397,14 @@ impl Tgr {
         for seat in seats {
             self.touch(seq, seat.player, day, time, trace.as_deref_mut())?;
         }
-        // Extension of seed 000 (contract section 1): every pair of seats on different sides, in
+        // Extension of the TGR text (docs/events.md): every pair of seats on different sides, in
         // seat order, one battle per pair.
         for (i, a) in seats.iter().enumerate() {
             for b in &seats[i + 1..] {
                 if a.side == b.side {
                     continue;
                 }
-                // Seed 000, battle end: If Player1 won the battle against Player2 then Win = 1
+                // TGR text, battle end: If Player1 won the battle against Player2 then Win = 1
                 // else Win = 0 (extended: equal scores are a draw, Win = 0.5).
                 let win = if a.score > b.score {
                     1.0
@@ -420,7 +422,7 @@ impl Tgr {
         Ok(())
     }
 
-    /// Seed 000, battle end: `UpdatePlayer(Player1,Player2,Time,Win);
+    /// TGR text, battle end: `UpdatePlayer(Player1,Player2,Time,Win);
     /// UpdatePlayer(Player2,Player1,Time,1-Win);`. Both players are already caught up to today.
     fn battle(
         &mut self,
@@ -439,14 +441,14 @@ impl Tgr {
         };
         let a0 = self.state.players[a.index()].values;
         let b0 = self.state.players[b.index()].values;
-        // Seed 000, battle end: UpdatePlayer(Player1,Player2,Time,Win)
+        // TGR text, battle end: UpdatePlayer(Player1,Player2,Time,Win)
         let ua = update_player(a0, b0, time, win, &self.k).map_err(fail)?;
         // as-written: the second call sees Player1's new values, as the seed's code does.
         let opponent = match self.order {
             Order::AsWritten => ua.after,
             Order::Simultaneous => a0,
         };
-        // Seed 000, battle end: UpdatePlayer(Player2,Player1,Time,1-Win)
+        // TGR text, battle end: UpdatePlayer(Player2,Player1,Time,1-Win)
         let ub = update_player(b0, opponent, time, 1.0 - win, &self.k).map_err(fail)?;
         self.state.players[a.index()].values = ua.after;
         self.state.players[b.index()].values = ub.after;
@@ -562,7 +564,8 @@ impl Projector for Tgr {
 
     fn apply(&mut self, step: &Step<'_>, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
         let day = step.at.day();
-        // Seed 000, DayFrac(): (Hours * 3600 + Minutes * 60 + Seconds) / 86400, of the event's `at`.
+        // TGR text, DayFrac(): (Hours * 3600 + Minutes * 60 + Seconds) / 86400, of the event's
+        // `at`.
         let time = day_frac(step.at.nanos_into_day());
         if self.state.last_day.is_none_or(|d| day > d) {
             // Every midnight up to `day` has now struck, explicit or not; players catch up lazily.
@@ -582,7 +585,7 @@ impl Projector for Tgr {
             }
             Input::Timeout { player } => {
                 let i = self.touch(step.seq, player, day, time, trace)?;
-                // Seed 000, queue: If P = 0.35 then { Player.Time = DayFrac(); ... } (RD not grown)
+                // TGR text, queue: If P = 0.35 then { Player.Time = DayFrac(); ... } (RD not grown)
                 self.state.players[i].values.time = time;
                 Ok(())
             }
@@ -593,7 +596,7 @@ impl Projector for Tgr {
     fn standing(&self, player: PlayerId) -> Option<Standing> {
         let slot = self.state.players.get(player.index()).filter(|s| s.joined())?;
         let v = self.caught_up(slot, self.state.last_day.unwrap_or(slot.day()));
-        // Seed 000, display: If Player.RD > 100 then display "Rating is Provisional"
+        // TGR text, display: If Player.RD > 100 then display "Rating is Provisional"
         let provisional = self.is_provisional(v.rd);
         Some(Standing {
             player,
@@ -613,7 +616,7 @@ impl Projector for Tgr {
         self.state.players.len()
     }
 
-    /// The displayed GLIXARE (seed 000, display), for players who are not provisional.
+    /// The displayed GLIXARE (TGR text, display), for players who are not provisional.
     fn ranked_by(&self) -> &'static str {
         "glixare"
     }

@@ -1,4 +1,4 @@
-//! Seed 000, the queue: whom a player waiting for a ladder match is paired with.
+//! TGR text, the queue: whom a player waiting for a ladder match is paired with.
 //!
 //! The seed's loop scans the waiting players again and again until one fits or five minutes pass.
 //! Ladder has no clock in its projectors, so the scan is a pure function ([`pair`]) that a caller
@@ -9,12 +9,12 @@
 use crate::formulas::win_prob;
 use ladder_projector::PlayerId;
 
-/// Seed 000, queue: `P = 0.35` (the seed reuses the name `P` for this band; it is not UpdatePlayer's
-/// `P`). A candidate fits when `abs(ProbWin - 0.5) < 0.35`, strictly: a win chance strictly
-/// between 15% and 85%.
+/// TGR text, queue: `P = 0.35` (the seed reuses the name `P` for this band; it is not
+/// UpdatePlayer's `P`). A candidate fits when `abs(ProbWin - 0.5) < 0.35`, strictly: a win chance
+/// strictly between 15% and 85%.
 pub const QUEUE_BAND: f64 = 0.35;
 
-/// Seed 000, queue: `DayFrac() < Time + 300/86400` ("300 refers to 300 seconds = 5 mins"): how
+/// TGR text, queue: `DayFrac() < Time + 300/86400` ("300 refers to 300 seconds = 5 mins"): how
 /// long a player waits before the queue gives up and a `QueueTimeout` is recorded.
 pub const QUEUE_WAIT_SECONDS: i64 = 300;
 
@@ -39,24 +39,25 @@ pub struct QueueChoice {
     pub opponent: Option<Candidate>,
 }
 
-/// Seed 000, the queue's inner loop: chooses, among `waiting` players `(id, rating, rd)`, the one
+/// TGR text, the queue's inner loop: chooses, among `waiting` players `(id, rating, rd)`, the one
 /// whose `WinProb(player, opponent)` is closest to 50%, provided it is strictly inside the band
 /// (`abs(ProbWin - 0.5) < 0.35`). `player` is `(rating, rd)` of the player who queues.
 ///
 /// Ties keep the earlier candidate, as the seed's strict `<` does. Pass values with pending
 /// midnights applied ([`crate::Tgr::values_at`]) so RDs are those the seed would hold at the time.
 pub fn pair(player: (f64, f64), waiting: &[(PlayerId, f64, f64)]) -> QueueChoice {
-    // Seed 000, queue: P = 0.35
+    // TGR text, queue: P = 0.35
     let mut best = QUEUE_BAND;
     let mut opponent = None;
     let mut candidates = Vec::with_capacity(waiting.len());
-    // Seed 000, queue: For every Opponent waiting for a ladder match do {
+    // TGR text, queue: For every Opponent waiting for a ladder match do {
     for &(id, rating, rd) in waiting {
-        // Seed 000, queue: ProbWin = WinProb(Player, Opponent);
+        // TGR text, queue: ProbWin = WinProb(Player, Opponent);
         let wp = win_prob(player.0, player.1, rating, rd);
         let distance = (wp - 0.5).abs();
         let candidate = Candidate { player: id, win_prob: wp, in_band: distance < QUEUE_BAND };
-        // Seed 000, queue: If abs(ProbWin - 0.5) < P then { Opp = Opponent; P = abs(ProbWin - 0.5); }
+        // TGR text, queue: If abs(ProbWin - 0.5) < P then { Opp = Opponent; P = abs(ProbWin - 0.5);
+        // }
         if distance < best {
             best = distance;
             opponent = Some(candidate);

@@ -1,4 +1,6 @@
-//! ZoneStats (seed `004`): a zero-sum, Elo-like rating for multi-player games scored in points.
+//! ZoneStats: a zero-sum, Elo-like rating for multi-player games scored in points. "The ZoneStats
+//! text" below is ZoneStats' description "Player Rating: Quick View of the Algorithm" with its
+//! "Detail Equations", quoted in `docs/algorithms/zonestats.md`.
 //!
 //! Design decisions:
 //! - One game is rated by a pure function, [`rate_game`], over plain numbers ([`GameSeat`]); the
@@ -9,7 +11,7 @@
 //! - The `?` characters of the seed are minus signs lost in transcription: equation 1 is
 //!   `1 / (1 + exp((opp - me) / T))`, equation 2 is `result - predicted_outcome`.
 //! - Times are minutes, as in the seed; a seat without `seconds` was in the whole game: the longest
-//!   `seconds` of the match, or `max_game_length` when no seat has one (`CONTRACT.md` section 1).
+//!   `seconds` of the match, or `max_game_length` when no seat has one (`docs/events.md`).
 //! - State ([`ZoneStatsState`]) is plain per-player arrays indexed by [`PlayerId`], serde-derived so a
 //!   checkpoint can store it. No clock, IO or randomness.
 //!
@@ -23,37 +25,37 @@ use ladder_projector::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name for `--algo` (`docs/spec.md`).
 pub const ALGORITHM: &str = "zonestats";
 
-/// The constants of ZoneStats (`CONTRACT.md` section 3; values from seed `004`, "Variables").
+/// The constants of ZoneStats (`docs/spec.md`; values from the ZoneStats text, "Variables").
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "t",
         kind: ParamKind::above(0.0),
         default: "120",
-        doc: "spread of the logistic curve (seed 004, T = 120.0)",
+        doc: "spread of the logistic curve (the ZoneStats text, T = 120.0)",
         warn_below: None,
     },
     ParamSpec {
         key: "game_mult",
         kind: ParamKind::above(0.0),
         default: "2",
-        doc: "rating points per minute a pair can move (seed 004, GAME_MULT = 2.0)",
+        doc: "rating points per minute a pair can move (the ZoneStats text, GAME_MULT = 2.0)",
         warn_below: None,
     },
     ParamSpec {
         key: "max_game_length",
         kind: ParamKind::above(0.0),
         default: "20",
-        doc: "cap on the minutes a pair counts (seed 004, MAX_GAME_LENGTH = 20.0)",
+        doc: "cap on the minutes a pair counts (the ZoneStats text, MAX_GAME_LENGTH = 20.0)",
         warn_below: None,
     },
     ParamSpec {
         key: "initial_rating",
         kind: ParamKind::above(0.0),
         default: "500",
-        doc: "rating of a player without one (seed 004, \"give the player a rating of 500\")",
+        doc: "rating of a player without one (the ZoneStats text, \"give the player a rating of 500\")",
         warn_below: None,
     },
 ];
@@ -89,8 +91,9 @@ impl Constants {
     }
 }
 
-/// Seed 004, equation 1: `Predicted_outcome = 1 / (1 + exp((opponent's_rating - my_rating) / T))`,
-/// the "quick view" form `1 / (1 + exp(-delta / T))` with `delta = my_rating - opponent's_rating`.
+/// The ZoneStats text, equation 1: `Predicted_outcome = 1 / (1 + exp((opponent's_rating -
+/// my_rating) / T))`, the "quick view" form `1 / (1 + exp(-delta / T))` with `delta = my_rating -
+/// opponent's_rating`.
 pub fn predicted_outcome(my_rating: f64, opp_rating: f64, t: f64) -> f64 {
     1.0 / (1.0 + math::exp((opp_rating - my_rating) / t))
 }
@@ -117,11 +120,11 @@ pub struct SeatAudit {
     pub whole_game: bool,
     /// Minutes in the game (`seconds / 60`), the seed's `my_time_in_game`.
     pub minutes: f64,
-    /// Seed 004, step 1: `SPH = Score / Hours_In_Game`.
+    /// The ZoneStats text, step 1: `SPH = Score / Hours_In_Game`.
     pub sph: f64,
-    /// Seed 004, equation 4: `Rating_offset = SUM { indiv_result }` vs. all opponents.
+    /// The ZoneStats text, equation 4: `Rating_offset = SUM { indiv_result }` vs. all opponents.
     pub rating_offset: f64,
-    /// Seed 004, equation 6: `Final_rating_offset = rating_offset * scale`.
+    /// The ZoneStats text, equation 6: `Final_rating_offset = rating_offset * scale`.
     pub final_offset: f64,
 }
 
@@ -169,11 +172,11 @@ impl GameAudit {
     }
 }
 
-/// Rates one game (seed 004, steps 1 to 7): returns every quantity, including each seat's final
-/// rating offset. The offsets sum to zero up to rounding: each pair adds `x` to one seat and `-x`
-/// to the other, and equation 6 scales all seats by the same factor.
+/// Rates one game (the ZoneStats text, steps 1 to 7): returns every quantity, including each seat's
+/// final rating offset. The offsets sum to zero up to rounding: each pair adds `x` to one seat and
+/// `-x` to the other, and equation 6 scales all seats by the same factor.
 pub fn rate_game(k: &Constants, seats: &[GameSeat]) -> GameAudit {
-    // CONTRACT section 1: a missing `seconds` is the whole game, the longest `seconds` given, or
+    // docs/events.md: a missing `seconds` is the whole game, the longest `seconds` given, or
     // `max_game_length` when no seat has one.
     let whole_game = seats
         .iter()
@@ -188,7 +191,7 @@ pub fn rate_game(k: &Constants, seats: &[GameSeat]) -> GameAudit {
                 seconds,
                 whole_game: s.seconds.is_none(),
                 minutes: seconds / 60.0,
-                // Seed 004, step 1: SPH = Score / Hours_In_Game.
+                // The ZoneStats text, step 1: SPH = Score / Hours_In_Game.
                 sph: s.score / (seconds / 3600.0),
                 rating_offset: 0.0,
                 final_offset: 0.0,
@@ -199,7 +202,7 @@ pub fn rate_game(k: &Constants, seats: &[GameSeat]) -> GameAudit {
     for a in 0..seats.len() {
         for b in a + 1..seats.len() {
             if seats[a].side == seats[b].side {
-                // Seed 004, step 1: "Players are only compared against enabled players on
+                // The ZoneStats text, step 1: "Players are only compared against enabled players on
                 // opposing teams in team games."
                 continue;
             }
@@ -458,7 +461,7 @@ impl Projector for ZoneStats {
                         PlayerState { joined: false, rating: self.k.initial_rating, games: 0 },
                     );
                 }
-                // A prior rating starts the player there (CONTRACT section 1).
+                // A prior rating starts the player there (docs/events.md).
                 self.state.players[i] = PlayerState {
                     joined: true,
                     rating: prior.rating.unwrap_or(self.k.initial_rating),

@@ -1,6 +1,6 @@
 //! The command-line habits a user expects: `--format json` on every command that prints data
 //! (each output parsed here, and the commands checked against each other), errors on stderr with a
-//! `hint:` of what to do next, contract exit codes, and no colour off a terminal.
+//! `hint:` of what to do next, the documented exit codes, and no colour off a terminal.
 
 use crate::support::{fixture, Env};
 use std::process::{Command, Stdio};
@@ -104,7 +104,7 @@ fn every_command_that_prints_data_speaks_json() {
     let sweep = json(&e.ok(&["sweep", "--algo", "elo", "--grid", "k=16,32", "--format", "json"]));
     assert_eq!(sweep["results"].as_array().unwrap().len(), 2);
 
-    // perf: the contract's example, 20 wins against 1000 under p4, rounds to 1746.
+    // perf: the Arimaa README's example, 20 wins against 1000 under p4, rounds to 1746.
     let games = "+1000\n".repeat(20);
     let perf = e.run(&["perf", "--variant", "p4", "--format", "json"], games.as_bytes());
     assert_eq!(perf.code, 0, "{}", perf.stderr);

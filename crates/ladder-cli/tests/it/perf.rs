@@ -1,4 +1,4 @@
-//! Seed 003's tables from the command line: `ladder rep ARGS | ladder perf --variant V`.
+//! The Arimaa text's tables from the command line: `ladder rep ARGS | ladder perf --variant V`.
 
 use crate::support::Env;
 
@@ -37,8 +37,8 @@ fn perf_says_when_no_finite_rating_exists() {
     let r = e.run(&["perf", "--variant", "p4", "--extra"], wins.as_bytes());
     assert_eq!(r.stdout.lines().next(), Some("1746"));
     assert!(r.stdout.contains("+/-") && r.stdout.contains("ra "), "{}", r.stdout);
-    // Seed 003: "If a '-' appears as one of the arguments, it will copy the standard input to
-    // standard output before continuing with the processing of the rest of the arguments."
+    // The Arimaa text: "If a '-' appears as one of the arguments, it will copy the standard input
+    // to standard output before continuing with the processing of the rest of the arguments."
     // Arguments may start with `-` (a loss).
     let r = e.run(&["rep", "+1000", "1", "-", "-1500 y", "2"], b"=1200 x\n");
     assert_eq!(r.stdout, "+1000\n=1200 x\n-1500 y\n-1500 y\n", "{}", r.stderr);

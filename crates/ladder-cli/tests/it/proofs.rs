@@ -205,3 +205,124 @@ fn the_check_proof_lines_of_docs_proofs_md() {
         shorten(e.ok(&["check-proof", arg(&p), "--checkpoint", arg(&n), "--pubkey", key.trim()]));
     assert!(page.contains(&format!("--pubkey '{}'\n{signed}", key.trim())), "{signed}");
 }
+
+#[test]
+fn explain_shows_the_events_inclusion_proof_against_the_current_tree_head() {
+    let e = Env::new();
+    let input: String = LINES.iter().map(|l| format!("{l}\n")).collect();
+    let file = e.file("six.jsonl", input.as_bytes());
+    e.ok(&["import", arg(&file)]);
+    let explained: serde_json::Value = serde_json::from_str(
+        &e.ok(&["explain", "--algo", "elo", "--event", "3", "--format", "json"]),
+    )
+    .unwrap();
+    assert_eq!(explained["inclusion_ok"], true);
+    // The proof is the one `ladder prove` prints, and the one built here with the in-memory
+    // tree from the six canonical lines (`log --format jsonl`: scores print as 1.0, so these are
+    // not the input's bytes).
+    let proved: serde_json::Value =
+        serde_json::from_str(&e.ok(&["prove", "--event", "3", "--format", "json"])).unwrap();
+    assert_eq!(explained["inclusion"], proved);
+    let export = e.ok(&["log", "--format", "jsonl"]);
+    let canonical: Vec<&str> = export.lines().collect();
+    assert_eq!(canonical.len(), 6);
+    let mut t = MemTree::from_leaves(canonical.iter().copied());
+    let expected = Proof::Inclusion(InclusionProof {
+        index: 2,
+        size: 6,
+        leaf: canonical[2].into(),
+        root: t.root(),
+        path: inclusion_proof(2, 6, &mut t).unwrap(),
+    });
+    let expected: serde_json::Value = serde_json::from_str(&expected.to_json()).unwrap();
+    assert_eq!(explained["inclusion"], expected);
+    // Its root is the current checkpoint's.
+    let note = e.ok(&["checkpoint", "--origin", "example.org/six"]);
+    let checkpoint = Checkpoint::parse(&format!("{}\n", note.trim_end())).unwrap();
+    assert_eq!(checkpoint.size, 6);
+    assert_eq!(explained["inclusion"]["root"], ladder_proof::hex(&checkpoint.root));
+    // The text names the tree, shows the path and how to check it offline.
+    let text = e.ok(&["explain", "--algo", "elo", "--event", "3"]);
+    assert!(text.contains("event 3 is in the tree of the first 6 events"), "{text}");
+    assert!(text.contains(&ladder_proof::hex(&checkpoint.root)), "{text}");
+    assert!(text.contains("it checks"), "{text}");
+    assert!(text.contains("ladder prove --event 3 --format json > p.json"), "{text}");
+}
+
+/// The operator's routine of docs/audit.md: publish a signed checkpoint, let the log grow,
+/// publish another; anyone checks a match's inclusion and that the second checkpoint extends the
+/// first. A rewritten history fails the second check.
+#[test]
+fn two_published_checkpoints_are_checked_consistent_and_a_rewrite_is_caught() {
+    let e = Env::new();
+    let (_, verifier) = keygen(&e, "club.key", "club.example/ladder");
+    let key = arg(&e.dir.path().join("club.key")).to_string();
+    let origin = ["--origin", "club.example/ladder", "--key", &key];
+    let input: String = LINES.iter().map(|l| format!("{l}\n")).collect();
+    let first = e.file("first.jsonl", input.as_bytes());
+    e.ok(&["import", arg(&first)]);
+    let monday = e.file("monday.txt", e.ok(&[&["checkpoint"][..], &origin].concat()).as_bytes());
+    e.ok(&["append", "--at", "2026-03-03T10:00:00Z", "match", "ann", "bob", "--score", "1-0"]);
+    e.ok(&["append", "--at", "2026-03-03T11:00:00Z", "match", "bob", "ann", "--score", "1-0"]);
+    let tuesday = e.file("tuesday.txt", e.ok(&[&["checkpoint"][..], &origin].concat()).as_bytes());
+
+    // A player's match (event 3) is in Monday's tree and in Tuesday's.
+    let p = e.file(
+        "p.json",
+        e.ok(&["prove", "--event", "3", "--size", "6", "--format", "json"]).as_bytes(),
+    );
+    let pk = verifier.to_text();
+    e.ok(&["check-proof", arg(&p), "--checkpoint", arg(&monday), "--pubkey", &pk]);
+    // The log only grew from Monday to Tuesday.
+    let c = e.file(
+        "c.json",
+        e.ok(&["prove", "--from", "6", "--to", "8", "--format", "json"]).as_bytes(),
+    );
+    let both = ["--old-checkpoint", arg(&monday), "--checkpoint", arg(&tuesday), "--pubkey", &pk];
+    let out = e.ok(&[&["check-proof", arg(&c)][..], &both].concat());
+    assert!(out.contains("checkpoints of club.example/ladder at 6 and 8 events"), "{out}");
+    // The checkpoints swapped: the proof does not start from the "old" one.
+    let swapped =
+        ["--old-checkpoint", arg(&tuesday), "--checkpoint", arg(&monday), "--pubkey", &pk];
+    let r = e.run(&[&["check-proof", arg(&c)][..], &swapped].concat(), b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+
+    // The same operator rewrites Monday's history (event 3 won by bob instead) and re-appends
+    // Tuesday's games: the new log's consistency proof cannot start from Monday's checkpoint.
+    let r2 = Env::new();
+    let rewritten = input.replacen(
+        r#""player":"ann","score":1},{"player":"bob","score":0}"#,
+        r#""player":"ann","score":0},{"player":"bob","score":1}"#,
+        1,
+    );
+    assert_ne!(rewritten, input);
+    let f = r2.file("rewritten.jsonl", rewritten.as_bytes());
+    r2.ok(&["import", arg(&f)]);
+    r2.ok(&["append", "--at", "2026-03-03T10:00:00Z", "match", "ann", "bob", "--score", "1-0"]);
+    r2.ok(&["append", "--at", "2026-03-03T11:00:00Z", "match", "bob", "ann", "--score", "1-0"]);
+    let forged = e.file(
+        "forged.json",
+        r2.ok(&["prove", "--from", "6", "--to", "8", "--format", "json"]).as_bytes(),
+    );
+    let r = e.run(&[&["check-proof", arg(&forged)][..], &both].concat(), b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    // (Tuesday's checkpoint names the honest tree, so the forged proof fails there already;
+    // against its own new root it would fail at Monday's: both are refusals.)
+    assert!(r.stderr.contains("check failed"), "{}", r.stderr);
+    // The real scenario: the operator signs and publishes the rewritten log's checkpoint. A
+    // watcher holding Monday's note asks for the consistency proof, and it fails at Monday's.
+    let forged_tuesday =
+        e.file("forged-tuesday.txt", r2.ok(&[&["checkpoint"][..], &origin].concat()).as_bytes());
+    let watcher =
+        ["--old-checkpoint", arg(&monday), "--checkpoint", arg(&forged_tuesday), "--pubkey", &pk];
+    let r = e.run(&[&["check-proof", arg(&forged)][..], &watcher].concat(), b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("but the old checkpoint is of 6 events"), "{}", r.stderr);
+    let p3 = e.file(
+        "p3.json",
+        r2.ok(&["prove", "--event", "3", "--size", "6", "--format", "json"]).as_bytes(),
+    );
+    let r = e.run(&["check-proof", arg(&p3), "--checkpoint", arg(&monday), "--pubkey", &pk], b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("but the checkpoint is of 6 events"), "{}", r.stderr);
+}

@@ -19,12 +19,13 @@ fn glickmans_examples_through_the_ledger() {
     // fixtures/glickman.jsonl: priors on PlayerJoined, the three games inside one day.
     let e = Env::new();
     e.ok(&["import", fixture("glickman.jsonl").to_str().unwrap()]);
-    // Glicko-1 (seed 001's worked example): 1464.1064627569112 / 151.39890244796933.
+    // Glicko-1 (the worked example of Glickman, "The Glicko system"): 1464.1064627569112 /
+    // 151.39890244796933.
     let g = replay_json(&e, &["--algo", "glicko"]);
     let p = player(&g, "player");
     assert!((p["rating"].as_f64().unwrap() - 1464.1064627569112).abs() < 1e-9);
     assert!((p["rd"].as_f64().unwrap() - 151.39890244796933).abs() < 1e-9);
-    // Glicko-2 (seed 002) with tau 0.5, sigma 0.06.
+    // Glicko-2 (Glickman, "Example of the Glicko-2 system") with tau 0.5, sigma 0.06.
     let g2 = replay_json(&e, &["--algo", "glicko2", "--set", "tau=0.5", "--set", "sigma=0.06"]);
     let p = player(&g2, "player");
     assert!((p["rating"].as_f64().unwrap() - 1464.0506705393013).abs() < 1e-9);

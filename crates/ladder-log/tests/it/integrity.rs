@@ -98,6 +98,104 @@ fn a_cleanly_closed_ledger_opens_in_place_and_a_touched_one_through_a_copy() {
     assert!(l.was_checked_on_a_copy());
 }
 
+/// Damage the seals cannot see (below the file system: a disk's bit rot keeps a file's length,
+/// times and inode) is simulated by resealing the head file over the damaged files: sled then
+/// opens them in place, and the ledger is still refused, but the error must not claim that
+/// nothing was written (sled's recovery may have rewritten them), as the copy path's does.
+#[cfg(unix)]
+#[test]
+fn damage_the_seals_miss_is_refused_and_the_error_says_sled_may_have_written() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    let head = build(&path, 300);
+    let db = path.join("db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[5000] ^= 0xff;
+    std::fs::write(&db, &bytes).unwrap();
+    // The head file's format (crates/ladder-log/src/headfile.rs): the recorded head, then one
+    // `file NAME LEN MTIME CTIME INODE` line per file of sled's, sorted by name.
+    let mut seals = Vec::new();
+    let mut stack = vec![path.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.strip_prefix(&path).unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !name.starts_with(ladder_log::HEAD_FILE) && name != ladder_log::LOCK_FILE {
+                let m = std::fs::metadata(&p).unwrap();
+                let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+                seals.push(format!(
+                    "file {name} {} {} {} {}\n",
+                    m.len(),
+                    ns(m.mtime(), m.mtime_nsec()),
+                    ns(m.ctime(), m.ctime_nsec()),
+                    m.ino()
+                ));
+            }
+        }
+    }
+    seals.sort();
+    let body = format!(
+        "ladder ledger\nformat {}\nhead {head}\n{}",
+        ladder_log::LEDGER_FORMAT,
+        seals.concat()
+    );
+    let check = blake3::hash(body.as_bytes()).to_hex();
+    std::fs::write(path.join(ladder_log::HEAD_FILE), format!("{body}check {check}\n")).unwrap();
+    match Ledger::open(&path) {
+        Err(e @ LogError::Damaged { untouched: false, expected, .. }) => {
+            assert_eq!(expected, head);
+            assert!(e.to_string().contains("may have rewritten"), "{e}");
+            assert!(!e.to_string().contains("nothing was written"), "{e}");
+        }
+        Err(LogError::EnginePanic { .. }) => {}
+        Err(other) => panic!("another error: {other}"),
+        Ok(l) => panic!("a damaged store opened with head {}", l.head()),
+    }
+    // The same damage seen by the seals: refused on a copy, and the error says nothing was
+    // written (which a_flipped_byte_or_a_truncation_is_refused_and_nothing_is_written checks).
+    let other = dir.path().join("m");
+    let head = build(&other, 300);
+    let db = other.join("db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[5000] ^= 0xff;
+    std::fs::write(&db, &bytes).unwrap();
+    match Ledger::open(&other) {
+        Err(e @ LogError::Damaged { untouched: true, .. }) => {
+            assert!(e.to_string().contains("nothing was written"), "{e}");
+            assert!(e.to_string().contains(&head.to_string()), "{e}");
+        }
+        Err(LogError::EnginePanic { .. }) => {}
+        Err(other) => panic!("another error: {other}"),
+        Ok(l) => panic!("a damaged store opened with head {}", l.head()),
+    }
+}
+
+/// A process killed while sled writes a snapshot leaves `snap.<lsn>.generating`, which sled 0.34
+/// then reads as the newest snapshot and reports corrupt, so the ledger never opened again (the
+/// fault campaign's kills found it). The unfinished file is removed and the ledger opens whole,
+/// whether its seals match or not.
+#[test]
+fn a_snapshot_left_unfinished_by_a_kill_does_not_keep_the_ledger_shut() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, empty) in [true, false].into_iter().enumerate() {
+        let path = dir.path().join(format!("l{i}"));
+        let head = build(&path, 50);
+        // Sorts after every real snapshot: sled picks the last name.
+        let unfinished = path.join("snap.7FFFFFFFFFFFFFFF.generating");
+        std::fs::write(&unfinished, if empty { &b""[..] } else { &[7u8; 40][..] }).unwrap();
+        let l = Ledger::open(&path).unwrap();
+        assert_eq!(l.head(), head);
+        assert!(l.was_checked_on_a_copy(), "a new file breaks the seals");
+        assert!(l.verify(None).is_ok());
+        drop(l);
+        assert!(!unfinished.exists());
+        assert_eq!(Ledger::open(&path).unwrap().head(), head);
+    }
+}
+
 #[test]
 fn a_damaged_head_file_is_refused() {
     let dir = tempfile::tempdir().unwrap();

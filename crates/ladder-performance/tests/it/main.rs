@@ -1,4 +1,4 @@
-//! Integration tests of ladder-performance: every printed number of seed 003, the tools, the
+//! Integration tests of ladder-performance: every printed number of the Arimaa text, the tools, the
 //! projector on hand-made and fixture ladders, and what the projector's weight floor changes.
 
 mod fixtures;

@@ -1,4 +1,4 @@
-//! Every number seed 003 prints, computed the way the seed computes it: `rep ARGS | pN`.
+//! Every number the Arimaa text prints, computed the way the seed computes it: `rep ARGS | pN`.
 //!
 //! One row per printed number: the `rep` arguments, the variant, the seed's number, and our
 //! number when it differs from the seed's by more than 1 (a known difference, explained in

@@ -1,4 +1,4 @@
-//! The queue: every match the simulator pairs is inside seed 000's band under the ratings the
+//! The queue: every match the simulator pairs is inside the TGR text's band under the ratings the
 //! ledger's own TGR projector holds at that point of the history, and the ratings recover the
 //! hidden skills.
 

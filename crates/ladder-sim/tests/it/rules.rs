@@ -1,4 +1,4 @@
-//! Every generated stream obeys the append rules of contract section 1: each event alone
+//! Every generated stream obeys the append rules of docs/events.md: each event alone
 //! (`Event::check`) and the history rules, checked by a small model of the ledger.
 
 use crate::{ladders, run};

@@ -169,7 +169,7 @@ fn history(acts: &[(u32, Act)], ticks: bool) -> Vec<Event> {
     out
 }
 
-/// Seed 000 transcribed literally and run eagerly: every midnight visits every player.
+/// The TGR text transcribed literally and run eagerly: every midnight visits every player.
 fn seed_model(events: &[Event], sc: f64, p: f64, rd_max: f64, as_written: bool) -> Vec<(f64, f64)> {
     let q = 10f64.ln() / 400.0;
     #[allow(clippy::approx_constant)] // the seed's rounded PI, on purpose

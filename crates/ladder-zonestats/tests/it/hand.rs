@@ -1,5 +1,5 @@
-//! Games calculated by hand with seed 004's equations, the arithmetic written out beside each
-//! expectation. `E1` is `1 / (1 + e)`, the predicted outcome of a player rated 120 (= T) below
+//! Games calculated by hand with the ZoneStats text's equations, the arithmetic written out beside
+//! each expectation. `E1` is `1 / (1 + e)`, the predicted outcome of a player rated 120 (= T) below
 //! the opponent; `1 - E1` is that of the player 120 above.
 // std's maths as an independent oracle for what ladder computes through ladder_projector::math.
 #![allow(clippy::disallowed_methods)]

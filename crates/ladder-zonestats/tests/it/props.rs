@@ -1,5 +1,6 @@
-//! ZoneStats is zero-sum (seed 004: "if playerA gains 5 rating points in a game vs. playerB, then
-//! playerB must lose 5 points in the same game"), before and after equation 6's scale.
+//! ZoneStats is zero-sum (the ZoneStats text: "if playerA gains 5 rating points in a game vs.
+//! playerB, then playerB must lose 5 points in the same game"), before and after equation 6's
+//! scale.
 
 use ladder_zonestats::{rate_game, Constants, GameSeat};
 use proptest::prelude::*;
