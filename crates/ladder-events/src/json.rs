@@ -163,7 +163,7 @@ fn push_num(out: &mut Vec<u8>, x: f64) {
 /// absent options left out, floats in shortest round-trip form.
 ///
 /// These bytes are what the ledger hashes (an event's *leaf bytes*: docs/proofs.md), so they are
-/// fixed forever: `contract_examples_round_trip` below and `fixtures/format2/export.jsonl` pin them.
+/// fixed forever: `format_examples_round_trip` below and `fixtures/format2/export.jsonl` pin them.
 pub fn to_line(event: &Event) -> String {
     let mut out = Vec::with_capacity(128);
     write_line(event, &mut out);
@@ -259,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn contract_examples_round_trip() {
+    fn format_examples_round_trip() {
         let lines = [
             r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"alice"}"#,
             r#"{"type":"PlayerJoined","at":"2026-03-01T09:05:00Z","player":"bob","rating":1700.5,"rd":80.0,"volatility":0.06}"#,

@@ -1,5 +1,5 @@
-//! Glicko-1, seed 001 ("Classic Glicko system"), with the rating periods of
-//! `../shared/CONTRACT.md` section 3.
+//! Glicko-1 as the Wikipedia article "Glicko system" states it (its section "Classic Glicko
+//! system"; "Glicko system" below), with the rating periods of docs/spec.md ("Rating periods").
 //!
 //! A player's state is `(r, RD)` after their last rated period, and the instant of their last game
 //! or join. When they next play in period `k`, step 1 grows RD over the `t` period boundaries
@@ -14,7 +14,7 @@ use ladder_projector::{math, Config, ParamKind, ParamSpec, PlayerId, ProjectErro
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{LN_10, PI};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name (docs/spec.md).
 pub const ALGORITHM: &str = "glicko";
 
 /// The Glicko-1 projector (`--algo glicko`): the rating-period engine driving [`GlickoRule`].
@@ -23,7 +23,7 @@ pub type Glicko = Periodic<GlickoRule>;
 /// Everything a Glicko checkpoint must keep: the players' values and the open period's games.
 pub type GlickoState = StateOf<GlickoRule>;
 
-/// Seed 001, step 2: `q = ln(10) / 400`.
+/// "Glicko system", step 2: `q = ln(10) / 400`.
 pub const Q: f64 = LN_10 / 400.0;
 
 /// The documented default of `c`, chosen with the default `period` (5 days) by the procedure of
@@ -37,23 +37,25 @@ pub const DEFAULT_C: f64 = 6.0;
 /// The documented default of `period`, chosen with [`DEFAULT_C`].
 pub const DEFAULT_PERIOD: &str = "5d";
 
-/// The constants of `glicko` (`../shared/CONTRACT.md` section 3), with defaults and ranges.
+/// The constants of `glicko` (docs/spec.md), with defaults and ranges.
 pub const PARAMS: &[ParamSpec] = &with_engine_params::<1, 7>(
     [ParamSpec {
         key: "c",
         kind: ParamKind::at_least(0.0),
         default: "6",
-        doc:
-            "RD growth per idle period, RD* = min(sqrt(RD^2 + c^2 t), rd_max) (seed 001, step 1); \
-              the default was chosen with period=5d on real ladders (docs/real-ladders.md)",
+        doc: "RD growth per idle period, RD* = min(sqrt(RD^2 + c^2 t), rd_max) (Wikipedia's \
+              Glicko system, step 1); the default was chosen with period=5d on real ladders \
+              (docs/real-ladders.md)",
         warn_below: None,
     }],
     EngineDocs {
         period: DEFAULT_PERIOD,
         idle: "with period=game, the time worth one period of growth: t = elapsed / idle",
-        rd_max: "cap on RD*, the RD of an unrated player (seed 001, step 1: min(..., 350))",
-        initial_rating: "rating of a player who joins without a prior (seed 001)",
-        initial_rd: "RD of a player who joins without a prior (seed 001); at most rd_max",
+        rd_max: "cap on RD*, the RD of an unrated player (Wikipedia's Glicko system, step 1: \
+                 min(..., 350))",
+        initial_rating: "rating of a player who joins without a prior (Wikipedia's Glicko system)",
+        initial_rd: "RD of a player who joins without a prior (Wikipedia's Glicko system); at \
+                     most rd_max",
     },
 );
 
@@ -72,9 +74,9 @@ pub struct Values {
 pub struct Start {
     /// r at the period's start.
     rating: f64,
-    /// RD*^2 (seed 001, step 1), squared as step 2 uses it.
+    /// RD*^2 ("Glicko system", step 1), squared as step 2 uses it.
     rd2: f64,
-    /// g(RD*), what opponents see of this player (seed 001, step 2).
+    /// g(RD*), what opponents see of this player ("Glicko system", step 2).
     g: f64,
     /// The t of RD*.
     t: f64,
@@ -82,14 +84,14 @@ pub struct Start {
     capped: bool,
 }
 
-/// Glicko-1's rating step (seed 001, steps 1 and 2) for the rating-period engine.
+/// Glicko-1's rating step ("Glicko system", steps 1 and 2) for the rating-period engine.
 #[derive(Clone, Copy, Debug)]
 pub struct GlickoRule {
     c2: f64,
     rd_max: f64,
 }
 
-/// Seed 001, step 2: `g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)`.
+/// "Glicko system", step 2: `g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)`.
 #[inline]
 pub fn g(rd: f64) -> f64 {
     g_of_square(rd * rd)
@@ -98,19 +100,21 @@ pub fn g(rd: f64) -> f64 {
 /// `3 q^2 / pi^2`, the constant of g.
 const G_K: f64 = 3.0 * Q * Q / (PI * PI);
 
-/// g of a deviation given its square `RD^2` (seed 001, step 2), so RD* need not be rooted.
+/// g of a deviation given its square `RD^2` ("Glicko system", step 2), so RD* need not be rooted.
 #[inline]
 fn g_of_square(rd2: f64) -> f64 {
     1.0 / (1.0 + G_K * rd2).sqrt()
 }
 
-/// Seed 001, step 2: `E(r, r_j, RD_j) = 1 / (1 + e^(-g(RD_j) q (r - r_j)))`, given `g(RD_j)`.
+/// "Glicko system", step 2: `E(r, r_j, RD_j) = 1 / (1 + e^(-g(RD_j) q (r - r_j)))`, given
+/// `g(RD_j)`.
 #[inline]
 pub fn expected(r: f64, r_j: f64, g_j: f64) -> f64 {
     1.0 / (1.0 + math::exp(-g_j * Q * (r - r_j)))
 }
 
-/// Seed 001, step 1 squared: `RD*^2 = min(RD^2 + c^2 t, rd_max^2)`, and whether the cap applied.
+/// "Glicko system", step 1 squared: `RD*^2 = min(RD^2 + c^2 t, rd_max^2)`, and whether the cap
+/// applied.
 #[inline]
 fn rd_star_squared(rd: f64, t: f64, c2: f64, rd_max: f64) -> (f64, bool) {
     // t = 0 (or c = 0) leaves RD as it is (even where c^2 overflows and 0 * inf would be NaN).
@@ -122,7 +126,7 @@ fn rd_star_squared(rd: f64, t: f64, c2: f64, rd_max: f64) -> (f64, bool) {
     }
 }
 
-/// Seed 001, step 1: `RD* = min(sqrt(RD^2 + c^2 t), rd_max)`, and whether the cap applied.
+/// "Glicko system", step 1: `RD* = min(sqrt(RD^2 + c^2 t), rd_max)`, and whether the cap applied.
 /// With `t = 0` (or `c = 0`) RD is returned unchanged, not as `sqrt(RD^2)`.
 #[inline]
 fn rd_star(rd: f64, t: f64, c2: f64, rd_max: f64) -> (f64, bool) {
@@ -141,7 +145,7 @@ impl Rule for GlickoRule {
     const ALGORITHM: &'static str = ALGORITHM;
     const PARAMS: &'static [ParamSpec] = PARAMS;
     const TUNED: &'static [&'static str] = &["c", "period"];
-    // Seed 001, step 1: t counts rating periods since the last game or join, so a player who
+    // "Glicko system", step 1: t counts rating periods since the last game or join, so a player who
     // joins and plays in one period has t = 0.
     const IDLE_FROM_NEXT: bool = false;
     const UNJOINED: Values = Values { rating: 0.0, rd: 0.0 };
@@ -174,12 +178,12 @@ impl Rule for GlickoRule {
 
     #[inline]
     fn start(&self, values: &Values, t: f64) -> Start {
-        // Seed 001, step 1: RD* = min(sqrt(RD^2 + c^2 t), 350)
+        // "Glicko system", step 1: RD* = min(sqrt(RD^2 + c^2 t), 350)
         let (rd2, capped) = rd_star_squared(values.rd, t, self.c2, self.rd_max);
         Start { rating: values.rating, rd2, g: g_of_square(rd2), t, capped }
     }
 
-    /// Seed 001, step 2: E(r, r_j, RD_j), each side seeing the other's RD*.
+    /// "Glicko system", step 2: E(r, r_j, RD_j), each side seeing the other's RD*.
     #[inline]
     fn versus(a: &Start, b: &Start) -> (f64, f64) {
         (expected(a.rating, b.rating, b.g), b.g)
@@ -248,24 +252,24 @@ impl Rule for GlickoRule {
         (rating, rd)
     }
 
-    /// Contract section 4: `E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400))`.
+    /// docs/outputs.md: `E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400))`.
     fn expectation((ra, rda): (f64, f64), (rb, rdb): (f64, f64)) -> f64 {
         expected(ra, rb, g_of_square(rda * rda + rdb * rdb))
     }
 }
 
-/// Seed 001, step 2 for one player: `(r', RD')` from the values at the period's start and the
-/// period's sums, or the quantity that is not finite.
+/// "Glicko system", step 2 for one player: `(r', RD')` from the values at the period's start and
+/// the period's sums, or the quantity that is not finite.
 #[inline]
 fn rate(rd_max: f64, slot: &Slot<Start>) -> Result<(f64, f64), ProjectErrorKind> {
     let (start, sums) = (&slot.start, &slot.sums);
-    // Seed 001, step 2: 1/d^2 = q^2 Σ g(RD_j)^2 E (1 - E)
+    // "Glicko system", step 2: 1/d^2 = q^2 Σ g(RD_j)^2 E (1 - E)
     let inv_d2 = Q * Q * sums.info;
-    // Seed 001, step 2: 1/RD'^2 = 1/RD*^2 + 1/d^2
+    // "Glicko system", step 2: 1/RD'^2 = 1/RD*^2 + 1/d^2
     // (as RD*^2 / (1 + RD*^2 / d^2): one division instead of two)
     let rd_new2 = start.rd2 / (1.0 + start.rd2 * inv_d2);
     let rd_new = rd_new2.sqrt();
-    // Seed 001, step 2: r' = r + q RD'^2 Σ g(RD_j) (s_j - E)
+    // "Glicko system", step 2: r' = r + q RD'^2 Σ g(RD_j) (s_j - E)
     let r_new = start.rating + Q * rd_new2 * sums.gain;
     let fail = |quantity, why: &str| {
         Err(ProjectErrorKind::NonFinite {

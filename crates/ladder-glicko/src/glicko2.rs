@@ -1,5 +1,5 @@
-//! Glicko-2, seed 002 (Glickman's "Example of the Glicko-2 system", with the 2022 `<=` in step
-//! 5.4(b)), with the rating periods of `../shared/CONTRACT.md` section 3.
+//! Glicko-2 as Glickman's "Example of the Glicko-2 system" states it ("Glickman" below), with the
+//! 2022 `<=` in step 5.4(b) and the rating periods of docs/spec.md ("Rating periods").
 //!
 //! A player's state is `(r, RD, sigma)` on the Glicko scale after their last rated period, the
 //! instant of their last game or join, and whether that instant was a game. Every period a player
@@ -16,7 +16,7 @@ use std::f64::consts::PI;
 
 pub mod lanes;
 
-/// The contract's name of the algorithm.
+/// The algorithm's name (docs/spec.md).
 pub const ALGORITHM: &str = "glicko2";
 
 /// The Glicko-2 projector (`--algo glicko2`): the rating-period engine driving [`Glicko2Rule`].
@@ -25,10 +25,10 @@ pub type Glicko2 = Periodic<Glicko2Rule>;
 /// Everything a Glicko-2 checkpoint must keep: the players' values and the open period's games.
 pub type Glicko2State = StateOf<Glicko2Rule>;
 
-/// Seed 002, step 2: the Glicko-2 scale, `mu = (r - 1500) / 173.7178`, `phi = RD / 173.7178`.
+/// Glickman, step 2: the Glicko-2 scale, `mu = (r - 1500) / 173.7178`, `phi = RD / 173.7178`.
 pub const SCALE: f64 = 173.7178;
 
-/// Seed 002, step 2: the rating at the centre of the Glicko-2 scale (independent of
+/// Glickman, step 2: the rating at the centre of the Glicko-2 scale (independent of
 /// `initial_rating`, which only says where new players start).
 pub const CENTRE: f64 = 1500.0;
 
@@ -48,40 +48,43 @@ pub const MAX_ILLINOIS_ITERATIONS: u32 = 200;
 /// seed's tau = 0.5 and sigma = 0.06, which are per period.
 pub const DEFAULT_PERIOD: &str = "10d";
 
-/// The constants of `glicko2` (`../shared/CONTRACT.md` section 3), with defaults and ranges.
+/// The constants of `glicko2` (docs/spec.md), with defaults and ranges.
 pub const PARAMS: &[ParamSpec] = &with_engine_params::<3, 9>(
     [
         ParamSpec {
             key: "tau",
             kind: ParamKind::above(0.0),
             default: "0.5",
-            doc: "system constant constraining volatility change (seed 002, step 1: reasonable \
-              choices are between 0.3 and 1.2)",
+            doc: "system constant constraining volatility change (Glickman's Glicko-2 example, \
+                  step 1: reasonable choices are between 0.3 and 1.2)",
             warn_below: None,
         },
         ParamSpec {
             key: "sigma",
             kind: ParamKind::above(0.0),
             default: "0.06",
-            doc: "volatility of a player who joins without a prior (seed 002, step 1(a))",
+            doc: "volatility of a player who joins without a prior (Glickman's Glicko-2 \
+                  example, step 1(a))",
             warn_below: None,
         },
         ParamSpec {
             key: "epsilon",
             kind: ParamKind::above(0.0),
             default: "1e-6",
-            doc: "convergence tolerance of the volatility iteration (seed 002, step 5.1)",
+            doc: "convergence tolerance of the volatility iteration (Glickman's Glicko-2 \
+                  example, step 5.1)",
             warn_below: None,
         },
     ],
     EngineDocs {
         period: DEFAULT_PERIOD,
         idle: "with period=game, the time worth one step 6: phi^2 + t sigma^2, t = elapsed / idle",
-        rd_max:
-            "cap on phi* (as RD) in every step 6, the RD of an unrated player (seed 002, step 1)",
-        initial_rating: "rating of a player who joins without a prior (seed 002, step 1(a))",
-        initial_rd:
-            "RD of a player who joins without a prior (seed 002, step 1(a)); at most rd_max",
+        rd_max: "cap on phi* (as RD) in every step 6, the RD of an unrated player (Glickman's \
+                 Glicko-2 example, step 1)",
+        initial_rating: "rating of a player who joins without a prior (Glickman's Glicko-2 \
+                         example, step 1(a))",
+        initial_rd: "RD of a player who joins without a prior (Glickman's Glicko-2 example, \
+                     step 1(a)); at most rd_max",
     },
 );
 
@@ -103,14 +106,14 @@ pub struct Start {
     /// phi^2 after the step 6s of the periods sat out (squared, as steps 3 to 7 use it).
     phi2: f64,
     sigma: f64,
-    /// g(phi), what opponents see of this player (seed 002, step 3).
+    /// g(phi), what opponents see of this player (Glickman, step 3).
     g: f64,
     /// Periods sat out (or idle units with period=game) before this one.
     k: f64,
     capped: bool,
 }
 
-/// Glicko-2's rating step (seed 002, steps 2 to 8) for the rating-period engine.
+/// Glicko-2's rating step (Glickman, steps 2 to 8) for the rating-period engine.
 #[derive(Clone, Copy, Debug)]
 pub struct Glicko2Rule {
     steps: Steps,
@@ -119,7 +122,7 @@ pub struct Glicko2Rule {
     phi_max: f64,
 }
 
-/// Seed 002, step 3: `g(phi) = 1 / sqrt(1 + 3 phi^2 / pi^2)`.
+/// Glickman, step 3: `g(phi) = 1 / sqrt(1 + 3 phi^2 / pi^2)`.
 #[inline]
 pub fn g(phi: f64) -> f64 {
     g_of_square(phi * phi)
@@ -128,13 +131,13 @@ pub fn g(phi: f64) -> f64 {
 /// `3 / pi^2`, the constant of g.
 const G_K: f64 = 3.0 / (PI * PI);
 
-/// g of a deviation given its square `phi^2` (seed 002, step 3), so phi need not be rooted.
+/// g of a deviation given its square `phi^2` (Glickman, step 3), so phi need not be rooted.
 #[inline]
 fn g_of_square(phi2: f64) -> f64 {
     1.0 / (1.0 + G_K * phi2).sqrt()
 }
 
-/// Seed 002, step 6 applied `k` times, squared: `phi^2 = min(phi^2 + k sigma^2, phi_max^2)`, and
+/// Glickman, step 6 applied `k` times, squared: `phi^2 = min(phi^2 + k sigma^2, phi_max^2)`, and
 /// whether the cap applied.
 #[inline]
 fn idle_phi_squared(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
@@ -147,13 +150,13 @@ fn idle_phi_squared(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
     }
 }
 
-/// Seed 002, step 3: `E(mu, mu_j, phi_j) = 1 / (1 + exp(-g(phi_j) (mu - mu_j)))`, given `g(phi_j)`.
+/// Glickman, step 3: `E(mu, mu_j, phi_j) = 1 / (1 + exp(-g(phi_j) (mu - mu_j)))`, given `g(phi_j)`.
 #[inline]
 pub fn expected(mu: f64, mu_j: f64, g_j: f64) -> f64 {
     1.0 / (1.0 + math::exp(-g_j * (mu - mu_j)))
 }
 
-/// Seed 002, step 6 applied `k` times (k sat-out periods, or a fraction with period=game):
+/// Glickman, step 6 applied `k` times (k sat-out periods, or a fraction with period=game):
 /// `phi = min(sqrt(phi^2 + k sigma^2), phi_max)`, and whether the cap applied. With `k = 0` phi is
 /// returned unchanged.
 #[inline]
@@ -169,7 +172,7 @@ fn idle_phi(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
     }
 }
 
-/// Seed 002, step 5: the new volatility sigma' by the Illinois iteration, bounded by
+/// Glickman, step 5: the new volatility sigma' by the Illinois iteration, bounded by
 /// [`MAX_BRACKET_STEPS`] and [`MAX_ILLINOIS_ITERATIONS`], given Delta, phi^2 (squared), v, sigma,
 /// tau and epsilon. Records A, B, f_A, f_B of every iteration (the seed's table) when traced.
 #[allow(clippy::too_many_arguments)]
@@ -207,8 +210,9 @@ impl Steps {
     }
 }
 
-/// Seed 002, step 5.1: `f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2`,
-/// given `e^x`, `gap = Delta^2 - phi^2 - v`, `spread = phi^2 + v` and `1 / tau^2`.
+/// Glickman, step 5.1:
+/// `f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2`, given
+/// `e^x`, `gap = Delta^2 - phi^2 - v`, `spread = phi^2 + v` and `1 / tau^2`.
 #[inline(always)]
 fn f_of(x: f64, ex: f64, gap: f64, spread: f64, a: f64, inv_tau2: f64) -> f64 {
     (ex * (gap - ex)) / (2.0 * (spread + ex) * (spread + ex)) - (x - a) * inv_tau2
@@ -233,7 +237,7 @@ fn volatility_in<const TRACED: bool>(
     };
     let Steps { tau, inv_tau2, exp_neg_tau, epsilon } = *consts;
     let delta2 = delta * delta;
-    // Seed 002, step 5.1: a = ln(sigma^2) (as 2 ln(sigma) when sigma^2 underflows or overflows).
+    // Glickman, step 5.1: a = ln(sigma^2) (as 2 ln(sigma) when sigma^2 underflows or overflows).
     let sigma2 = sigma * sigma;
     let (a, e_a) = if sigma2 >= f64::MIN_POSITIVE && sigma2.is_finite() {
         (math::ln(sigma2), sigma2)
@@ -242,7 +246,8 @@ fn volatility_in<const TRACED: bool>(
         (a, math::exp(a))
     };
     let (gap, spread) = (delta2 - phi2 - v, phi2 + v);
-    // Seed 002, step 5.1: f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2,
+    // Glickman, step 5.1:
+    // f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - a) / tau^2,
     // given e^x. Every point of the iteration carries its e^x, so exp runs once per new point C
     // only: e^A = sigma^2 for A = a; e^B = Delta^2 - phi^2 - v for B = ln(that); and
     // e^(a - k tau) = sigma^2 (e^-tau)^k in the bracket search.
@@ -250,7 +255,7 @@ fn volatility_in<const TRACED: bool>(
     if !(a.is_finite() && inv_tau2 > 0.0 && inv_tau2.is_finite()) {
         return fail("a", format!("ln(sigma^2) = {a} or 1/tau^2 = {inv_tau2} is unusable"));
     }
-    // Seed 002, step 5.2: A = a; B = ln(Delta^2 - phi^2 - v) if Delta^2 > phi^2 + v, else a - k tau
+    // Glickman, step 5.2: A = a; B = ln(Delta^2 - phi^2 - v) if Delta^2 > phi^2 + v, else a - k tau
     // for the first k = 1, 2, ... with f(a - k tau) >= 0.
     let (mut big_a, mut e_big_a) = (a, e_a);
     let mut k = 0u32;
@@ -263,7 +268,7 @@ fn volatility_in<const TRACED: bool>(
             k += 1;
             if k > MAX_BRACKET_STEPS {
                 return Err(ProjectErrorKind::NoConvergence {
-                    what: "the volatility bracket search (seed 002, step 5.2)",
+                    what: "the volatility bracket search (Glickman's Glicko-2 example, step 5.2)",
                     iterations: MAX_BRACKET_STEPS,
                 });
             }
@@ -278,7 +283,7 @@ fn volatility_in<const TRACED: bool>(
             }
         }
     };
-    // Seed 002, step 5.3: f_A = f(A), f_B = f(B) (f_B was computed with B above).
+    // Glickman, step 5.3: f_A = f(A), f_B = f(B) (f_B was computed with B above).
     let mut fa = f(big_a, e_big_a);
     if !(big_b.is_finite() && fa.is_finite() && fb.is_finite()) {
         return fail("B", format!("B = {big_b}, f(A) = {fa}, f(B) = {fb}"));
@@ -291,31 +296,31 @@ fn volatility_in<const TRACED: bool>(
         t.quantity(who, "f_A[0]", "f(A)", fa);
         t.quantity(who, "f_B[0]", "f(B)", fb);
     }
-    // Seed 002, step 5.4: while |B - A| > epsilon ...
+    // Glickman, step 5.4: while |B - A| > epsilon ...
     let mut n = 0u32;
     while (big_b - big_a).abs() > epsilon {
         n += 1;
         if n > MAX_ILLINOIS_ITERATIONS {
             return Err(ProjectErrorKind::NoConvergence {
-                what: "the volatility iteration (seed 002, step 5.4)",
+                what: "the volatility iteration (Glickman's Glicko-2 example, step 5.4)",
                 iterations: MAX_ILLINOIS_ITERATIONS,
             });
         }
-        // Seed 002, step 5.4(a): C = A + (A - B) f_A / (f_B - f_A), f_C = f(C)
+        // Glickman, step 5.4(a): C = A + (A - B) f_A / (f_B - f_A), f_C = f(C)
         let c = big_a + (big_a - big_b) * fa / (fb - fa);
         let e_c = math::exp(c);
         let fc = f(c, e_c);
         if !(c.is_finite() && fc.is_finite()) {
             return fail("C", format!("iteration {n}: C = {c}, f(C) = {fc}"));
         }
-        // Seed 002, step 5.4(b), 2022 revision (contract section 3): if f_C f_B <= 0 then
+        // Glickman, step 5.4(b), 2022 revision (docs/spec.md): if f_C f_B <= 0 then
         // A <- B, f_A <- f_B; otherwise f_A <- f_A / 2.
         if fc * fb <= 0.0 {
             (big_a, e_big_a, fa) = (big_b, e_big_b, fb);
         } else {
             fa /= 2.0;
         }
-        // Seed 002, step 5.4(c): B <- C, f_B <- f_C.
+        // Glickman, step 5.4(c): B <- C, f_B <- f_C.
         (big_b, e_big_b, fb) = (c, e_c, fc);
         if let Some(t) = trace.as_deref_mut() {
             t.quantity(who, format!("C[{n}]"), "A + (A - B) f_A / (f_B - f_A)", c);
@@ -326,7 +331,7 @@ fn volatility_in<const TRACED: bool>(
             t.quantity(who, format!("f_B[{n}]"), "f_C", fb);
         }
     }
-    // Seed 002, step 5.5: sigma' = e^(A/2), the root of the e^A already known (or, where e^A is
+    // Glickman, step 5.5: sigma' = e^(A/2), the root of the e^A already known (or, where e^A is
     // below the normal range, e^(A/2) itself).
     let sigma_new =
         if e_big_a >= f64::MIN_POSITIVE { e_big_a.sqrt() } else { math::exp(big_a / 2.0) };
@@ -347,7 +352,7 @@ impl Rule for Glicko2Rule {
     const ALGORITHM: &'static str = ALGORITHM;
     const PARAMS: &'static [ParamSpec] = PARAMS;
     const TUNED: &'static [&'static str] = &["tau", "period"];
-    // Seed 002: every period a player sits out, including the one they joined in, applies step 6
+    // Glickman: every period a player sits out, including the one they joined in, applies step 6
     // only; a rated period's own step 6 is in steps 6 and 7, so idle time counts from the next.
     const IDLE_FROM_NEXT: bool = true;
     const UNJOINED: Values = Values { rating: 0.0, rd: 0.0, volatility: 0.0 };
@@ -395,16 +400,16 @@ impl Rule for Glicko2Rule {
 
     #[inline]
     fn start(&self, values: &Values, k: f64) -> Start {
-        // Seed 002, step 2: mu = (r - 1500) / 173.7178, phi = RD / 173.7178
+        // Glickman, step 2: mu = (r - 1500) / 173.7178, phi = RD / 173.7178
         let mu = (values.rating - CENTRE) / SCALE;
         let phi0 = values.rd / SCALE;
-        // Seed 002, "only Step 6 applies" for each period sat out: phi = sqrt(phi^2 + sigma^2),
-        // capped at rd_max (contract section 3), k periods at once; kept squared.
+        // Glickman, "only Step 6 applies" for each period sat out: phi = sqrt(phi^2 + sigma^2),
+        // capped at rd_max (docs/spec.md), k periods at once; kept squared.
         let (phi2, capped) = idle_phi_squared(phi0, values.volatility, k, self.phi_max);
         Start { mu, phi2, sigma: values.volatility, g: g_of_square(phi2), k, capped }
     }
 
-    /// Seed 002, step 3: E(mu, mu_j, phi_j), each side seeing the other's phi at the period's
+    /// Glickman, step 3: E(mu, mu_j, phi_j), each side seeing the other's phi at the period's
     /// start.
     #[inline]
     fn versus(a: &Start, b: &Start) -> (f64, f64) {
@@ -450,7 +455,7 @@ impl Rule for Glicko2Rule {
     }
 
     fn report(&self, values: &Values, k: f64) -> (f64, f64, Option<f64>) {
-        // Contract section 3: every period sat out up to the last one (the one holding the last
+        // docs/spec.md: every period sat out up to the last one (the one holding the last
         // MatchResult) applies step 6; with period=game, idle time up to that match.
         let rd = if k == 0.0 {
             values.rd
@@ -474,14 +479,14 @@ impl Rule for Glicko2Rule {
         ((rating - CENTRE) / SCALE, rd / SCALE)
     }
 
-    /// Contract section 4: `E = 1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))`, which
-    /// is g(sqrt(RD_a^2 + RD_b^2)) on the Glicko scale.
+    /// docs/outputs.md: `E = 1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))`, which is
+    /// g(sqrt(RD_a^2 + RD_b^2)) on the Glicko scale.
     fn expectation((mu_a, phi_a): (f64, f64), (mu_b, phi_b): (f64, f64)) -> f64 {
         expected(mu_a, mu_b, g_of_square(phi_a * phi_a + phi_b * phi_b))
     }
 }
 
-/// Seed 002, steps 3 to 8 for one player, compiled with and without its trace (see
+/// Glickman, steps 3 to 8 for one player, compiled with and without its trace (see
 /// [`volatility_in`]).
 #[inline]
 fn rate_in<const TRACED: bool>(
@@ -496,12 +501,12 @@ fn rate_in<const TRACED: bool>(
     let fail = |quantity, why: &str| {
         Err(ProjectErrorKind::NonFinite { quantity, detail: format!("player #{player}: {why}") })
     };
-    // Seed 002, step 3: v = [Σ g(phi_j)^2 E (1 - E)]^-1
+    // Glickman, step 3: v = [Σ g(phi_j)^2 E (1 - E)]^-1
     let v = 1.0 / sums.info;
     if !(v.is_finite() && v > 0.0) {
         return fail("v", "every E rounded to 0 or 1 (ratings too far apart)");
     }
-    // Seed 002, step 4: Delta = v Σ g(phi_j) (s_j - E)
+    // Glickman, step 4: Delta = v Σ g(phi_j) (s_j - E)
     let delta = v * sums.gain;
     if !delta.is_finite() {
         return fail("Delta", "v Σ g (s - E) overflowed");
@@ -518,7 +523,7 @@ fn rate_in<const TRACED: bool>(
         t.quantity(who, "v", "[Σ g(phi_j)^2 E (1 - E)]^-1", v);
         t.quantity(who, "Delta", "v Σ g(phi_j) (s_j - E)", delta);
     }
-    // Seed 002, step 5.
+    // Glickman, step 5.
     let sigma = volatility_in::<TRACED>(
         delta,
         slot.phi2,
@@ -528,18 +533,18 @@ fn rate_in<const TRACED: bool>(
         who,
         trace.as_deref_mut(),
     )?;
-    // Seed 002, step 6: phi* = sqrt(phi^2 + sigma'^2), capped at rd_max (contract section 3);
-    // kept squared, as step 7 uses it.
+    // Glickman, step 6: phi* = sqrt(phi^2 + sigma'^2), capped at rd_max (docs/spec.md); kept
+    // squared, as step 7 uses it.
     let grown2 = slot.phi2 + sigma * sigma;
     let capped = grown2 >= params.phi_max * params.phi_max;
     let phi_star2 = if capped { params.phi_max * params.phi_max } else { grown2 };
-    // Seed 002, step 7: phi' = 1 / sqrt(1/phi*^2 + 1/v), mu' = mu + phi'^2 Σ g(phi_j) (s_j - E)
+    // Glickman, step 7: phi' = 1 / sqrt(1/phi*^2 + 1/v), mu' = mu + phi'^2 Σ g(phi_j) (s_j - E)
     // (1/v is the sum it was computed from).
     // (phi'^2 as phi*^2 / (1 + phi*^2 / v): one division instead of two, and mu' needs no root)
     let phi_new2 = phi_star2 / (1.0 + phi_star2 * sums.info);
     let phi_new = phi_new2.sqrt();
     let mu_new = slot.mu + phi_new2 * sums.gain;
-    // Seed 002, step 8: r' = 173.7178 mu' + 1500, RD' = 173.7178 phi'
+    // Glickman, step 8: r' = 173.7178 mu' + 1500, RD' = 173.7178 phi'
     let rating = SCALE * mu_new + CENTRE;
     let rd = (SCALE * phi_new).min(params.rd_max);
     if !(phi_new.is_finite() && phi_new > 0.0 && rd > 0.0) {

@@ -116,7 +116,7 @@ pub trait Rule: Clone + Debug {
     /// A player's values at the start of the open period, in the form the step uses them.
     type Start: Copy + Debug + PartialEq + Serialize + DeserializeOwned;
 
-    /// The contract's name of the algorithm.
+    /// The algorithm's name (docs/spec.md).
     const ALGORITHM: &'static str;
     /// The algorithm's constant table.
     const PARAMS: &'static [ParamSpec];
@@ -182,8 +182,8 @@ pub trait Rule: Clone + Debug {
     fn idle(&self, values: &Self::Values, t: f64) -> (f64, f64);
     /// `(location, deviation)` on the step's scale of a new player with `rating` and `rd`.
     fn scaled(&self, rating: f64, rd: f64) -> (f64, f64);
-    /// The expectation that a player at `a` beats one at `b` (each a `(location, deviation)`),
-    /// with the two deviations combined (contract section 4).
+    /// The expectation that a player at `a` beats one at `b` (each a `(location, deviation)`), with
+    /// the two deviations combined (docs/outputs.md).
     fn expectation(a: (f64, f64), b: (f64, f64)) -> f64;
 }
 
@@ -485,7 +485,7 @@ impl<R: Rule> Periodic<R> {
             seat_slots.push(self.touch(seat.player.0, step.at, now));
             self.state.players[seat.player.index()].games += 1;
         }
-        // Contract section 1: every pair of seats on different sides is one game, in seat order.
+        // docs/events.md: every pair of seats on different sides is one game, in seat order.
         for (i, x) in seats.iter().enumerate() {
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side != y.side {
@@ -561,9 +561,9 @@ impl<R: Rule> Periodic<R> {
         closed: Option<&[R::Values]>,
     ) -> Standing {
         let (values, since) = self.settled(p, closed);
-        // Contract section 3: the last period is the one holding the last MatchResult; a player
-        // who sat out periods up to it is reported with the growth for them (with period=game,
-        // idle time up to that match).
+        // docs/spec.md: the last period is the one holding the last MatchResult; a player who sat
+        // out periods up to it is reported with the growth for them (with period=game, idle time up
+        // to that match).
         let clock = &self.common.clock;
         let next = i64::from(R::IDLE_FROM_NEXT);
         let t = self
@@ -625,8 +625,8 @@ pub(crate) fn entry<R: Rule>(
     at: Timestamp,
     now: i64,
 ) -> Slot<R::Start> {
-    // Contract section 3: idle time since the last game or join: whole periods, or with
-    // period=game the fractional time in `idle` units.
+    // docs/spec.md: idle time since the last game or join: whole periods, or with period=game the
+    // fractional time in `idle` units.
     let t = clock.idle_since(p.since, at, now);
     Slot { player, start: rule.start(&p.values, t), sums: Acc::default() }
 }
@@ -800,8 +800,8 @@ impl<R: Rule> Projector for Periodic<R> {
         }
     }
 
-    /// Contract section 4: the rule's expectation with both deviations combined, each player
-    /// with the values they would enter a game at `at` with.
+    /// docs/outputs.md: the rule's expectation with both deviations combined, each player with the
+    /// values they would enter a game at `at` with.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         let mut closed = None;
         let pa = self.entering(a, at, &mut closed);

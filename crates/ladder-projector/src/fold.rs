@@ -1,7 +1,7 @@
 //! Folding a whole in-memory history into a projector: the reference driver used by tests and by
 //! small replays. It interns names, turns seats into [`SeatIn`]s with their sides, and drops every
-//! MatchResult that a later MatchVoided annuls (contract section 1: a replay through the head treats
-//! a voided match as never played). The streaming driver over the ledger lives in the replay crate;
+//! MatchResult that a later MatchVoided annuls (docs/events.md: a replay through the head treats a
+//! voided match as never played). The streaming driver over the ledger lives in the replay crate;
 //! this one exists so projectors can be tested with no disk.
 
 use crate::{Input, ProjectError, Projector, Roster, SeatIn, Standing, Step, Trace};

@@ -1,14 +1,15 @@
 //! The interface between the history and the ratings: every algorithm is a [`Projector`].
 //!
-//! A projector is a pure fold. It receives [`Step`]s (events whose player names are already interned
-//! into dense [`PlayerId`]s by a [`Roster`], and from which voided matches were already removed by
-//! the replay driver), and keeps per-player state in arrays indexed by those ids. It reads no clock,
-//! file or database: every instant comes from a step. Rules about what may be appended were checked
-//! by the log before any projector sees an event, so `apply` holds no validation beyond arithmetic.
+//! A projector is a pure fold. It receives [`Step`]s (events whose player names are already
+//! interned into dense [`PlayerId`]s by a [`Roster`], and from which voided matches were already
+//! removed by the replay driver), and keeps per-player state in arrays indexed by those ids. It
+//! reads no clock, file or database: every instant comes from a step. Rules about what may be
+//! appended were checked by the log before any projector sees an event, so `apply` holds no
+//! validation beyond arithmetic.
 //!
 //! Constants come in as a validated [`Config`] built from the algorithm's [`ParamSpec`] table
-//! (`../shared/CONTRACT.md` section 3). Results go out as [`Standing`]s. For the audit, `apply` can
-//! write every intermediate quantity into a [`Trace`].
+//! (docs/spec.md). Results go out as [`Standing`]s. For the audit, `apply` can write every
+//! intermediate quantity into a [`Trace`].
 #![deny(missing_docs)]
 
 mod config;
@@ -75,7 +76,7 @@ pub struct Step<'a> {
     pub input: Input<'a>,
 }
 
-/// TGR's display of a rating (seed 000, the display code).
+/// TGR's display of a rating (the TGR text's display code, docs/algorithms/tgr.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Display {
     /// RD above `provisional_rd`.
@@ -84,7 +85,7 @@ pub struct Display {
     pub glixare: Option<f64>,
 }
 
-/// One player's result as the replay reports it (`../shared/CONTRACT.md` section 4).
+/// One player's result as the replay reports it (docs/outputs.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
     /// Who.
@@ -144,8 +145,8 @@ pub fn check_seats(
     Ok(())
 }
 
-/// The outcome for the first of two seats, by comparing their scores (contract section 1: equal
-/// is a draw): 1 win, 0.5 draw, 0 loss.
+/// The outcome for the first of two seats, by comparing their scores (docs/events.md: equal is a
+/// draw): 1 win, 0.5 draw, 0 loss.
 pub fn outcome(first: f64, second: f64) -> f64 {
     if first > second {
         1.0
@@ -211,7 +212,7 @@ impl ProjectError {
 /// Invariants every implementation keeps: no clock, IO or randomness; the same steps in the same
 /// order give bit-identical state; state is per-player arrays indexed by [`PlayerId`].
 pub trait Projector {
-    /// The contract's name of the algorithm (`tgr`, `glicko`, ...): the configuration's.
+    /// The algorithm's name (`tgr`, `glicko`, ...; docs/spec.md): the configuration's.
     fn algorithm(&self) -> &'static str {
         self.config().algorithm
     }
@@ -257,7 +258,7 @@ pub trait Projector {
     }
 
     /// The algorithm's own expectation that `a` beats `b` in a game starting at `at`, from the
-    /// state just before it (used by `--score`, contract section 4). A draw counts as half a win.
+    /// state just before it (used by `--score`, docs/outputs.md). A draw counts as half a win.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64;
 
     /// A hint that `player` is about to be applied: reads the player's record so that it is in
@@ -274,7 +275,7 @@ pub trait Projector {
 /// ladder-replay's registry lists every implementation once; adding an algorithm is a crate that
 /// implements this trait and one line there (docs/ARCHITECTURE.md, "Adding an algorithm").
 pub trait Algorithm: Projector + Clone + std::fmt::Debug + Sized {
-    /// The contract's name of the algorithm (`--algo`).
+    /// The algorithm's name (`--algo`, docs/spec.md).
     const ALGORITHM: &'static str;
     /// The constants, with defaults, ranges and docs.
     const PARAMS: &'static [ParamSpec];

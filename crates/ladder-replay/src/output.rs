@@ -1,4 +1,4 @@
-//! The canonical replay output (`../shared/CONTRACT.md` section 4) and the leaderboard.
+//! The canonical replay output (docs/outputs.md) and the leaderboard.
 
 use crate::score::{Score, BINS};
 use ladder_projector::{ParamValue, Projector, Roster, Standing};
@@ -13,7 +13,7 @@ pub struct Row {
     pub standing: Standing,
 }
 
-/// The result of one replay under one configuration: what the contract's JSON holds.
+/// The result of one replay under one configuration: what docs/outputs.md's JSON holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     /// The algorithm's name.
@@ -93,7 +93,7 @@ fn value(out: &mut String, v: &ParamValue) {
     }
 }
 
-/// The player fields in contract order: name, then the fields this algorithm keeps.
+/// The player fields in docs/outputs.md's order: name, then the fields this algorithm keeps.
 fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> {
     // (key, number, bool, is_null)
     let mut f = vec![("rating", Some(s.rating), None, false)];
@@ -197,7 +197,7 @@ impl Snapshot {
         blake3::hash(self.json_with(None).as_bytes()).to_hex().to_string()
     }
 
-    /// The contract's compact JSON object, `digest` included.
+    /// The compact JSON object of docs/outputs.md, `digest` included.
     pub fn to_json(&self) -> String {
         self.json_with(Some(&self.digest()))
     }
@@ -345,7 +345,7 @@ pub const DEFAULT_MIN_GAMES: u64 = 10;
 /// so a season of tennis or two of international football keeps a player listed.
 pub const DEFAULT_ACTIVE_WITHIN: &str = "365d";
 
-/// Who a leaderboard lists (`../shared/CONTRACT.md` section 4).
+/// Who a leaderboard lists (docs/outputs.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BoardRules {
     /// Players with fewer rated matches are left out.
@@ -407,7 +407,7 @@ impl LeftOut {
     }
 }
 
-/// Players ranked for a leaderboard (`../shared/CONTRACT.md` section 4).
+/// Players ranked for a leaderboard (docs/outputs.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Leaderboard {
     /// Ranked players, best first, at most `top`.

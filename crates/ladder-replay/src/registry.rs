@@ -15,7 +15,7 @@ use ladder_projector::{
 /// checkpoints, dispatch) is generated from it, so adding an algorithm is one line.
 macro_rules! algorithms {
     ($($(#[$doc:meta])* $variant:ident => $ty:ty,)+) => {
-        /// Every algorithm `--algo` accepts, in the contract's order.
+        /// Every algorithm `--algo` accepts, in docs/spec.md's order.
         pub const ALGORITHMS: &[&str] = &[$(<$ty as Algorithm>::ALGORITHM),+];
 
         /// The constant table of `algorithm`.

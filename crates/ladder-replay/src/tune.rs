@@ -1,5 +1,4 @@
-//! Searching an algorithm's constants for the lowest log loss (`ladder tune`,
-//! `../shared/CONTRACT.md` section 4).
+//! Searching an algorithm's constants for the lowest log loss (`ladder tune`, docs/outputs.md).
 //!
 //! A coordinate search: one constant at a time, the others held, in rounds until a round improves
 //! nothing. Every step proposes a *batch* of configurations, which the caller evaluates in one

@@ -97,8 +97,8 @@ fn snapshot(history: &Memory, algo: &str, sets: &[(&str, &str)], until: Until) -
 }
 
 #[test]
-fn json_has_the_contract_shape() {
-    // Written by hand from contract section 4: keys in order, floats shortest, null glixare.
+fn json_has_the_documented_shape() {
+    // Written by hand from docs/outputs.md: keys in order, floats shortest, null glixare.
     let snap = Snapshot {
         algorithm: "tgr",
         config: vec![

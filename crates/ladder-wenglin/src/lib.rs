@@ -33,12 +33,12 @@ use ladder_projector::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The contract's name of the algorithm.
+/// The algorithm's name (docs/spec.md).
 pub const ALGORITHM: &str = "weng-lin";
 
-/// The constants of `weng-lin` (contract section 3), with defaults and ranges: openskill's and
-/// skillratings' defaults (mu 25, sigma 25/3, beta 25/6, kappa skillratings'
-/// `uncertainty_tolerance`).
+/// The constants of `weng-lin` (docs/spec.md, docs/algorithms/weng-lin.md), with defaults and
+/// ranges: openskill's and skillratings' defaults (mu 25, sigma 25/3, beta 25/6, kappa
+/// skillratings' `uncertainty_tolerance`).
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "mu",

@@ -37,7 +37,8 @@ fn weng_lin_replays_and_scores_two_games_as_computed_by_hand() {
     let brier = (0.25 + p2 * p2) / 2.0;
 
     let text = e.ok(&["replay", "--algo", "weng-lin", "--score", "--format", "json"]);
-    // The keys in the contract's order (section 3's constants; section 4's player fields).
+    // The keys in the documented order: the constants in table order, then the player fields
+    // (docs/outputs.md).
     let at = |key: &str| text.find(key).unwrap_or_else(|| panic!("no {key} in {text}"));
     let order = ["\"mu\":", "\"sigma\":", "\"beta\":", "\"kappa\":", "\"player\":", "\"rating\":"];
     assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{text}");

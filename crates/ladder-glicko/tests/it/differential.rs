@@ -3,7 +3,7 @@
 //! skillratings applies Glicko's c once per call and caps only that decay at 350, and never caps
 //! Glicko-2's phi*: so Glicko-1 is compared with c = 0 and RDs at most 300, where neither the
 //! growth nor a cap can differ, and every case is one rating period that everyone joins and plays
-//! in (t = 0, contract section 3).
+//! in (t = 0, docs/spec.md).
 
 use crate::common::*;
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};

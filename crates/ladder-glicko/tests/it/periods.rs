@@ -1,5 +1,5 @@
-//! Rating periods as contract section 3 defines them, checked against hand calculations written
-//! out here and against skillratings (c = 0, so skillratings adds no growth of its own).
+//! Rating periods as docs/spec.md defines them, checked against hand calculations written out here
+//! and against skillratings (c = 0, so skillratings adds no growth of its own).
 // std's maths as an independent oracle for what ladder computes through ladder_projector::math.
 #![allow(clippy::disallowed_methods)]
 
@@ -118,8 +118,8 @@ fn winner_lost_rating_is_flagged() {
     }
 }
 
-/// Seed 002: a period sat out applies step 6 only, phi <- sqrt(phi^2 + sigma^2), capped at
-/// rd_max; k periods at once must equal k single steps.
+/// Glickman's Glicko-2 example: a period sat out applies step 6 only, phi <- sqrt(phi^2 + sigma^2),
+/// capped at rd_max; k periods at once must equal k single steps.
 fn single_steps(rd: f64, sigma: f64, k: usize, rd_max: f64) -> f64 {
     let mut phi = rd / SCALE;
     for _ in 0..k {
@@ -266,7 +266,7 @@ fn multi_seat_matches_rate_every_pair_of_sides_in_one_period() {
     // A free-for-all with a tie: 0 beats 1 and 2; 1 and 2 draw.
     run.play(at(D, 60), &[(0, 30.0), (1, 22.0), (2, 22.0)]).unwrap();
     // Teams: {3, 4} (side 0) against {0} (side 1); team-mates are never compared, and each
-    // cross-side pair compares the seats' own scores (contract section 1): 3 beats 0, 0 beats 4.
+    // cross-side pair compares the seats' own scores (docs/events.md): 3 beats 0, 0 beats 4.
     let seats = [
         SeatIn { player: PlayerId(3), score: 2.0, side: 0, seconds: None },
         SeatIn { player: PlayerId(0), score: 1.0, side: 1, seconds: None },
@@ -377,7 +377,7 @@ fn impossible_tolerances_and_overflows_are_typed_errors_that_change_nothing() {
 
 #[test]
 fn expectation_uses_the_combined_deviation() {
-    // Contract section 4: E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400)).
+    // docs/outputs.md: E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400)).
     let mut run = g1("c=0");
     run.join(0, at(D, 0), prior(1500.0, 200.0, None));
     run.join(1, at(D, 0), prior(1400.0, 30.0, None));

@@ -9,7 +9,7 @@ use ladder_projector::{
 use ladder_tgr::{configure, glixare, pair, Order, Tgr, PARAMS};
 
 #[test]
-fn params_are_the_contracts() {
+fn params_are_the_documented_ones() {
     let keys: Vec<&str> = PARAMS.iter().map(|s| s.key).collect();
     assert_eq!(
         keys,
