@@ -11,7 +11,6 @@ use ladder_events::{json::to_line, Body, Event, Timestamp};
 use ladder_log::{hex, Ledger};
 use ladder_projector::{Config, Period, PlayerId, Projector, Roster, Standing, Trace, TraceEntry};
 use ladder_proof::Proof;
-use ladder_replay::registry::Algo;
 use ladder_replay::{registry, replay, Options, Until};
 use std::io::Write;
 use std::path::Path;
@@ -214,11 +213,7 @@ fn period_close(
     )
     .with_context(|| format!("replaying {config} through event {head}"))?;
     let mut trace = Trace::new();
-    match &mut projector {
-        Algo::Glicko(g) => g.finish(head, Some(&mut trace))?,
-        Algo::Glicko2(g) => g.finish(head, Some(&mut trace))?,
-        _ => {}
-    }
+    projector.settle(head, Some(&mut trace))?;
     if !closes(&trace) {
         anyhow::bail!("found no event that closes {} period {k}", config.algorithm);
     }

@@ -309,21 +309,9 @@ pub struct Periodic<R: Rule> {
 }
 
 impl<R: Rule> Periodic<R> {
-    /// Closes the open period in place, as the end of a replay does on the side in
-    /// [`Projector::standings`], but reporting an arithmetic failure (as an error at step `seq`)
-    /// instead of falling back. Afterwards `standings()` is unchanged.
-    pub fn finish(&mut self, seq: u64, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
-        if self.state.open.is_some() {
-            self.close(seq, trace)?;
-        }
-        Ok(())
-    }
-
+    /// Closes the open period in place (a step of a later period has come).
     fn close(&mut self, seq: u64, mut trace: Option<&mut Trace>) -> Result<(), ProjectError> {
-        if let Some(t) = trace.as_deref_mut() {
-            let k = self.state.open.unwrap_or(0);
-            t.section(self.common.clock.period_title(R::ALGORITHM, k));
-        }
+        self.trace_period_title(trace.as_deref_mut());
         let since = self.since_closing();
         compute_period(&self.rule, &self.state.slots, &self.state.pairs, &mut self.out, trace)
             .map_err(|kind| ProjectError::new(seq, kind))?;
@@ -531,18 +519,29 @@ impl<R: Rule> Periodic<R> {
     /// The open period computed on the side, per slot; `None` when there is none or it fails
     /// (a failure is reported by [`Projector::settle`], which drivers call at the end).
     fn closed_on_the_side(&self) -> Option<Vec<R::Values>> {
-        self.close_on_the_side().ok().flatten()
+        self.close_on_the_side(None).ok().flatten()
     }
 
     /// The open period computed on the side, per slot (`None` when there is none), or why its
-    /// arithmetic fails.
-    fn close_on_the_side(&self) -> Result<Option<Vec<R::Values>>, ProjectErrorKind> {
+    /// arithmetic fails; traced as [`Periodic::close`] traces it.
+    fn close_on_the_side(
+        &self,
+        mut trace: Option<&mut Trace>,
+    ) -> Result<Option<Vec<R::Values>>, ProjectErrorKind> {
+        self.trace_period_title(trace.as_deref_mut());
         if self.state.slots.is_empty() {
             return Ok(None);
         }
         let mut out = Vec::new();
-        compute_period(&self.rule, &self.state.slots, &self.state.pairs, &mut out, None)?;
+        compute_period(&self.rule, &self.state.slots, &self.state.pairs, &mut out, trace)?;
         Ok(Some(out))
+    }
+
+    /// The heading of the open period's computation in `trace`, if a period is open.
+    fn trace_period_title(&self, trace: Option<&mut Trace>) {
+        if let (Some(t), Some(k)) = (trace, self.state.open) {
+            t.section(self.common.clock.period_title(R::ALGORITHM, k));
+        }
     }
 
     /// `(values, idle mark)` of a player once the open period is closed (using `closed`).
@@ -789,9 +788,9 @@ impl<R: Rule> Projector for Periodic<R> {
     }
 
     /// The open period closes (the step's arithmetic included), or its failure is an error at
-    /// `seq`.
-    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
-        self.close_on_the_side().map(drop).map_err(|kind| ProjectError::new(seq, kind))
+    /// `seq`; with a trace, its computation is recorded under the period's heading.
+    fn settle(&self, seq: u64, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
+        self.close_on_the_side(trace).map(drop).map_err(|kind| ProjectError::new(seq, kind))
     }
 
     fn prefetch(&self, player: PlayerId) {

@@ -16,13 +16,17 @@ mod config;
 mod fold;
 pub mod math;
 mod roster;
+#[cfg(feature = "test-support")]
+mod test_support;
 mod trace;
 
 pub use config::{
     describe_specs, parse_duration, Config, ConfigError, ParamKind, ParamSpec, ParamValue, Period,
 };
-pub use fold::{fixture_table, fold_all, sides_into, standings_table, voided_ids, Feeder};
+pub use fold::{sides_into, Feeder};
 pub use roster::{PlayerId, Roster};
+#[cfg(feature = "test-support")]
+pub use test_support::{fixture_table, fold_all, standings_table, voided_ids};
 pub use trace::{Trace, TraceEntry};
 
 use ladder_events::{Prior, Timestamp};
@@ -250,10 +254,12 @@ pub trait Projector {
     /// Checks that the state can be reported once the replay ends after event `seq`: algorithms
     /// with rating periods compute the closing of the open period (what [`Projector::standings`]
     /// does on the side) and return its arithmetic failure as an error at `seq`, where
-    /// `standings()` alone would have to leave that period out. Drivers call it once, at the end.
-    /// Algorithms without periods have nothing to check.
-    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
-        let _ = seq;
+    /// `standings()` alone would have to leave that period out. With a trace, records that
+    /// computation as [`Projector::apply`] records a period a step closes (what `explain` shows
+    /// for a period still open at the head). Changes nothing. Drivers call it once, at the end.
+    /// Algorithms without periods have nothing to check or record.
+    fn settle(&self, seq: u64, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
+        let _ = (seq, trace);
         Ok(())
     }
 

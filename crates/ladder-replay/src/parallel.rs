@@ -386,7 +386,7 @@ pub fn replay_parallel(
     let (read, folds) = pipeline(history, until, folds);
     let read = outcome_of(read, folds)?;
     for p in projectors.iter() {
-        p.settle(read.through)?;
+        p.settle(read.through, None)?;
     }
     Ok(Replayed {
         scores,
@@ -501,7 +501,7 @@ pub fn replay_algos(
     }
     let read = outcome_of(read, results)?;
     for p in projectors.iter() {
-        p.settle(read.through)?;
+        p.settle(read.through, None)?;
     }
     Ok(Replayed {
         scores: scores.into_iter().flatten().collect(),

@@ -153,8 +153,8 @@ impl Projector for Algo {
     fn ranked_by(&self) -> &'static str {
         self.inner().ranked_by()
     }
-    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
-        self.inner().settle(seq)
+    fn settle(&self, seq: u64, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
+        self.inner().settle(seq, trace)
     }
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         self.inner().expectation(a, b, at)

@@ -302,18 +302,28 @@ fn standings_do_not_mutate_and_equal_closing_the_period() {
     assert_eq!(one.standings(), side1);
     assert_eq!(*one.state(), state1, "standings() changed the Glicko state");
     assert_eq!(*two.state(), state2, "standings() changed the Glicko-2 state");
+    // settle() computes the same close on the side, traced, and changes nothing either.
+    let (mut settled1, mut settled2) = (Trace::new(), Trace::new());
+    one.settle(999, Some(&mut settled1)).unwrap();
+    two.settle(999, Some(&mut settled2)).unwrap();
+    assert_eq!(*one.state(), state1, "settle() changed the Glicko state");
+    assert_eq!(*two.state(), state2, "settle() changed the Glicko-2 state");
+    // A step of the next period closes it in place: the same trace, the same standings.
     let last = events.last().unwrap().at;
-    let mut trace = Trace::new();
-    one.apply(
-        &ladder_projector::Step { seq: 999, at: at(last.day() + 1, 0), input: Input::Tick },
-        Some(&mut trace),
-    )
-    .unwrap();
-    assert!(matches!(&trace.entries[0], TraceEntry::Section(s) if s.starts_with("glicko period")));
-    two.finish(999, None).unwrap();
+    let tick = ladder_projector::Step { seq: 999, at: at(last.day() + 1, 0), input: Input::Tick };
+    let (mut trace1, mut trace2) = (Trace::new(), Trace::new());
+    one.apply(&tick, Some(&mut trace1)).unwrap();
+    two.apply(&tick, Some(&mut trace2)).unwrap();
+    assert!(matches!(&trace1.entries[0], TraceEntry::Section(s) if s.starts_with("glicko period")));
+    assert!(
+        matches!(&trace2.entries[0], TraceEntry::Section(s) if s.starts_with("glicko2 period"))
+    );
+    assert_eq!(trace1.entries, settled1.entries);
+    assert_eq!(trace2.entries, settled2.entries);
     assert_eq!(one.standings(), side1);
     assert_eq!(two.standings(), side2);
     assert_ne!(*one.state(), state1);
+    assert_ne!(*two.state(), state2);
 }
 
 #[test]
