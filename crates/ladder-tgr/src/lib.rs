@@ -112,13 +112,6 @@ pub const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// Builds a validated TGR [`Config`] from `KEY=VALUE` pairs (defaults for the rest).
-pub fn configure(sets: &[(&str, &str)]) -> Result<Config, ConfigError> {
-    let sets: Vec<(String, String)> =
-        sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    Config::new(ALGORITHM, PARAMS, &sets)
-}
-
 /// Which values the second UpdatePlayer of a battle sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
