@@ -195,6 +195,11 @@ impl Rule for GlickoRule {
         Ok(Values { rating, rd })
     }
 
+    /// `r`, as traced.
+    fn traced_start_rating(quantity: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+        quantity("r")
+    }
+
     fn trace_start(&self, t: &mut Trace, who: Option<PlayerId>, slot: &Start) {
         t.quantity(who, "r", "rating at the period's start", slot.rating);
         t.quantity(

@@ -421,6 +421,11 @@ impl Rule for Glicko2Rule {
         rate_in::<false>(self, slot, None)
     }
 
+    /// Glickman, step 8's conversion of the traced `mu`: `173.7178 mu + 1500`.
+    fn traced_start_rating(quantity: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+        quantity("mu").map(|mu| SCALE * mu + CENTRE)
+    }
+
     fn trace_start(&self, t: &mut Trace, who: Option<PlayerId>, slot: &Start) {
         t.quantity(who, "mu", "(r - 1500) / 173.7178", slot.mu);
         t.quantity(

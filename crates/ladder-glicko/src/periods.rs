@@ -172,6 +172,9 @@ pub trait Rule: Clone + Debug {
     /// The rating (on the reported scale) of values and of a slot's start, for the
     /// `winner-lost-rating` flag.
     fn ratings(values: &Self::Values, start: &Self::Start) -> (f64, f64);
+    /// The rating (on the reported scale) at the period's start, from the quantities
+    /// [`Rule::trace_start`] records, looked up by name ([`Projector::period_change`]).
+    fn traced_start_rating(quantity: &dyn Fn(&str) -> Option<f64>) -> Option<f64>;
     /// What a player's standing reports from their values after `t` units of idle growth up to
     /// the last period of the replay: rating, RD and (Glicko-2) volatility, on the Glicko scale.
     fn report(&self, values: &Self::Values, t: f64) -> (f64, f64, Option<f64>);
@@ -791,6 +794,40 @@ impl<R: Rule> Projector for Periodic<R> {
     /// `seq`; with a trace, its computation is recorded under the period's heading.
     fn settle(&self, seq: u64, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
         self.close_on_the_side(trace).map(drop).map_err(|kind| ProjectError::new(seq, kind))
+    }
+
+    /// With a duration `period`, the period holding `at`; with `period=game`, none (each match
+    /// is rated at once).
+    fn rating_period(&self, at: Timestamp) -> Option<(i64, i64)> {
+        match self.common.clock.period {
+            Period::Every(p) => Some((at.0.div_euclid(p), p)),
+            Period::Game => None,
+        }
+    }
+
+    /// The rule's rating at the period's start, and `r'`.
+    fn period_change(&self, quantity: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+        Some((R::traced_start_rating(quantity)?, quantity("r'")?))
+    }
+
+    /// A winner who lost rating (or a loser who gained): the period's other games outweigh this
+    /// result, by the sum that moves the rating.
+    fn flag_reason(
+        &self,
+        code: &str,
+        player: &str,
+        quantity: &dyn Fn(&str) -> Option<f64>,
+    ) -> Option<String> {
+        if !matches!(code, "winner-lost-rating" | "loser-gained-rating") {
+            return None;
+        }
+        let gain = quantity("Σ g (s-E)").map_or("?".to_string(), |x| format!("{x:.6}"));
+        Some(format!(
+            "{} rates the whole period at once from the values at its start: the sum \
+             Σ g (s - E) over {player}'s games of the period is {gain}, so the other games of the \
+             period (listed above) outweigh this result",
+            R::ALGORITHM
+        ))
     }
 
     fn prefetch(&self, player: PlayerId) {

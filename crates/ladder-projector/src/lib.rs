@@ -267,6 +267,38 @@ pub trait Projector {
     /// state just before it (used by `--score`, docs/outputs.md). A draw counts as half a win.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64;
 
+    /// The rating period a match at `at` is rated in, `(k, P)`: the period `[k P, (k + 1) P)` in
+    /// nanoseconds from the Unix epoch, for an algorithm that rates the matches of a period of
+    /// fixed length together when it closes. `None` (the default) where each match is rated when
+    /// it is applied. What `explain` reads to find where a match's arithmetic happens.
+    fn rating_period(&self, at: Timestamp) -> Option<(i64, i64)> {
+        let _ = at;
+        None
+    }
+
+    /// A player's rating at the start of a rating period and after it (on the reported scale),
+    /// from the quantities the period's trace records for them, looked up by name with
+    /// `quantity`. `None` (the default) for algorithms without rating periods, or when a quantity
+    /// is missing. What `explain` compares a match's result with.
+    fn period_change(&self, quantity: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+        let _ = quantity;
+        None
+    }
+
+    /// Why this algorithm raised flag `code` for `player`, in plain language with the numbers
+    /// behind it (`quantity` looks the player's traced quantities up by name): what `explain`
+    /// prints as the flag's `why`. `None` (the default) leaves the flag to `explain`'s generic
+    /// reason for its code.
+    fn flag_reason(
+        &self,
+        code: &str,
+        player: &str,
+        quantity: &dyn Fn(&str) -> Option<f64>,
+    ) -> Option<String> {
+        let _ = (code, player, quantity);
+        None
+    }
+
     /// A hint that `player` is about to be applied: reads the player's record so that it is in
     /// the cache when the step comes. Changes nothing; a driver that knows the steps ahead calls
     /// it a few steps early, so the fold does not wait on memory for every player (with 100,000

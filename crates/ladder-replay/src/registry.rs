@@ -159,6 +159,20 @@ impl Projector for Algo {
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         self.inner().expectation(a, b, at)
     }
+    fn rating_period(&self, at: Timestamp) -> Option<(i64, i64)> {
+        self.inner().rating_period(at)
+    }
+    fn period_change(&self, quantity: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+        self.inner().period_change(quantity)
+    }
+    fn flag_reason(
+        &self,
+        code: &str,
+        player: &str,
+        quantity: &dyn Fn(&str) -> Option<f64>,
+    ) -> Option<String> {
+        self.inner().flag_reason(code, player, quantity)
+    }
     fn prefetch(&self, player: PlayerId) {
         self.inner().prefetch(player)
     }

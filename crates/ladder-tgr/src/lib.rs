@@ -614,6 +614,30 @@ impl Projector for Tgr {
         "glixare"
     }
 
+    /// A rating change turned around (a winner who lost, a loser who gained, a negative merit
+    /// weight): the result's surprise made PMERIT fall below 1/2.
+    fn flag_reason(
+        &self,
+        code: &str,
+        player: &str,
+        quantity: &dyn Fn(&str) -> Option<f64>,
+    ) -> Option<String> {
+        let _ = player;
+        if !matches!(code, "winner-lost-rating" | "loser-gained-rating" | "negative-merit-weight") {
+            return None;
+        }
+        let num = |x: Option<f64>| x.map_or("?".to_string(), |x| format!("{x:.6}"));
+        Some(format!(
+            "the result's surprise XD = |Win - WinProb| = {} makes PMERIT = 1 - (1 - P) XD (1 + 2 XD) \
+             = {} fall below 1/2 with P = {}, so the merit weight 2 PMERIT - 1 = {} is negative and \
+             turns the change around (with P at 5/6 or above PMERIT never falls below 1/2)",
+            num(quantity("XD")),
+            num(quantity("PMERIT")),
+            num(quantity("P")),
+            num(quantity("PMERIT").map(|p| 2.0 * p - 1.0))
+        ))
+    }
+
     fn prefetch(&self, player: PlayerId) {
         if let Some(p) = self.state.players.get(player.index()) {
             ladder_projector::prefetch(p);

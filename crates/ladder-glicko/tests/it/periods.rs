@@ -412,3 +412,38 @@ fn expectation_uses_the_combined_deviation() {
         1e-12,
     );
 }
+
+/// What `explain` asks a periodic projector through the `Projector` trait: the period a match is
+/// rated in, a player's rating at a period's start and after it (from the close's trace, on the
+/// Glicko scale for both rules), and why a winner lost rating.
+#[test]
+fn explain_reads_periods_and_reasons_from_the_projector() {
+    let day = ladder_events::NANOS_PER_DAY;
+    assert_eq!(g1("period=1d").p.rating_period(at(D, NOON)), Some((D, day)));
+    assert_eq!(g2("period=7d").p.rating_period(at(D, NOON)), Some((D.div_euclid(7), 7 * day)));
+    assert_eq!(g1("period=game").p.rating_period(at(D, NOON)), None);
+    assert_eq!(g2("period=game").p.rating_period(at(D, NOON)), None);
+
+    fn change<P: Projector>(mut run: Run<P>) -> ((f64, f64), f64) {
+        run.join(0, at(D, 0), prior(1600.0, 200.0, Some(0.06)));
+        run.join(1, at(D, 0), prior(1400.0, 30.0, Some(0.06)));
+        run.play(at(D, NOON), &[(0, 0.0), (1, 1.0)]).unwrap();
+        let mut trace = Trace::new();
+        run.p.settle(run.seq, Some(&mut trace)).unwrap();
+        let q = |name: &str| Some(quantity(&trace, 0, name, 0));
+        (run.p.period_change(&q).unwrap(), run.standing(0).rating)
+    }
+    for ((r, r_new), reported) in [change(g1("")), change(g2(""))] {
+        close(r, 1600.0, 1e-9);
+        assert!(r_new < r, "the loser's rating falls: {r} -> {r_new}");
+        assert_eq!(r_new, reported, "r' is the reported rating");
+    }
+
+    let sum = |name: &str| (name == "Σ g (s-E)").then_some(-0.25);
+    let why = g2("").p.flag_reason("winner-lost-rating", "alice", &sum).unwrap();
+    assert!(why.starts_with("glicko2 rates the whole period at once"), "{why}");
+    assert!(why.contains("over alice's games of the period is -0.250000"), "{why}");
+    assert!(g1("").p.flag_reason("loser-gained-rating", "bob", &sum).unwrap().contains("glicko "));
+    // Other flags keep explain's generic reason.
+    assert_eq!(g1("").p.flag_reason("rd-at-cap", "alice", &sum), None);
+}

@@ -258,3 +258,23 @@ fn checkpoint_restores_the_same_projection() {
     }
     assert_eq!(second.standings(), whole.standings());
 }
+
+/// What `explain` asks TGR through the `Projector` trait: no rating periods, and the reason a
+/// rating change turned around, with the trace's numbers.
+#[test]
+fn explain_reads_no_period_and_the_merit_reason_from_the_projector() {
+    let t = tgr(&[("p", "0.35")]);
+    assert_eq!(t.rating_period(Timestamp(0)), None);
+    assert_eq!(t.period_change(&|_| Some(1.0)), None);
+    let q = |name: &str| match name {
+        "XD" => Some(0.5),
+        "PMERIT" | "P" => Some(0.35),
+        _ => None,
+    };
+    for code in ["winner-lost-rating", "loser-gained-rating", "negative-merit-weight"] {
+        let why = t.flag_reason(code, "kuwait", &q).unwrap();
+        assert!(why.starts_with("the result's surprise XD = |Win - WinProb| = 0.500000"), "{why}");
+        assert!(why.contains("2 PMERIT - 1 = -0.300000 is negative"), "{why}");
+    }
+    assert_eq!(t.flag_reason("rd-at-cap", "kuwait", &q), None);
+}
