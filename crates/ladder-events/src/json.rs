@@ -174,6 +174,11 @@ pub fn to_line(event: &Event) -> String {
 }
 
 /// [`to_line`] into a buffer the caller reuses: appends the line's bytes to `out`.
+///
+/// Written by hand, not through a serde `Serialize`: these are the canonical leaf bytes, fixed
+/// byte for byte (key order, absent options left out, `Z` instants with fractions only when
+/// there are some), and the path every import and export takes. Strings and numbers still go
+/// through serde_json, so their escaping and float form are serde_json's.
 pub fn write_line(event: &Event, out: &mut Vec<u8>) {
     use std::io::Write as _;
     out.extend_from_slice(b"{\"type\":\"");

@@ -84,7 +84,7 @@ impl Head {
 
     /// The hash in 64 lowercase hex digits.
     pub fn hash_hex(&self) -> String {
-        hex(&self.hash)
+        ladder_proof::hex(&self.hash)
     }
 
     /// Parses `SEQ:HASH` (64 hex digits, either case).
@@ -120,16 +120,6 @@ impl std::str::FromStr for Head {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not a head: expected SEQ:HASH, a sequence number and 64 hex digits")]
 pub struct HeadParseError(pub String);
-
-/// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    use fmt::Write as _;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
 
 /// How [`Ledger::append`] treats its input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -128,10 +128,7 @@ impl Snapshot {
             .map(|s| Row { player: roster.name(s.player).to_string(), standing: s })
             .collect();
         players.sort_by(|a, b| a.player.as_bytes().cmp(b.player.as_bytes()));
-        let head = head.iter().fold(String::with_capacity(64), |mut h, b| {
-            let _ = write!(h, "{b:02x}");
-            h
-        });
+        let head = blake3::Hash::from(*head).to_hex().to_string();
         Snapshot {
             algorithm: projector.config().algorithm,
             config: projector.config().values.clone(),
@@ -142,6 +139,12 @@ impl Snapshot {
         }
     }
 
+    /// The compact JSON object, with `digest` or (for computing it) without.
+    ///
+    /// Written by hand, not through serde_json: this is the digest format, fixed byte for byte by
+    /// docs/outputs.md (key order, floats in Rust's shortest round-trip form, `games` as an
+    /// integer, `null` glixare) because `digest` hashes these bytes, and a sweep writes one per
+    /// configuration. [`Snapshot::to_yaml`] shares its string and number forms.
     fn json_with(&self, digest: Option<&str>) -> String {
         let mut o = String::with_capacity(128 + 96 * self.players.len());
         o.push_str("{\"algorithm\":");
