@@ -1147,7 +1147,7 @@ mod spill_tests {
         }
         // A format this build does not know is refused, naming it.
         drop(l);
-        store.insert(Tree::Meta, b"format", &[4]).unwrap();
+        store.insert(Tree::Meta, crate::ledger::META_FORMAT, &[4]).unwrap();
         let probe = Probe {
             inner: store.clone(),
             ids_bytes: Arc::new(AtomicU64::new(0)),

@@ -12,8 +12,12 @@ use ladder_proof::Frontier;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub(crate) const META_HEAD: &[u8] = b"head";
-const META_FORMAT: &[u8] = b"format";
+/// The key of the head record (sequence number, big-endian, then the chain hash) in the
+/// [`Tree::Meta`](crate::Tree::Meta) tree: part of the stored format, public for tests that
+/// tamper with a ledger's files.
+pub const META_HEAD: &[u8] = b"head";
+/// The key of the ledger format's number in the meta tree.
+pub(crate) const META_FORMAT: &[u8] = b"format";
 /// The ledger format this build writes and reads: 3 since an event's chain hash is taken over its
 /// canonical JSON line and the ledger keeps a Merkle tree over the same leaves (docs/proofs.md).
 /// Formats 1 and 2 hashed the stored codec bytes; they are read only by [`Ledger::upgrade`],

@@ -49,7 +49,7 @@ pub use block::{
 pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
 pub use ladder_proof::{ConsistencyProof, InclusionProof};
-pub use ledger::{Checkpoint, Events, Ledger, Record, LEDGER_FORMAT};
+pub use ledger::{Checkpoint, Events, Ledger, Record, LEDGER_FORMAT, META_HEAD};
 pub use store::{
     Entry, InjectedFaults, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY,
     MIN_FREE_BYTES, SLED_CACHE_BYTES,
