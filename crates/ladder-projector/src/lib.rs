@@ -345,11 +345,11 @@ pub trait Algorithm: Projector + Clone + std::fmt::Debug + Sized {
 /// [`Projector::prefetch`] and of the roster's lookahead. On x86-64 this is the `prefetcht0`
 /// instruction; elsewhere it does nothing.
 ///
-/// Measured on the 10M-match TGR replay (docs/PERFORMANCE.md): reading the value instead (a
-/// plain load kept with `black_box`) also brings it in, but the load cannot retire until the
-/// value arrives, so the fold waited on nearly as many misses as without it; the prefetch
-/// instruction has no result to wait for, and the replay took 2.93 to 3.00 s against 3.19 to
-/// 3.75 s.
+/// Reading the value instead (a plain load kept with `black_box`) also brings it in, but the
+/// load cannot retire until the value arrives, so the fold waited on nearly as many misses as
+/// without it; the prefetch instruction has no result to wait for. The 10M-match TGR replay took
+/// 2.84 s against 3.19 s with the load (docs/PERFORMANCE.md, "What limits the replay", says how
+/// it was measured).
 #[inline]
 #[allow(unsafe_code)] // The workspace's one `unsafe`: see docs/ARCHITECTURE.md.
 pub fn prefetch<T>(value: &T) {
