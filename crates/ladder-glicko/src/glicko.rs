@@ -10,7 +10,9 @@
 
 use crate::periods::{with_engine_params, EngineDocs, Periodic, Rule, Slot, StateOf};
 use ladder_events::Prior;
-use ladder_projector::{math, Config, ParamKind, ParamSpec, PlayerId, ProjectErrorKind, Trace};
+use ladder_projector::{
+    math, Config, ParamKind, ParamSpec, PlayerId, ProjectErrorKind, Quantities, Trace,
+};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{LN_10, PI};
 
@@ -196,7 +198,7 @@ impl Rule for GlickoRule {
     }
 
     /// `r`, as traced.
-    fn traced_start_rating(quantity: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+    fn traced_start_rating(quantity: &Quantities<'_>) -> Option<f64> {
         quantity("r")
     }
 

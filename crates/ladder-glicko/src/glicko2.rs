@@ -10,7 +10,9 @@
 
 use crate::periods::{with_engine_params, EngineDocs, Periodic, Rule, Slot, StateOf};
 use ladder_events::Prior;
-use ladder_projector::{math, Config, ParamKind, ParamSpec, PlayerId, ProjectErrorKind, Trace};
+use ladder_projector::{
+    math, Config, ParamKind, ParamSpec, PlayerId, ProjectErrorKind, Quantities, Trace,
+};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
@@ -422,7 +424,7 @@ impl Rule for Glicko2Rule {
     }
 
     /// Glickman, step 8's conversion of the traced `mu`: `173.7178 mu + 1500`.
-    fn traced_start_rating(quantity: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+    fn traced_start_rating(quantity: &Quantities<'_>) -> Option<f64> {
         quantity("mu").map(|mu| SCALE * mu + CENTRE)
     }
 

@@ -19,7 +19,7 @@ use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
     check_seats, outcome, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, Period,
-    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    PlayerId, ProjectError, ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -174,7 +174,7 @@ pub trait Rule: Clone + Debug {
     fn ratings(values: &Self::Values, start: &Self::Start) -> (f64, f64);
     /// The rating (on the reported scale) at the period's start, from the quantities
     /// [`Rule::trace_start`] records, looked up by name ([`Projector::period_change`]).
-    fn traced_start_rating(quantity: &dyn Fn(&str) -> Option<f64>) -> Option<f64>;
+    fn traced_start_rating(quantity: &Quantities<'_>) -> Option<f64>;
     /// What a player's standing reports from their values after `t` units of idle growth up to
     /// the last period of the replay: rating, RD and (Glicko-2) volatility, on the Glicko scale.
     fn report(&self, values: &Self::Values, t: f64) -> (f64, f64, Option<f64>);
@@ -806,18 +806,13 @@ impl<R: Rule> Projector for Periodic<R> {
     }
 
     /// The rule's rating at the period's start, and `r'`.
-    fn period_change(&self, quantity: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+    fn period_change(&self, quantity: &Quantities<'_>) -> Option<(f64, f64)> {
         Some((R::traced_start_rating(quantity)?, quantity("r'")?))
     }
 
     /// A winner who lost rating (or a loser who gained): the period's other games outweigh this
     /// result, by the sum that moves the rating.
-    fn flag_reason(
-        &self,
-        code: &str,
-        player: &str,
-        quantity: &dyn Fn(&str) -> Option<f64>,
-    ) -> Option<String> {
+    fn flag_reason(&self, code: &str, player: &str, quantity: &Quantities<'_>) -> Option<String> {
         if !matches!(code, "winner-lost-rating" | "loser-gained-rating") {
             return None;
         }

@@ -211,6 +211,10 @@ impl ProjectError {
     }
 }
 
+/// Looks a traced quantity up by name (a player's, in the traces `explain` reads): what
+/// [`Projector::period_change`] and [`Projector::flag_reason`] take their numbers from.
+pub type Quantities<'a> = dyn Fn(&str) -> Option<f64> + 'a;
+
 /// A rating algorithm folded over the history.
 ///
 /// Invariants every implementation keeps: no clock, IO or randomness; the same steps in the same
@@ -280,7 +284,7 @@ pub trait Projector {
     /// from the quantities the period's trace records for them, looked up by name with
     /// `quantity`. `None` (the default) for algorithms without rating periods, or when a quantity
     /// is missing. What `explain` compares a match's result with.
-    fn period_change(&self, quantity: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+    fn period_change(&self, quantity: &Quantities<'_>) -> Option<(f64, f64)> {
         let _ = quantity;
         None
     }
@@ -289,12 +293,7 @@ pub trait Projector {
     /// behind it (`quantity` looks the player's traced quantities up by name): what `explain`
     /// prints as the flag's `why`. `None` (the default) leaves the flag to `explain`'s generic
     /// reason for its code.
-    fn flag_reason(
-        &self,
-        code: &str,
-        player: &str,
-        quantity: &dyn Fn(&str) -> Option<f64>,
-    ) -> Option<String> {
+    fn flag_reason(&self, code: &str, player: &str, quantity: &Quantities<'_>) -> Option<String> {
         let _ = (code, player, quantity);
         None
     }

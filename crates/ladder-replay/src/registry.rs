@@ -7,7 +7,8 @@
 use crate::ReplayError;
 use ladder_events::Timestamp;
 use ladder_projector::{
-    Algorithm, Config, ParamSpec, PlayerId, ProjectError, Projector, Standing, Step, Trace,
+    Algorithm, Config, ParamSpec, PlayerId, ProjectError, Projector, Quantities, Standing, Step,
+    Trace,
 };
 
 /// The one list of algorithms: each line is a variant of [`Algo`] and the crate's type that
@@ -162,15 +163,10 @@ impl Projector for Algo {
     fn rating_period(&self, at: Timestamp) -> Option<(i64, i64)> {
         self.inner().rating_period(at)
     }
-    fn period_change(&self, quantity: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+    fn period_change(&self, quantity: &Quantities<'_>) -> Option<(f64, f64)> {
         self.inner().period_change(quantity)
     }
-    fn flag_reason(
-        &self,
-        code: &str,
-        player: &str,
-        quantity: &dyn Fn(&str) -> Option<f64>,
-    ) -> Option<String> {
+    fn flag_reason(&self, code: &str, player: &str, quantity: &Quantities<'_>) -> Option<String> {
         self.inner().flag_reason(code, player, quantity)
     }
     fn prefetch(&self, player: PlayerId) {

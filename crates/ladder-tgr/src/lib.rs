@@ -41,7 +41,7 @@ use formulas::{day_frac, midnights};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
     Algorithm, Config, ConfigError, Display, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -616,12 +616,7 @@ impl Projector for Tgr {
 
     /// A rating change turned around (a winner who lost, a loser who gained, a negative merit
     /// weight): the result's surprise made PMERIT fall below 1/2.
-    fn flag_reason(
-        &self,
-        code: &str,
-        player: &str,
-        quantity: &dyn Fn(&str) -> Option<f64>,
-    ) -> Option<String> {
+    fn flag_reason(&self, code: &str, player: &str, quantity: &Quantities<'_>) -> Option<String> {
         let _ = player;
         if !matches!(code, "winner-lost-rating" | "loser-gained-rating" | "negative-merit-weight") {
             return None;
