@@ -69,7 +69,7 @@ fn subproof(m: usize, d: &[Hash], b: bool) -> Vec<Hash> {
 }
 
 fn hex(h: &Hash) -> String {
-    h.iter().map(|b| format!("{b:02x}")).collect()
+    blake3::Hash::from(*h).to_hex().to_string()
 }
 
 /// A JSON value of the kinds a proof holds: strings, whole numbers, lists.

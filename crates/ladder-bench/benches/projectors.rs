@@ -13,7 +13,7 @@ use criterion::{BatchSize, Criterion, Throughput};
 use ladder_bench::{skillratings_elo, skillratings_glicko, skillratings_glicko2, Ladder};
 use ladder_elo::Elo;
 use ladder_glicko::{Glicko, Glicko2};
-use ladder_projector::{Config, Projector};
+use ladder_projector::{Algorithm, Config, Projector};
 use ladder_tgr::Tgr;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -51,17 +51,11 @@ fn main() {
         ours("glicko2/1d", &ladder, Glicko2::configure(&sets("period=1d")).expect("config")),
         ours("glicko2/game", &ladder, Glicko2::configure(&sets("period=game")).expect("config")),
         ours("elo", &ladder, Elo::configure(&sets("")).expect("config")),
-        ours(
-            "tgr/as-written",
-            &ladder,
-            Tgr::new(ladder_tgr::configure(&[("order", "as-written")]).expect("config"))
-                .expect("config"),
-        ),
+        ours("tgr/as-written", &ladder, Tgr::configure(&sets("order=as-written")).expect("config")),
         ours(
             "tgr/simultaneous",
             &ladder,
-            Tgr::new(ladder_tgr::configure(&[("order", "simultaneous")]).expect("config"))
-                .expect("config"),
+            Tgr::configure(&sets("order=simultaneous")).expect("config"),
         ),
     ];
     // skillratings' defaults: Glicko c = 63.2 (once per call), Glicko-2 tau 0.5; Elo with our K.

@@ -3,9 +3,10 @@
 //! functions on a dense `Vec` of ratings, so both sides can be timed in one process.
 //!
 //! Design decisions:
-//! - **The input is generated, not shipped.** SplitMix64 from a fixed seed gives the same games on
-//!   every machine: players drawn uniformly, 47.5% first-seat wins, 47.5% second-seat wins, 5%
-//!   draws, one game every `span / games` from a fixed start, every player joined at the start.
+//! - **The input is generated, not shipped.** SplitMix64 ([`ladder_sim::SplitMix64`]) from a fixed
+//!   seed gives the same games on every machine: players drawn uniformly, 47.5% first-seat wins,
+//!   47.5% second-seat wins, 5% draws, one game every `span / games` from a fixed start, every
+//!   player joined at the start.
 //! - **Peers run like-for-like.** skillratings rates one game per call with no rating periods and
 //!   no idle growth; its `Vec` of ratings is the smallest state a per-game rating can have. Our
 //!   projectors do strictly more (periods, idle growth, game counts, checks); the comparison is per
@@ -16,6 +17,7 @@
 
 use ladder_events::{Prior, Timestamp, NANOS_PER_DAY};
 use ladder_projector::{outcome, Input, PlayerId, Projector, SeatIn, Step};
+use ladder_sim::SplitMix64;
 use skillratings::elo::{EloConfig, EloRating};
 use skillratings::glicko::{GlickoConfig, GlickoRating};
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating};
@@ -24,24 +26,9 @@ use skillratings::Outcomes;
 /// 2026-01-01T00:00:00Z in nanoseconds: where every benchmark ladder starts.
 pub const START: i64 = 20_454 * NANOS_PER_DAY;
 
-/// SplitMix64 (Steele, Lea and Flood), written out so the input is the same on every machine.
-#[derive(Clone, Debug)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (Lemire's multiply-shift; `n` at most 2^32).
-    pub fn below(&mut self, n: u32) -> u32 {
-        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
-    }
+/// A number in `0..n` from the top 32 bits of the next output (Lemire's multiply-shift).
+fn below(rng: &mut SplitMix64, n: u32) -> u32 {
+    (((rng.next_u64() >> 32) * u64::from(n)) >> 32) as u32
 }
 
 /// A synthetic ladder: `players` joined at [`START`], then two-seat games in time order.
@@ -57,16 +44,16 @@ impl Ladder {
     /// `games` games among `players` players spread evenly over `days` days, from `seed`.
     pub fn new(players: u32, games: usize, days: i64, seed: u64) -> Ladder {
         assert!(players >= 2, "a ladder needs two players");
-        let mut rng = SplitMix(seed);
+        let mut rng = SplitMix64(seed);
         let gap = (days * NANOS_PER_DAY) / games.max(1) as i64;
         let games = (0..games)
             .map(|i| {
-                let a = rng.below(players);
-                let mut b = rng.below(players - 1);
+                let a = below(&mut rng, players);
+                let mut b = below(&mut rng, players - 1);
                 if b >= a {
                     b += 1;
                 }
-                let roll = rng.below(1000);
+                let roll = below(&mut rng, 1000);
                 let (sa, sb) = match roll {
                     0..475 => (1.0, 0.0),
                     475..950 => (0.0, 1.0),
@@ -204,6 +191,7 @@ mod tests {
         // benchmark compares equal work. Ratings to 1e-9.
         let ladder = Ladder::new(50, 2_000, 2_000, 11);
         let sets = ladder_projector::Config::parse_assignments("c=0,period=game").unwrap();
+        use ladder_projector::Algorithm;
         let ours = ladder.replay(ladder.joined(ladder_glicko::Glicko::configure(&sets).unwrap()));
         let theirs = skillratings_glicko(50, &ladder.pairs(), 0.0);
         for s in ours.standings() {

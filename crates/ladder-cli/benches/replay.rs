@@ -7,25 +7,20 @@
 // std's maths as the peer's side of a benchmark, not ladder's ratings.
 #![allow(clippy::disallowed_methods)]
 
-use ladder_bench::SplitMix;
 use ladder_cli::LedgerHistory;
 use ladder_events::{Body, Event, Prior, Seat, Timestamp, NANOS_PER_SECOND};
 use ladder_log::{AppendOptions, Ledger};
 use ladder_projector::{voided_ids, Feeder, Projector};
 use ladder_replay::{registry, replay, replay_parallel, Options, Until};
+use ladder_sim::SplitMix64;
 use std::time::Instant;
 
-/// A seeded draw in `0..n` (SplitMix64, so the ladder is the same on every run).
-fn below(rng: &mut SplitMix, n: u64) -> u64 {
-    rng.next_u64() % n
-}
-
 fn ladder(players: u64, matches: u64) -> Vec<Event> {
-    let mut rng = SplitMix(7);
+    // SplitMix64, so the ladder is the same on every run.
+    let mut rng = SplitMix64(7);
     let start = Timestamp::parse("2020-01-01").unwrap().0;
     let name = |i: u64| format!("p{i}");
-    let skill: Vec<f64> =
-        (0..players).map(|_| (below(&mut rng, 1000) as f64 - 500.0) / 250.0).collect();
+    let skill: Vec<f64> = (0..players).map(|_| (rng.below(1000) as f64 - 500.0) / 250.0).collect();
     let mut events: Vec<Event> = (0..players)
         .map(|i| Event {
             at: Timestamp(start),
@@ -34,13 +29,13 @@ fn ladder(players: u64, matches: u64) -> Vec<Event> {
         })
         .collect();
     for m in 0..matches {
-        let a = below(&mut rng, players);
-        let mut b = below(&mut rng, players - 1);
+        let a = rng.below(players);
+        let mut b = rng.below(players - 1);
         if b >= a {
             b += 1;
         }
         let p = 1.0 / (1.0 + (skill[b as usize] - skill[a as usize]).exp());
-        let win = (below(&mut rng, 1 << 20) as f64) < p * (1u64 << 20) as f64;
+        let win = (rng.below(1 << 20) as f64) < p * (1u64 << 20) as f64;
         let seat = |i: u64, s: f64| Seat { player: name(i), score: s, team: None, seconds: None };
         events.push(Event {
             at: Timestamp(start + (m as i64 + 1) * 30 * NANOS_PER_SECOND),

@@ -8,8 +8,9 @@ use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_events::{json::to_line, Body, Event, Timestamp};
-use ladder_log::{hex, Ledger};
-use ladder_projector::{Config, Period, PlayerId, Projector, Roster, Standing, Trace, TraceEntry};
+use ladder_log::Ledger;
+use ladder_projector::{Config, PlayerId, Projector, Roster, Standing, Trace, TraceEntry};
+use ladder_proof::hex;
 use ladder_proof::Proof;
 use ladder_replay::registry::Algo;
 use ladder_replay::{registry, replay, Options, Until};
@@ -60,6 +61,8 @@ pub struct ExplainArgs {
 /// One configuration's account of the event.
 pub(crate) struct Account {
     pub(crate) config: Config,
+    /// The projector after the event, asked about periods and flags.
+    pub(crate) projector: Algo,
     pub(crate) before: Vec<Option<Standing>>,
     pub(crate) after: Vec<Option<Standing>>,
     pub(crate) trace: Trace,
@@ -94,7 +97,7 @@ pub(crate) fn account(
     )
     .with_context(|| format!("replaying {config} through event {seq}"))?;
     let after = names.iter().map(|n| standing_of(&projector, &r.roster, n)).collect();
-    Ok(Account { config, before, after, trace, roster: r.roster })
+    Ok(Account { config, projector, before, after, trace, roster: r.roster })
 }
 
 /// Whether a trace entry belongs in an explanation narrowed to the players `only` (every entry when
@@ -137,18 +140,13 @@ struct PeriodClose {
     roster: Roster,
 }
 
-/// The period of `event` when `config` rates matches in periods (Glicko and Glicko-2 with a
-/// duration `period`): its index and length in nanoseconds.
-fn period_of(config: &Config, event: &Event) -> Option<(i64, i64)> {
-    if !matches!(config.algorithm, "glicko" | "glicko2")
-        || !matches!(event.body, Body::MatchResult { .. })
-    {
+/// The period of `event` when `projector` rates matches in periods (Glicko and Glicko-2 with a
+/// duration `period`): its index and length in nanoseconds ([`Projector::rating_period`]).
+fn period_of(projector: &dyn Projector, event: &Event) -> Option<(i64, i64)> {
+    if !matches!(event.body, Body::MatchResult { .. }) {
         return None;
     }
-    match config.period("period") {
-        Period::Every(p) => Some((event.at.0.div_euclid(p), p)),
-        Period::Game => None,
-    }
+    projector.rating_period(event.at)
 }
 
 /// Finds where period `k` of length `p` (which holds event `seq`) is computed: at the first later
@@ -214,11 +212,7 @@ fn period_close(
     )
     .with_context(|| format!("replaying {config} through event {head}"))?;
     let mut trace = Trace::new();
-    match &mut projector {
-        Algo::Glicko(g) => g.finish(head, Some(&mut trace))?,
-        Algo::Glicko2(g) => g.finish(head, Some(&mut trace))?,
-        _ => {}
-    }
+    projector.settle(head, Some(&mut trace))?;
     if !closes(&trace) {
         anyhow::bail!("found no event that closes {} period {k}", config.algorithm);
     }
@@ -245,56 +239,50 @@ fn quantity_of(trace: &Trace, roster: &Roster, player: &str, name: &str) -> Opti
     })
 }
 
-/// A plain-language sentence for a flag: why it was raised, with the numbers that raised it.
-fn plain(algorithm: &str, code: &str, player: &str, traces: &[(&Trace, &Roster)]) -> String {
+/// A plain-language sentence for a flag: why it was raised, with the numbers that raised it. The
+/// algorithm's own reason first ([`Projector::flag_reason`]), else the generic one of the code.
+fn plain(
+    projector: &dyn Projector,
+    code: &str,
+    player: &str,
+    traces: &[(&Trace, &Roster)],
+) -> String {
     let q = |name: &str| traces.iter().find_map(|(t, r)| quantity_of(t, r, player, name));
+    if let Some(why) = projector.flag_reason(code, player, &q) {
+        return why;
+    }
     let num = |x: Option<f64>| x.map_or("?".to_string(), |x| format!("{x:.6}"));
-    match (algorithm, code) {
-        ("glicko" | "glicko2", "winner-lost-rating" | "loser-gained-rating") => format!(
-            "{algorithm} rates the whole period at once from the values at its start: the sum \
-             Σ g (s - E) over {player}'s games of the period is {}, so the other games of the \
-             period (listed above) outweigh this result",
-            num(q("Σ g (s-E)"))
-        ),
-        ("tgr", "winner-lost-rating" | "loser-gained-rating" | "negative-merit-weight") => format!(
-            "the result's surprise XD = |Win - WinProb| = {} makes PMERIT = 1 - (1 - P) XD (1 + 2 XD) \
-             = {} fall below 1/2 with P = {}, so the merit weight 2 PMERIT - 1 = {} is negative and \
-             turns the change around (with P at 5/6 or above PMERIT never falls below 1/2)",
-            num(q("XD")),
-            num(q("PMERIT")),
-            num(q("P")),
-            num(q("PMERIT").map(|p| 2.0 * p - 1.0))
-        ),
-        (_, "winner-lost-rating") => format!("{player} won and the rating fell"),
-        (_, "loser-gained-rating") => format!("{player} lost and the rating rose"),
-        (_, "rd-at-cap") => format!(
+    match code {
+        "winner-lost-rating" => format!("{player} won and the rating fell"),
+        "loser-gained-rating" => format!("{player} lost and the rating rose"),
+        "rd-at-cap" => format!(
             "{player}'s deviation is at rd_max, the deviation of an unrated player (a newcomer, or \
              back after a long absence), so this result moves their rating as far as a newcomer's"
         ),
-        (_, "provisional-opponent") => format!(
+        "provisional-opponent" => format!(
             "{player}'s opponent is provisional (their RD is above provisional_rd): their rating is \
              still uncertain, and a high opponent RD lowers g (PG), so the game moves {player}'s \
              rating less"
         ),
-        (_, "long-idle-gap") => format!(
+        "long-idle-gap" => format!(
             "{player} had not played for a long time: the deviation grew meanwhile, so this result \
              moves the rating more"
         ),
-        (_, "scaled-down") => format!(
+        "scaled-down" => format!(
             "a rating offset in this game was more than GAME_MULT = {} points per minute played: \
              every player's change was multiplied by scale = {} so that nobody moves faster",
             num(traces.iter().find_map(|(t, _)| none_quantity(t, "GAME_MULT"))),
             num(traces.iter().find_map(|(t, _)| none_quantity(t, "scale")))
         ),
-        (_, "provisional") => format!(
+        "provisional" => format!(
             "{player}'s deviation is still above provisional_rd: the rating rests on too few recent \
              games to be trusted, so it is shown as provisional and kept off the leaderboard's \
              ranking until more games bring the deviation down"
         ),
-        (_, "whole-game-time") => {
+        "whole-game-time" => {
             format!("no seconds were given for {player}: the whole game's length counts")
         }
-        (_, "no-finite-rating") => format!(
+        "no-finite-rating" => format!(
             "every game of {player} has the same result, so the performance equation has no finite \
              root: the rating stays where it was"
         ),
@@ -533,7 +521,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
         .map(|c| account(&ledger, c, args.event, &names))
         .collect::<anyhow::Result<_>>()?;
     // Glicko and Glicko-2 rate a match when its period closes: find that computation.
-    let period = match period_of(&accounts[0].config, &stored.event) {
+    let period = match period_of(&accounts[0].projector, &stored.event) {
         Some(kp) => Some(period_close(&ledger, &accounts[0].config, args.event, kp)?),
         None => None,
     };
@@ -587,12 +575,8 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
                 let won = others().all(|s| me.score > s.score);
                 let lost = others().all(|s| me.score < s.score);
                 let q = |n: &str| quantity_of(&pc.trace, &pc.roster, &me.player, n);
-                // Glicko-2 traces the period's start on its own scale: r = 173.7178 mu + 1500.
-                let (r, r_new) = match acc.config.algorithm {
-                    "glicko2" => (q("mu").map(|mu| 173.7178 * mu + 1500.0), q("r'")),
-                    _ => (q("r"), q("r'")),
-                };
-                let (Some(r), Some(r_new)) = (r, r_new) else {
+                // On the reported scale (Glicko-2 traces the period's start as mu).
+                let Some((r, r_new)) = acc.projector.period_change(&q) else {
                     continue;
                 };
                 let code = if won && r_new < r {
@@ -617,7 +601,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
         fl.into_iter()
             .map(|(p, c, m)| {
                 let why = plain(
-                    acc.config.algorithm,
+                    &acc.projector,
                     &c,
                     &p,
                     &traces_of(acc, period.as_ref().filter(|_| std::ptr::eq(acc, &accounts[0]))),

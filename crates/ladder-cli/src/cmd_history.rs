@@ -84,9 +84,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             // The rank on the leaderboard at its default rules, as it stood after this event.
             let board = leaderboard(p, s.roster, s.activity, &BoardRules::default());
             let rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
-            let Some(me) = p.standings().into_iter().find(|st| st.player == id) else {
-                return;
-            };
+            let Some(me) = p.standing(id) else { return };
             let (mut opponents, mut score) = (Vec::new(), None);
             let what = match &s.event.body {
                 Body::MatchResult { seats } => {

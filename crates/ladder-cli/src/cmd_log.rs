@@ -96,11 +96,13 @@ pub fn run(ledger_path: &Path, args: LogArgs) -> anyhow::Result<ExitCode> {
         let s = stored.context("reading the ledger")?;
         match args.format {
             LogFormat::Jsonl => writeln!(out, "{}", to_line(&s.event))?,
+            // The event is embedded as its canonical line (the leaf bytes, verbatim: what the
+            // hash covers), beside a number and 64 hex digits, which need no escaping.
             LogFormat::Json => writeln!(
                 out,
                 "{{\"seq\":{},\"hash\":\"{}\",\"event\":{}}}",
                 s.seq,
-                ladder_log::hex(&s.hash),
+                ladder_proof::hex(&s.hash),
                 to_line(&s.event)
             )?,
             LogFormat::Table => writeln!(
@@ -110,7 +112,7 @@ pub fn run(ledger_path: &Path, args: LogArgs) -> anyhow::Result<ExitCode> {
                 s.event.at.to_string(),
                 s.event.body.type_name(),
                 short_id(s.event.id.as_deref()),
-                &ladder_log::hex(&s.hash[..6]),
+                &ladder_proof::hex(&s.hash[..6]),
                 describe(&s.event.body)
             )?,
         }

@@ -7,7 +7,7 @@ use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_events::Timestamp;
-use ladder_projector::Config;
+use ladder_projector::{Algorithm, Config};
 use ladder_replay::{replay, Options};
 use ladder_tgr::{pair, Tgr, QUEUE_BAND, QUEUE_WAIT_SECONDS};
 use std::io::Write;

@@ -46,7 +46,7 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
                     continue;
                 }
                 let Some(id) = s.roster.get(name) else { continue };
-                if let Some(me) = s.projectors[0].standings().into_iter().find(|x| x.player == id) {
+                if let Some(me) = s.projectors[0].standing(id) {
                     series[i].points.push((s.event.at.0, me.rating, me.rd));
                 }
             }

@@ -50,7 +50,7 @@ pub enum ReplayFormat {
 /// Which algorithm, which constants, how far.
 #[derive(Debug, Args)]
 pub struct AlgoArgs {
-    /// The algorithm: tgr, glicko, glicko2, zonestats, elo, performance.
+    /// The algorithm: tgr, glicko, glicko2, zonestats, elo, performance, weng-lin.
     #[arg(long, value_name = "NAME")]
     pub algo: String,
     /// Override a constant (repeatable); `--set help=1` lists them.
@@ -116,12 +116,10 @@ pub struct LeaderboardArgs {
     pub format: BoardFormat,
 }
 
-/// The algorithms `--algo` takes, each with a page in docs/algorithms/.
-const ALGORITHMS: [&str; 6] = ["tgr", "glicko", "glicko2", "zonestats", "elo", "performance"];
-
 /// A refused `--algo` or constant, with where to read about the valid ones.
 pub fn config_error(algo: &str, e: impl std::fmt::Display) -> Hinted {
-    let hint = if ALGORITHMS.contains(&algo) {
+    // Every algorithm of the registry has a page in docs/algorithms/.
+    let hint = if registry::ALGORITHMS.contains(&algo) {
         format!(
             "`--set help=1` lists the constants of {algo}; docs/algorithms/{algo}.md explains each"
         )

@@ -151,7 +151,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
                 .collect();
             let v = serde_json::json!({
                 "algorithm": configs[0].algorithm, "through": run.replayed.through,
-                "head": ladder_log::hex(&run.replayed.head), "grid": keys, "warmup": args.warmup,
+                "head": ladder_proof::hex(&run.replayed.head), "grid": keys, "warmup": args.warmup,
                 "baseline_log_loss_half": std::f64::consts::LN_2, "results": results,
             });
             writeln!(out, "{v}")?;

@@ -1,7 +1,8 @@
 //! `ladder upgrade`: rebuild a ledger of an older format in this one.
 
 use clap::{Args, ValueEnum};
-use ladder_log::{hex, Ledger, LogError, LEDGER_FORMAT};
+use ladder_log::{Ledger, LogError, LEDGER_FORMAT};
+use ladder_proof::hex;
 use std::path::Path;
 use std::process::ExitCode;
 

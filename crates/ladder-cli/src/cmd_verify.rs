@@ -129,8 +129,8 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
                     "its tree of the first {} events has root {}, the checkpoint names {}: those \
                      events were changed since it was published",
                     cp.size,
-                    ladder_log::hex(&root),
-                    ladder_log::hex(&cp.root)
+                    ladder_proof::hex(&root),
+                    ladder_proof::hex(&cp.root)
                 )
             })
         };
@@ -165,7 +165,7 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
                     cp.origin, cp.size
                 );
             }
-            let root = ladder_log::hex(&root);
+            let root = ladder_proof::hex(&root);
             match args.format {
                 VerifyFormat::Text => outln!(
                     "ok: head {head} root {root} ({} events, chain intact; the Merkle tree, \

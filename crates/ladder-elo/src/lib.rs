@@ -18,8 +18,8 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId,
+    ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -107,30 +107,28 @@ fn overflowed(step: &Step<'_>, seat: &SeatIn) -> ProjectError {
     )
 }
 
-impl Elo {
-    /// A projector with a configuration built from [`PARAMS`]; refuses a configuration of
-    /// another algorithm.
-    pub fn new(config: Config) -> Result<Elo, ConfigError> {
-        Elo::from_state(config, EloState::default())
+impl Algorithm for Elo {
+    const ALGORITHM: &'static str = ALGORITHM;
+    const PARAMS: &'static [ParamSpec] = PARAMS;
+    const TUNED: &'static [&'static str] = &["k"];
+    type State = EloState;
+
+    fn new(config: Config) -> Result<Elo, ConfigError> {
+        Elo::restore(config, EloState::default())
     }
 
-    /// Builds the configuration from `KEY=VALUE` pairs and the projector from it.
-    pub fn configure(sets: &[(String, String)]) -> Result<Elo, ConfigError> {
-        Elo::new(Config::new(ALGORITHM, PARAMS, sets)?)
-    }
-
-    /// Resumes from a checkpointed state (see [`Elo::state`]).
-    pub fn from_state(config: Config, state: EloState) -> Result<Elo, ConfigError> {
+    fn restore(config: Config, state: EloState) -> Result<Elo, ConfigError> {
         config.check(ALGORITHM, PARAMS)?;
         let (k, initial_rating) = (config.number("k"), config.number("initial_rating"));
         Ok(Elo { config, k, initial_rating, state, deltas: Vec::new() })
     }
 
-    /// The state, for checkpoints.
-    pub fn state(&self) -> &EloState {
+    fn state(&self) -> &EloState {
         &self.state
     }
+}
 
+impl Elo {
     fn joined(
         &mut self,
         step: &Step<'_>,
@@ -279,10 +277,6 @@ impl Elo {
 }
 
 impl Projector for Elo {
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }
@@ -295,21 +289,13 @@ impl Projector for Elo {
         }
     }
 
-    fn standings(&self) -> Vec<Standing> {
-        self.state
-            .players
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.joined)
-            .map(|(i, p)| Standing {
-                player: PlayerId(i as u32),
-                rating: p.rating,
-                rd: None,
-                volatility: None,
-                games: u64::from(p.games),
-                display: None,
-            })
-            .collect()
+    fn standing(&self, player: PlayerId) -> Option<Standing> {
+        let p = self.state.players.get(player.index()).filter(|p| p.joined)?;
+        Some(Standing::rating_only(player, p.rating, u64::from(p.games)))
+    }
+
+    fn players(&self) -> usize {
+        self.state.players.len()
     }
 
     fn prefetch(&self, player: PlayerId) {

@@ -197,7 +197,7 @@ fn push_int(out: &mut Vec<u8>, n: i64) {
 /// absent options left out, floats in shortest round-trip form.
 ///
 /// These bytes are what the ledger hashes (an event's *leaf bytes*: docs/proofs.md), so they are
-/// fixed forever: `contract_examples_round_trip` below and `fixtures/format2/export.jsonl` pin them.
+/// fixed forever: `format_examples_round_trip` below and `fixtures/format2/export.jsonl` pin them.
 pub fn to_line(event: &Event) -> String {
     let mut out = Vec::with_capacity(128);
     write_line(event, &mut out);
@@ -208,6 +208,11 @@ pub fn to_line(event: &Event) -> String {
 }
 
 /// [`to_line`] into a buffer the caller reuses: appends the line's bytes to `out`.
+///
+/// Written by hand, not through a serde `Serialize`: these are the canonical leaf bytes, fixed
+/// byte for byte (key order, absent options left out, `Z` instants with fractions only when
+/// there are some), and the path every import and export takes. Strings and numbers still go
+/// through serde_json, so their escaping and float form are serde_json's.
 pub fn write_line(event: &Event, out: &mut Vec<u8>) {
     let body = match &event.body {
         Body::PlayerJoined { player, prior } => Parts::Joined { player, prior: *prior },
@@ -386,7 +391,7 @@ mod tests {
     }
 
     #[test]
-    fn contract_examples_round_trip() {
+    fn format_examples_round_trip() {
         let lines = [
             r#"{"type":"PlayerJoined","at":"2026-03-01T09:00:00Z","player":"alice"}"#,
             r#"{"type":"PlayerJoined","at":"2026-03-01T09:05:00Z","player":"bob","rating":1700.5,"rd":80.0,"volatility":0.06}"#,

@@ -54,11 +54,6 @@ impl Timestamp {
             .ok_or_else(|| TimestampError::Range(text.to_string()))
     }
 
-    /// The instant at 00:00:00 UTC of the given calendar date, if in range.
-    pub fn from_date(date: NaiveDate) -> Option<Timestamp> {
-        date.and_hms_opt(0, 0, 0)?.and_utc().timestamp_nanos_opt().map(Timestamp)
-    }
-
     /// The instant as a chrono UTC date-time.
     pub fn to_datetime(self) -> DateTime<Utc> {
         DateTime::from_timestamp_nanos(self.0)

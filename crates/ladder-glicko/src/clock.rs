@@ -1,4 +1,4 @@
-//! Rating periods and idle time, shared by Glicko and Glicko-2 (`../shared/CONTRACT.md` section 3).
+//! Rating periods and idle time, shared by Glicko and Glicko-2 (docs/spec.md).
 
 use ladder_events::Timestamp;
 use ladder_projector::{Config, ConfigError, Period};
@@ -26,8 +26,8 @@ impl Clock {
         }
     }
 
-    /// `(to - from) / idle` as a fraction, never negative (contract: t = time since the player's
-    /// last game or join, divided by `idle`).
+    /// `(to - from) / idle` as a fraction, never negative (docs/spec.md: t = time since the
+    /// player's last game or join, divided by `idle`).
     #[inline]
     pub fn idle_units(&self, from: Timestamp, to: Timestamp) -> f64 {
         // i64 when the difference fits (always, for instants less than 292 years apart), so the

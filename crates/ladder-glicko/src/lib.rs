@@ -1,21 +1,27 @@
-//! Glicko ([`Glicko`], seed 001) and Glicko-2 ([`Glicko2`], seeds 001 and 002) as ladder projectors.
+//! Glicko ([`Glicko`], the Wikipedia article "Glicko system") and Glicko-2 ([`Glicko2`], that
+//! article and Glickman's "Example of the Glicko-2 system") as ladder projectors.
 //!
 //! Design decisions:
+//! - **One period engine, two rating steps.** [`periods::Periodic`] holds the bookkeeping of
+//!   rating periods once (slots, games, closing, idle marks, the fast two-seat path, standings
+//!   and expectations); Glicko and Glicko-2 are each a [`periods::Rule`] plugged into it
+//!   ([`glicko::GlickoRule`], [`glicko2::Glicko2Rule`]), so a fix to periods lands once.
 //! - **A rating period is a buffer, not a timer.** Games of the open period are kept as a list of
 //!   pairs over per-period *slots*; a slot holds a player's values at the period's start (rating,
-//!   RD* or idle-grown phi, and g of that deviation, computed once). The period is computed when the
-//!   first step of a later period arrives (any kind of step), and that step's trace holds the
-//!   computation. Nothing visits players who did not play: idle growth is applied lazily, as
-//!   `t` boundaries (Glicko) or `k` sat-out periods (Glicko-2) at once, when a player next plays or
+//!   RD* or idle-grown phi, and g of that deviation, computed once). The period is computed when
+//!   the first step of a later period arrives (any kind of step), and that step's trace holds the
+//!   computation. Nothing visits players who did not play: idle growth is applied lazily, as `t`
+//!   boundaries (Glicko) or `k` sat-out periods (Glicko-2) at once, when a player next plays or
 //!   when [`Projector::standings`](ladder_projector::Projector::standings) reports them.
 //! - **`standings()` closes the last period on the side.** The open period is computed into fresh
-//!   buffers from `&self`; the state is untouched, so standings can be taken at any step of a replay.
+//!   buffers from `&self`; the state is untouched, so standings can be taken at any step of a
+//!   replay.
 //! - **`period=game` is the same machinery** with a period of one match, closed at once, and
 //!   fractional idle growth `t = elapsed / idle` instead of whole periods (lichess's way).
-//! - **State is plain data.** [`GlickoState`] and [`Glicko2State`] derive serde so that a replay can
-//!   checkpoint a projector and resume it with `from_state`; per-player values live in dense vectors
-//!   indexed by [`PlayerId`](ladder_projector::PlayerId), and the scratch buffers of the period
-//!   computation are reused, so the hot path allocates nothing once warmed up.
+//! - **State is plain data.** [`GlickoState`] and [`Glicko2State`] derive serde so that a replay
+//!   can checkpoint a projector and resume it with `Algorithm::restore`; per-player values live in
+//!   dense vectors indexed by [`PlayerId`](ladder_projector::PlayerId), and the scratch buffers of
+//!   the period computation are reused, so the hot path allocates nothing once warmed up.
 //! - **Arithmetic never lets NaN or infinity out.** Every computed value is checked before the
 //!   state is written; a failure is a [`ProjectError`](ladder_projector::ProjectError) naming the
 //!   step, and leaves the state as it was. Glicko-2's iterations are bounded
@@ -28,6 +34,7 @@
 mod clock;
 pub mod glicko;
 pub mod glicko2;
+pub mod periods;
 
 pub use glicko::{Glicko, GlickoState};
 pub use glicko2::lanes::Glicko2Lanes;

@@ -19,6 +19,8 @@
 use ladder_events::json::{parse_line, to_line};
 use ladder_events::{Event, Violation};
 use ladder_log::{AppendOptions, Ledger, LogError};
+// SplitMix64: a small seeded generator, so a campaign can be run again exactly.
+use ladder_sim::SplitMix64;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -27,22 +29,6 @@ use std::time::{Duration, Instant};
 const ROLE: &str = "LADDER_CAMPAIGN_ROLE";
 const LEDGER: &str = "LADDER_CAMPAIGN_LEDGER";
 const EVENTS: &str = "LADDER_CAMPAIGN_EVENTS";
-
-/// SplitMix64: a small seeded generator, so a campaign can be run again exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 /// The canonical lines of [`input`] (what `ladder log --format jsonl` prints back).
 fn canonical(lines: &[String]) -> Vec<String> {
@@ -80,7 +66,7 @@ fn child(role: &str) -> ! {
     let path = PathBuf::from(std::env::var(LEDGER).expect("ledger path"));
     let n: usize = std::env::var(EVENTS).expect("events").parse().expect("a number");
     let lines = input(n);
-    let mut rng = Rng(std::process::id() as u64);
+    let mut rng = SplitMix64(std::process::id() as u64);
     let mut l = Ledger::open(&path).unwrap_or_else(|e| {
         println!("open-error {e}");
         std::process::exit(2)
@@ -106,7 +92,7 @@ struct Kills {
     lost: u64,
 }
 
-fn kills(dir: &Path, count: u64, rng: &mut Rng) -> Kills {
+fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
     let n = 3_000;
     let lines = canonical(&input(n));
     let mut out = Kills::default();
@@ -224,7 +210,7 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn damages(dir: &Path, events: usize, count: u64, rng: &mut Rng) -> Damages {
+fn damages(dir: &Path, events: usize, count: u64, rng: &mut SplitMix64) -> Damages {
     let pristine = dir.join(format!("pristine-{events}"));
     let lines = canonical(&input(events));
     {
@@ -245,7 +231,7 @@ fn damages(dir: &Path, events: usize, count: u64, rng: &mut Rng) -> Damages {
         let file = &files[rng.below(files.len() as u64) as usize];
         let mut bytes = std::fs::read(file).expect("readable");
         if bytes.is_empty() || rng.below(2) == 0 {
-            let cut = rng.below(bytes.len() as u64) as usize;
+            let cut = rng.below((bytes.len() as u64).max(1)) as usize;
             bytes.truncate(cut);
         } else {
             let at = rng.below(bytes.len() as u64) as usize;
@@ -319,7 +305,7 @@ fn main() {
     let args: Vec<u64> = std::env::args().skip(1).map(|a| a.parse().expect("numbers")).collect();
     let kills_n = args.first().copied().unwrap_or(1000);
     let damages_n = args.get(1).copied().unwrap_or(500);
-    let mut rng = Rng(args.get(2).copied().unwrap_or(1));
+    let mut rng = SplitMix64(args.get(2).copied().unwrap_or(1));
     let dir = std::env::temp_dir().join(format!("ladder-campaign-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a work directory");
     let start = Instant::now();

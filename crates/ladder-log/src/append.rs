@@ -203,10 +203,7 @@ impl Ledger {
         E: Into<Prepared>,
     {
         if self.poisoned {
-            return Err(AppendError::Storage(LogError::Corrupt {
-                place: "the ledger handle".into(),
-                detail: "an earlier append failed while committing; open the ledger again".into(),
-            }));
+            return Err(AppendError::Storage(LogError::Poisoned));
         }
         self.merge_tail()?;
         let mut batch = Batch::new(self, *opts)?;
@@ -1215,7 +1212,7 @@ mod spill_tests {
         }
         // A format this build does not know is refused, naming it.
         drop(l);
-        store.insert(Tree::Meta, b"format", &[4]).unwrap();
+        store.insert(Tree::Meta, crate::ledger::META_FORMAT, &[4]).unwrap();
         let probe = Probe {
             inner: store.clone(),
             ids_bytes: Arc::new(AtomicU64::new(0)),

@@ -12,8 +12,12 @@ use ladder_proof::Frontier;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub(crate) const META_HEAD: &[u8] = b"head";
-const META_FORMAT: &[u8] = b"format";
+/// The key of the head record (sequence number, big-endian, then the chain hash) in the
+/// [`Tree::Meta`](crate::Tree::Meta) tree: part of the stored format, public for tests that
+/// tamper with a ledger's files.
+pub const META_HEAD: &[u8] = b"head";
+/// The key of the ledger format's number in the meta tree.
+pub(crate) const META_FORMAT: &[u8] = b"format";
 /// The ledger format this build writes and reads: 3 since an event's chain hash is taken over its
 /// canonical JSON line and the ledger keeps a Merkle tree over the same leaves (docs/proofs.md).
 /// Formats 1 and 2 hashed the stored codec bytes; they are read only by [`Ledger::upgrade`],
@@ -64,7 +68,7 @@ fn checkpoint_hash(key: &[u8], head: &[u8], bytes: &[u8]) -> [u8; 32] {
 /// Opens a stored checkpoint: its head and bytes, after checking its hash.
 fn open_checkpoint<'v>(key: &[u8], value: &'v [u8]) -> Result<(Head, &'v [u8]), LogError> {
     let bad = |detail: String| LogError::Corrupt {
-        place: format!("the checkpoint {}", crate::hex(key)),
+        place: format!("the checkpoint {}", ladder_proof::hex(key)),
         detail,
     };
     if value.len() < CHECKPOINT_HEADER || value[0] != CHECKPOINT_FORMAT {
@@ -366,7 +370,7 @@ impl Ledger {
             Some(Ok(r)) => Err(damaged(format!(
                 "a store whose event {} has the chain hash {}",
                 expected.seq,
-                crate::hex(r.hash)
+                ladder_proof::hex(r.hash)
             ))),
             None => Err(damaged(format!("a store without event {}", expected.seq))),
             Some(Err(e)) => {
@@ -693,7 +697,7 @@ impl Ledger {
                 && (at.seq == 0 || self.get(at.seq)?.is_some_and(|e| e.hash == at.hash));
             if !in_chain {
                 return Err(LogError::Corrupt {
-                    place: format!("the checkpoint {}", crate::hex(&k)),
+                    place: format!("the checkpoint {}", ladder_proof::hex(&k)),
                     detail: format!("it was computed at {at}, which is not in the chain"),
                 });
             }

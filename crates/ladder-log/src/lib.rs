@@ -50,7 +50,7 @@ pub use block::{
 pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
 pub use ladder_proof::{ConsistencyProof, InclusionProof};
-pub use ledger::{Checkpoint, Events, Ledger, Record, LEDGER_FORMAT};
+pub use ledger::{Checkpoint, Events, Ledger, Record, LEDGER_FORMAT, META_HEAD};
 pub use store::{
     Entry, InjectedFaults, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY,
     MIN_FREE_BYTES, SLED_CACHE_BYTES,
@@ -85,7 +85,7 @@ impl Head {
 
     /// The hash in 64 lowercase hex digits.
     pub fn hash_hex(&self) -> String {
-        hex(&self.hash)
+        ladder_proof::hex(&self.hash)
     }
 
     /// Parses `SEQ:HASH` (64 hex digits, either case).
@@ -121,16 +121,6 @@ impl std::str::FromStr for Head {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not a head: expected SEQ:HASH, a sequence number and 64 hex digits")]
 pub struct HeadParseError(pub String);
-
-/// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    use fmt::Write as _;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
 
 /// How [`Ledger::append`] treats its input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -242,6 +232,13 @@ pub enum LogError {
         /// The engine's panic message.
         message: String,
     },
+    /// An earlier append through this handle failed while committing, so what the handle holds
+    /// in memory may not match the store: it refuses further appends (the stored bytes are not
+    /// known to be damaged; opening the ledger again reads them afresh).
+    #[error(
+        "an earlier append through this handle failed while committing; open the ledger again"
+    )]
+    Poisoned,
     /// Stored bytes are not what the ledger writes.
     #[error("{place} of the ledger is corrupt: {detail}")]
     Corrupt {

@@ -301,7 +301,7 @@ impl Ledger {
         for (key, at) in checkpoints {
             if at.seq > head.seq || at_checkpoint.get(&at.seq) != Some(&at.hash) {
                 return Err(VerifyError::Index {
-                    what: format!("the checkpoint {}", crate::hex(key)),
+                    what: format!("the checkpoint {}", ladder_proof::hex(key)),
                     detail: format!("it was computed at {at}, which is not in the chain"),
                 });
             }

@@ -29,7 +29,8 @@ pub mod weights;
 
 pub use lines::{parse_games, parse_line, Game, LineProblem, ParseError, UNNAMED};
 pub use projector::{
-    kept_games, Performance, PlayerState, State, ALGORITHM, INITIAL_RATING, PARAMS, WEIGHT_FLOOR,
+    kept_games, Performance, PerformanceState, PlayerState, ALGORITHM, INITIAL_RATING, PARAMS,
+    WEIGHT_FLOOR,
 };
 pub use rep::{rep, RepError, MAX_LINES};
 pub use solve::{winning_expectancy, SolveError};

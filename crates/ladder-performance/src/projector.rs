@@ -5,7 +5,7 @@ use crate::solve::{solve_near, winning_expectancy, SolveError, Term};
 use crate::weights::{terms, Entry, Variant, DECAY};
 use ladder_events::Timestamp;
 use ladder_projector::{
-    math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    math, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
     ProjectErrorKind, Projector, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
@@ -60,7 +60,7 @@ pub struct PlayerState {
 
 /// The whole state of a performance projection: what a checkpoint stores.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct State {
+pub struct PerformanceState {
     /// Indexed by [`PlayerId`].
     pub players: Vec<PlayerState>,
 }
@@ -77,7 +77,7 @@ pub struct Performance {
     config: Config,
     variant: Variant,
     floor: f64,
-    state: State,
+    state: PerformanceState,
     seen: Vec<u32>,
     terms: Vec<Term>,
 }
@@ -94,12 +94,29 @@ fn revalidate(config: Config) -> Result<Config, ConfigError> {
     Config::new(ALGORITHM, PARAMS, &sets)
 }
 
-impl Performance {
-    /// A projector for `config` (built from [`PARAMS`]); dropping games below [`WEIGHT_FLOOR`].
-    pub fn new(config: Config) -> Result<Performance, ConfigError> {
+impl Algorithm for Performance {
+    const ALGORITHM: &'static str = ALGORITHM;
+    const PARAMS: &'static [ParamSpec] = PARAMS;
+    const TUNED: &'static [&'static str] = &["variant"];
+    type State = PerformanceState;
+
+    /// Drops games below [`WEIGHT_FLOOR`] (see [`Performance::exact`]).
+    fn new(config: Config) -> Result<Performance, ConfigError> {
         Performance::with_floor(config, WEIGHT_FLOOR)
     }
 
+    fn restore(config: Config, state: PerformanceState) -> Result<Performance, ConfigError> {
+        let mut p = Performance::new(config)?;
+        p.state = state;
+        Ok(p)
+    }
+
+    fn state(&self) -> &PerformanceState {
+        &self.state
+    }
+}
+
+impl Performance {
     /// A projector that keeps every game (no weight floor): slower for long careers, used to
     /// measure what the floor changes.
     pub fn exact(config: Config) -> Result<Performance, ConfigError> {
@@ -118,32 +135,15 @@ impl Performance {
             config,
             variant,
             floor,
-            state: State::default(),
+            state: PerformanceState::default(),
             seen: Vec::new(),
             terms: Vec::new(),
         })
     }
 
-    /// A projector from `KEY=VALUE` overrides of the defaults.
-    pub fn from_sets(sets: &[(String, String)]) -> Result<Performance, ConfigError> {
-        Performance::new(Config::new(ALGORITHM, PARAMS, sets)?)
-    }
-
-    /// Resumes from a checkpointed state.
-    pub fn with_state(config: Config, state: State) -> Result<Performance, ConfigError> {
-        let mut p = Performance::new(config)?;
-        p.state = state;
-        Ok(p)
-    }
-
     /// The variant in force.
     pub fn variant(&self) -> Variant {
         self.variant
-    }
-
-    /// The state, for checkpoints.
-    pub fn state(&self) -> &State {
-        &self.state
     }
 
     /// The current rating of `player` ([`INITIAL_RATING`] for one never seen).
@@ -190,10 +190,6 @@ impl Performance {
 }
 
 impl Projector for Performance {
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }
@@ -315,14 +311,13 @@ impl Projector for Performance {
         }
     }
 
-    fn standings(&self) -> Vec<Standing> {
-        self.state
-            .players
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.joined)
-            .map(|(i, p)| Standing::rating_only(PlayerId(i as u32), p.rating, p.games))
-            .collect()
+    fn standing(&self, player: PlayerId) -> Option<Standing> {
+        let p = self.state.players.get(player.index()).filter(|p| p.joined)?;
+        Some(Standing::rating_only(player, p.rating, p.games))
+    }
+
+    fn players(&self) -> usize {
+        self.state.players.len()
     }
 
     /// The Arimaa text's `W`: `W(r_b - r_a) = 1 / (1 + 10^((r_b - r_a)/400))`.

@@ -1,5 +1,5 @@
 //! Constants: each algorithm declares a table of [`ParamSpec`]s; users override them with
-//! `--set KEY=VALUE`; [`Config::new`] validates and completes them (`../shared/CONTRACT.md` section 3).
+//! `--set KEY=VALUE`; [`Config::new`] validates and completes them (docs/spec.md).
 
 use ladder_events::NANOS_PER_SECOND;
 use std::fmt;
@@ -182,7 +182,7 @@ pub fn parse_duration(text: &str) -> Option<i64> {
 /// A complete, validated set of constants for one algorithm, in the order of its spec table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// The algorithm's contract name.
+    /// The algorithm's name (docs/spec.md).
     pub algorithm: &'static str,
     /// Every constant, defaults filled in, in spec order.
     pub values: Vec<(&'static str, ParamValue)>,
@@ -317,7 +317,8 @@ impl Config {
             .unwrap_or_else(|| panic!("{} has no constant {key}", self.algorithm))
     }
 
-    /// The number `key`. Panics if the algorithm's spec has no such numeric key (a programming error).
+    /// The number `key`. Panics if the algorithm's spec has no such numeric key (a programming
+    /// error).
     pub fn number(&self, key: &str) -> f64 {
         match self.value(key) {
             ParamValue::Number(x) => *x,

@@ -1,27 +1,32 @@
 //! The interface between the history and the ratings: every algorithm is a [`Projector`].
 //!
-//! A projector is a pure fold. It receives [`Step`]s (events whose player names are already interned
-//! into dense [`PlayerId`]s by a [`Roster`], and from which voided matches were already removed by
-//! the replay driver), and keeps per-player state in arrays indexed by those ids. It reads no clock,
-//! file or database: every instant comes from a step. Rules about what may be appended were checked
-//! by the log before any projector sees an event, so `apply` holds no validation beyond arithmetic.
+//! A projector is a pure fold. It receives [`Step`]s (events whose player names are already
+//! interned into dense [`PlayerId`]s by a [`Roster`], and from which voided matches were already
+//! removed by the replay driver), and keeps per-player state in arrays indexed by those ids. It
+//! reads no clock, file or database: every instant comes from a step. Rules about what may be
+//! appended were checked by the log before any projector sees an event, so `apply` holds no
+//! validation beyond arithmetic.
 //!
 //! Constants come in as a validated [`Config`] built from the algorithm's [`ParamSpec`] table
-//! (`../shared/CONTRACT.md` section 3). Results go out as [`Standing`]s. For the audit, `apply` can
-//! write every intermediate quantity into a [`Trace`].
+//! (docs/spec.md). Results go out as [`Standing`]s. For the audit, `apply` can write every
+//! intermediate quantity into a [`Trace`].
 #![deny(missing_docs)]
 
 mod config;
 mod fold;
 pub mod math;
 mod roster;
+#[cfg(feature = "test-support")]
+mod test_support;
 mod trace;
 
 pub use config::{
     describe_specs, parse_duration, Config, ConfigError, ParamKind, ParamSpec, ParamValue, Period,
 };
-pub use fold::{fixture_table, fold_all, sides_into, standings_table, voided_ids, Feeder};
+pub use fold::{sides_into, Feeder};
 pub use roster::{PlayerId, Roster};
+#[cfg(feature = "test-support")]
+pub use test_support::{fixture_table, fold_all, standings_table, voided_ids};
 pub use trace::{Trace, TraceEntry};
 
 use ladder_events::{Prior, Timestamp};
@@ -75,7 +80,7 @@ pub struct Step<'a> {
     pub input: Input<'a>,
 }
 
-/// TGR's display of a rating (seed 000, the display code).
+/// TGR's display of a rating (the TGR text's display code, docs/algorithms/tgr.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Display {
     /// RD above `provisional_rd`.
@@ -84,7 +89,7 @@ pub struct Display {
     pub glixare: Option<f64>,
 }
 
-/// One player's result as the replay reports it (`../shared/CONTRACT.md` section 4).
+/// One player's result as the replay reports it (docs/outputs.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
     /// Who.
@@ -95,6 +100,8 @@ pub struct Standing {
     pub rd: Option<f64>,
     /// Volatility, for glicko2.
     pub volatility: Option<f64>,
+    /// Uncertainty sigma, for weng-lin.
+    pub sigma: Option<f64>,
     /// Matches (MatchResult events, not pairs) the player sat in and that were rated.
     pub games: u64,
     /// TGR's provisional flag and GLIXARE; `None` for other algorithms.
@@ -104,7 +111,13 @@ pub struct Standing {
 impl Standing {
     /// A standing with a rating only (elo, zonestats, performance).
     pub fn rating_only(player: PlayerId, rating: f64, games: u64) -> Standing {
-        Standing { player, rating, rd: None, volatility: None, games, display: None }
+        Standing { player, rating, rd: None, volatility: None, sigma: None, games, display: None }
+    }
+
+    /// What a leaderboard ranks this player by, highest first: the displayed GLIXARE where the
+    /// algorithm shows one (TGR), otherwise the rating.
+    pub fn rank_key(&self) -> f64 {
+        self.display.and_then(|d| d.glixare).unwrap_or(self.rating)
     }
 }
 
@@ -136,8 +149,8 @@ pub fn check_seats(
     Ok(())
 }
 
-/// The outcome for the first of two seats, by comparing their scores (contract section 1: equal
-/// is a draw): 1 win, 0.5 draw, 0 loss.
+/// The outcome for the first of two seats, by comparing their scores (docs/events.md: equal is a
+/// draw): 1 win, 0.5 draw, 0 loss.
 pub fn outcome(first: f64, second: f64) -> f64 {
     if first > second {
         1.0
@@ -198,13 +211,19 @@ impl ProjectError {
     }
 }
 
+/// Looks a traced quantity up by name (a player's, in the traces `explain` reads): what
+/// [`Projector::period_change`] and [`Projector::flag_reason`] take their numbers from.
+pub type Quantities<'a> = dyn Fn(&str) -> Option<f64> + 'a;
+
 /// A rating algorithm folded over the history.
 ///
 /// Invariants every implementation keeps: no clock, IO or randomness; the same steps in the same
 /// order give bit-identical state; state is per-player arrays indexed by [`PlayerId`].
 pub trait Projector {
-    /// The contract's name of the algorithm (`tgr`, `glicko`, ...).
-    fn algorithm(&self) -> &'static str;
+    /// The algorithm's name (`tgr`, `glicko`, ...; docs/spec.md): the configuration's.
+    fn algorithm(&self) -> &'static str {
+        self.config().algorithm
+    }
 
     /// The configuration in force, every constant included.
     fn config(&self) -> &Config;
@@ -213,24 +232,71 @@ pub trait Projector {
     /// for this step (and, for algorithms with rating periods, for any period this step closes).
     fn apply(&mut self, step: &Step<'_>, trace: Option<&mut Trace>) -> Result<(), ProjectError>;
 
+    /// One player's standing as the replay would report it if it ended now (`None` for an id
+    /// that never joined). Does not change the state: algorithms with rating periods compute the
+    /// closing of the open period (and idle growth up to it) on the side. What `plot` and
+    /// `history` read after each of a player's events.
+    fn standing(&self, player: PlayerId) -> Option<Standing>;
+
+    /// How many player ids the state has records for (joined or not): the ids
+    /// [`Projector::standings`] visits.
+    fn players(&self) -> usize;
+
     /// The standings as the replay reports them if it ended now, sorted by [`PlayerId`], one per
-    /// player who joined. Does not change the state: algorithms with rating periods compute the
-    /// closing of the open period (and idle growth up to it) on the side.
-    fn standings(&self) -> Vec<Standing>;
+    /// player who joined: [`Projector::standing`] of every id. An algorithm may compute them all
+    /// at once (Glicko's open period is closed once, not once per player), with the same values.
+    fn standings(&self) -> Vec<Standing> {
+        (0..self.players()).filter_map(|i| self.standing(PlayerId(i as u32))).collect()
+    }
+
+    /// What a leaderboard ranks by: `rating` (the default), or the name of the display value
+    /// [`Standing::rank_key`] takes instead (TGR's `glixare`).
+    fn ranked_by(&self) -> &'static str {
+        "rating"
+    }
 
     /// Checks that the state can be reported once the replay ends after event `seq`: algorithms
     /// with rating periods compute the closing of the open period (what [`Projector::standings`]
     /// does on the side) and return its arithmetic failure as an error at `seq`, where
-    /// `standings()` alone would have to leave that period out. Drivers call it once, at the end.
-    /// Algorithms without periods have nothing to check.
-    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
-        let _ = seq;
+    /// `standings()` alone would have to leave that period out. With a trace, records that
+    /// computation as [`Projector::apply`] records a period a step closes (what `explain` shows
+    /// for a period still open at the head). Changes nothing. Drivers call it once, at the end.
+    /// Algorithms without periods have nothing to check or record.
+    fn settle(&self, seq: u64, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
+        let _ = (seq, trace);
         Ok(())
     }
 
     /// The algorithm's own expectation that `a` beats `b` in a game starting at `at`, from the
-    /// state just before it (used by `--score`, contract section 4). A draw counts as half a win.
+    /// state just before it (used by `--score`, docs/outputs.md). A draw counts as half a win.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64;
+
+    /// The rating period a match at `at` is rated in, `(k, P)`: the period `[k P, (k + 1) P)` in
+    /// nanoseconds from the Unix epoch, for an algorithm that rates the matches of a period of
+    /// fixed length together when it closes. `None` (the default) where each match is rated when
+    /// it is applied. What `explain` reads to find where a match's arithmetic happens.
+    fn rating_period(&self, at: Timestamp) -> Option<(i64, i64)> {
+        let _ = at;
+        None
+    }
+
+    /// A player's rating at the start of a rating period and after it (on the reported scale),
+    /// from the quantities the period's trace records for them, looked up by name with
+    /// `quantity`. `None` (the default) for algorithms without rating periods, or when a quantity
+    /// is missing. What `explain` compares a match's result with.
+    fn period_change(&self, quantity: &Quantities<'_>) -> Option<(f64, f64)> {
+        let _ = quantity;
+        None
+    }
+
+    /// Why this algorithm raised flag `code` for `player`, in plain language with the numbers
+    /// behind it (`quantity` looks the player's traced quantities up by name): what `explain`
+    /// prints as the flag's `why`. `None` (the default) leaves the flag to `explain`'s generic
+    /// reason for its code.
+    fn flag_reason(&self, code: &str, player: &str, quantity: &Quantities<'_>) -> Option<String> {
+        let _ = (code, player, quantity);
+        None
+    }
 
     /// A hint that `player` is about to be applied: reads the player's record so that it is in
     /// the cache when the step comes. Changes nothing; a driver that knows the steps ahead calls
@@ -241,15 +307,48 @@ pub trait Projector {
     }
 }
 
+/// What every algorithm crate provides besides the fold: its name and constant table, one
+/// constructor from a validated [`Config`], and its state, saved and restored for checkpoints.
+/// ladder-replay's registry lists every implementation once; adding an algorithm is a crate that
+/// implements this trait and one line there (docs/ARCHITECTURE.md, "Adding an algorithm").
+pub trait Algorithm: Projector + Clone + std::fmt::Debug + Sized {
+    /// The algorithm's name (`--algo`, docs/spec.md).
+    const ALGORITHM: &'static str;
+    /// The constants, with defaults, ranges and docs.
+    const PARAMS: &'static [ParamSpec];
+    /// The constants `ladder tune` searches by default: those a ladder's data decides (fixed
+    /// points of the method and starting values are left alone). None by default.
+    const TUNED: &'static [&'static str] = &[];
+    /// Everything a checkpoint must keep.
+    type State: serde::Serialize + serde::de::DeserializeOwned + Clone + std::fmt::Debug;
+
+    /// A fresh projector. Refuses a configuration of another algorithm (and any rule between
+    /// constants the table cannot express).
+    fn new(config: Config) -> Result<Self, ConfigError>;
+
+    /// A projector resuming from [`Algorithm::state`], taken under the same configuration. A
+    /// state whose parts do not fit together is refused.
+    fn restore(config: Config, state: Self::State) -> Result<Self, ConfigError>;
+
+    /// The state, for checkpoints.
+    fn state(&self) -> &Self::State;
+
+    /// [`Algorithm::new`] with the configuration built from `KEY=VALUE` pairs (later ones win;
+    /// defaults for the rest).
+    fn configure(sets: &[(String, String)]) -> Result<Self, ConfigError> {
+        Self::new(Config::new(Self::ALGORITHM, Self::PARAMS, sets)?)
+    }
+}
+
 /// Asks the CPU to bring `value` into the cache, without waiting for it: the body of
 /// [`Projector::prefetch`] and of the roster's lookahead. On x86-64 this is the `prefetcht0`
 /// instruction; elsewhere it does nothing.
 ///
-/// Measured on the 10M-match TGR replay (docs/PERFORMANCE.md): reading the value instead (a
-/// plain load kept with `black_box`) also brings it in, but the load cannot retire until the
-/// value arrives, so the fold waited on nearly as many misses as without it; the prefetch
-/// instruction has no result to wait for, and the replay took 2.93 to 3.00 s against 3.19 to
-/// 3.75 s.
+/// Reading the value instead (a plain load kept with `black_box`) also brings it in, but the
+/// load cannot retire until the value arrives, so the fold waited on nearly as many misses as
+/// without it; the prefetch instruction has no result to wait for. The 10M-match TGR replay took
+/// 2.84 s against 3.19 s with the load (docs/PERFORMANCE.md, "What limits the replay", says how
+/// it was measured).
 #[inline]
 #[allow(unsafe_code)] // The workspace's one `unsafe`: see docs/ARCHITECTURE.md.
 pub fn prefetch<T>(value: &T) {

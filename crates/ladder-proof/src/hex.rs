@@ -4,10 +4,12 @@ use crate::Hash;
 
 const DIGITS: &[u8; 16] = b"0123456789abcdef";
 
-/// The 64 lowercase hex digits of a hash.
-pub fn hex(hash: &Hash) -> String {
-    let mut s = String::with_capacity(64);
-    for b in hash {
+/// Lowercase hex of `bytes` (64 digits for a hash): the workspace's one hex encoder. blake3's own
+/// `Hash::to_hex` covers blake3 hashes only; this one also takes the ledger's keys and the
+/// SHA-256 and Ed25519 bytes of checkpoints, so the CLI, the log and the proofs print hex alike.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * bytes.len());
+    for b in bytes {
         s.push(DIGITS[(b >> 4) as usize] as char);
         s.push(DIGITS[(b & 15) as usize] as char);
     }

@@ -238,7 +238,7 @@ struct ConsistencyOut {
 
 impl serde::Serialize for Proof {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let path = |p: &[Hash]| p.iter().map(hex).collect::<Vec<_>>();
+        let path = |p: &[Hash]| p.iter().map(|h| hex(h)).collect::<Vec<_>>();
         match self {
             Proof::Inclusion(p) => InclusionOut {
                 kind: "inclusion",

@@ -21,7 +21,7 @@ fn inclusion(index: u64, size: u64) -> Proof {
 }
 
 #[test]
-fn inclusion_json_is_the_contracts_and_round_trips() {
+fn inclusion_json_is_the_documented_one_and_round_trips() {
     let p = inclusion(2, 5);
     let json = p.to_json();
     let Proof::Inclusion(ip) = &p else { unreachable!() };
@@ -42,7 +42,7 @@ fn inclusion_json_is_the_contracts_and_round_trips() {
 }
 
 #[test]
-fn consistency_json_is_the_contracts_and_round_trips() {
+fn consistency_json_is_the_documented_one_and_round_trips() {
     let mut t = MemTree::from_leaves(LINES);
     let path = consistency_proof(3, 5, &mut t).unwrap();
     let old_root = ladder_proof::root(3, &mut t).unwrap();

@@ -1,5 +1,5 @@
 //! When each player last played, and the instant of a replay's last event: what a leaderboard's
-//! `--active-within` reads (`../shared/CONTRACT.md` section 4).
+//! `--active-within` reads (docs/outputs.md).
 
 use ladder_events::Timestamp;
 use ladder_projector::PlayerId;

@@ -244,7 +244,7 @@ pub fn replay(
         });
     }
     for p in projectors.iter() {
-        p.settle(through)?;
+        p.settle(through, None)?;
     }
     Ok(Replayed { scores, roster: feeder.roster, through, head, activity })
 }

@@ -1,13 +1,12 @@
 //! Replaying a history through projectors, and the canonical form of the result.
 //!
-//! - [`registry`]: algorithm names (`../shared/CONTRACT.md` section 3) to constant tables and
-//!   constructors.
+//! - [`registry`]: algorithm names (docs/spec.md) to constant tables and constructors.
 //! - [`History`]: what a replay reads — events in sequence order with their chain hashes, and the
 //!   void index. The ledger implements it in the CLI; tests implement it in memory. This crate
 //!   therefore needs no disk and no sled.
-//! - [`replay`]: the streaming driver. Memory grows with players, not events: each event is decoded,
-//!   folded into every projector, and dropped.
-//! - [`Snapshot`]: the contract's replay output (section 4) with its blake3 digest, as JSON, YAML
+//! - [`replay`]: the streaming driver. Memory grows with players, not events: each event is
+//!   decoded, folded into every projector, and dropped.
+//! - [`Snapshot`]: the replay output of docs/outputs.md with its blake3 digest, as JSON, YAML
 //!   and a table, byte-stable so snapshot tests and `git diff` show exactly what changed.
 #![deny(missing_docs)]
 

@@ -1,4 +1,4 @@
-//! The canonical replay output (`../shared/CONTRACT.md` section 4) and the leaderboard.
+//! The canonical replay output (docs/outputs.md) and the leaderboard.
 
 use crate::score::{Score, BINS};
 use ladder_projector::{ParamValue, Projector, Roster, Standing};
@@ -13,7 +13,7 @@ pub struct Row {
     pub standing: Standing,
 }
 
-/// The result of one replay under one configuration: what the contract's JSON holds.
+/// The result of one replay under one configuration: what docs/outputs.md's JSON holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     /// The algorithm's name.
@@ -93,7 +93,7 @@ fn value(out: &mut String, v: &ParamValue) {
     }
 }
 
-/// The player fields in contract order: name, then the fields this algorithm keeps.
+/// The player fields in docs/outputs.md's order: name, then the fields this algorithm keeps.
 fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> {
     // (key, number, bool, is_null)
     let mut f = vec![("rating", Some(s.rating), None, false)];
@@ -102,6 +102,9 @@ fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> 
     }
     if let Some(v) = s.volatility {
         f.push(("volatility", Some(v), None, false));
+    }
+    if let Some(sigma) = s.sigma {
+        f.push(("sigma", Some(sigma), None, false));
     }
     f.push(("games", Some(s.games as f64), None, false));
     if let Some(d) = s.display {
@@ -125,10 +128,7 @@ impl Snapshot {
             .map(|s| Row { player: roster.name(s.player).to_string(), standing: s })
             .collect();
         players.sort_by(|a, b| a.player.as_bytes().cmp(b.player.as_bytes()));
-        let head = head.iter().fold(String::with_capacity(64), |mut h, b| {
-            let _ = write!(h, "{b:02x}");
-            h
-        });
+        let head = blake3::Hash::from(*head).to_hex().to_string();
         Snapshot {
             algorithm: projector.config().algorithm,
             config: projector.config().values.clone(),
@@ -139,6 +139,12 @@ impl Snapshot {
         }
     }
 
+    /// The compact JSON object, with `digest` or (for computing it) without.
+    ///
+    /// Written by hand, not through serde_json: this is the digest format, fixed byte for byte by
+    /// docs/outputs.md (key order, floats in Rust's shortest round-trip form, `games` as an
+    /// integer, `null` glixare) because `digest` hashes these bytes, and a sweep writes one per
+    /// configuration. [`Snapshot::to_yaml`] shares its string and number forms.
     fn json_with(&self, digest: Option<&str>) -> String {
         let mut o = String::with_capacity(128 + 96 * self.players.len());
         o.push_str("{\"algorithm\":");
@@ -194,7 +200,7 @@ impl Snapshot {
         blake3::hash(self.json_with(None).as_bytes()).to_hex().to_string()
     }
 
-    /// The contract's compact JSON object, `digest` included.
+    /// The compact JSON object of docs/outputs.md, `digest` included.
     pub fn to_json(&self) -> String {
         self.json_with(Some(&self.digest()))
     }
@@ -249,9 +255,10 @@ impl Snapshot {
         let _ = writeln!(o, "digest {}\n", self.digest());
         let width = self.players.iter().map(|r| r.player.chars().count()).max().unwrap_or(6).max(6);
         let has = |f: fn(&Standing) -> bool| self.players.iter().any(|r| f(&r.standing));
-        let (rd, vol, disp) = (
+        let (rd, vol, sigma, disp) = (
             has(|s| s.rd.is_some()),
             has(|s| s.volatility.is_some()),
+            has(|s| s.sigma.is_some()),
             has(|s| s.display.is_some()),
         );
         let _ = write!(o, "{:<width$}  {:>10}", "player", "rating");
@@ -260,6 +267,9 @@ impl Snapshot {
         }
         if vol {
             let _ = write!(o, "  {:>10}", "volatility");
+        }
+        if sigma {
+            let _ = write!(o, "  {:>8}", "sigma");
         }
         let _ = write!(o, "  {:>6}", "games");
         if disp {
@@ -275,6 +285,9 @@ impl Snapshot {
             }
             if vol {
                 let _ = write!(o, "  {:>10.6}", s.volatility.unwrap_or(f64::NAN));
+            }
+            if sigma {
+                let _ = write!(o, "  {:>8.3}", s.sigma.unwrap_or(f64::NAN));
             }
             let _ = write!(o, "  {:>6}", s.games);
             if let Some(d) = s.display {
@@ -335,7 +348,7 @@ pub const DEFAULT_MIN_GAMES: u64 = 10;
 /// so a season of tennis or two of international football keeps a player listed.
 pub const DEFAULT_ACTIVE_WITHIN: &str = "365d";
 
-/// Who a leaderboard lists (`../shared/CONTRACT.md` section 4).
+/// Who a leaderboard lists (docs/outputs.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BoardRules {
     /// Players with fewer rated matches are left out.
@@ -397,7 +410,7 @@ impl LeftOut {
     }
 }
 
-/// Players ranked for a leaderboard (`../shared/CONTRACT.md` section 4).
+/// Players ranked for a leaderboard (docs/outputs.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Leaderboard {
     /// Ranked players, best first, at most `top`.
@@ -408,11 +421,6 @@ pub struct Leaderboard {
     pub provisional_rd: Option<f64>,
     /// What a ranking key is: `glixare` (TGR) or `rating`.
     pub key: &'static str,
-}
-
-/// The key a player is ranked by: TGR's displayed GLIXARE where it has one, otherwise the rating.
-fn rank_key(s: &Standing) -> f64 {
-    s.display.and_then(|d| d.glixare).unwrap_or(s.rating)
 }
 
 /// Ranks the players of `projector` for every algorithm the same way: established, active players
@@ -432,7 +440,7 @@ pub fn leaderboard(
             ParamValue::Number(x) => Some(*x),
             ParamValue::Text(_) => None,
         });
-    let key = if config.algorithm == "tgr" { "glixare" } else { "rating" };
+    let key = projector.ranked_by();
     let mut left_out = LeftOut::default();
     let now = activity.last_event();
     let mut rows: Vec<(Row, Option<ladder_events::Timestamp>)> = Vec::new();
@@ -455,8 +463,9 @@ pub fn leaderboard(
         }
     }
     rows.sort_by(|(a, _), (b, _)| {
-        rank_key(&b.standing)
-            .total_cmp(&rank_key(&a.standing))
+        b.standing
+            .rank_key()
+            .total_cmp(&a.standing.rank_key())
             .then_with(|| a.player.as_bytes().cmp(b.player.as_bytes()))
     });
     let top = rules.top.unwrap_or(usize::MAX);
@@ -464,7 +473,7 @@ pub fn leaderboard(
     let mut ranked: Vec<Ranked> = Vec::with_capacity(rows.len().min(top));
     let mut prev: Option<(f64, usize)> = None;
     for (i, (row, last_played)) in rows.into_iter().enumerate().take(top) {
-        let k = rank_key(&row.standing);
+        let k = row.standing.rank_key();
         let rank = match prev {
             Some((pk, pr)) if pk == k => pr,
             _ => i + 1,

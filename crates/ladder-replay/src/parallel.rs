@@ -13,7 +13,7 @@ use ladder_events::codec::{self, BodyView, EventView};
 use ladder_events::{Prior, Timestamp};
 use ladder_glicko::{Glicko2, Glicko2Lanes};
 use ladder_projector::{
-    sides_into, Input, Period, PlayerId, ProjectError, Projector, Roster, SeatIn, Step,
+    sides_into, Algorithm, Input, Period, PlayerId, ProjectError, Projector, Roster, SeatIn, Step,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -386,7 +386,7 @@ pub fn replay_parallel(
     let (read, folds) = pipeline(history, until, folds);
     let read = outcome_of(read, folds)?;
     for p in projectors.iter() {
-        p.settle(read.through)?;
+        p.settle(read.through, None)?;
     }
     Ok(Replayed {
         scores,
@@ -501,7 +501,7 @@ pub fn replay_algos(
     }
     let read = outcome_of(read, results)?;
     for p in projectors.iter() {
-        p.settle(read.through)?;
+        p.settle(read.through, None)?;
     }
     Ok(Replayed {
         scores: scores.into_iter().flatten().collect(),

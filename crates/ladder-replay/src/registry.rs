@@ -7,23 +7,96 @@
 use crate::ReplayError;
 use ladder_events::Timestamp;
 use ladder_projector::{
-    Config, ParamSpec, PlayerId, ProjectError, Projector, Standing, Step, Trace,
+    Algorithm, Config, ParamSpec, PlayerId, ProjectError, Projector, Quantities, Standing, Step,
+    Trace,
 };
 
-/// Every algorithm `--algo` accepts, in the contract's order.
-pub const ALGORITHMS: &[&str] = &["tgr", "glicko", "glicko2", "zonestats", "elo", "performance"];
+/// The one list of algorithms: each line is a variant of [`Algo`] and the crate's type that
+/// implements [`Algorithm`]. Everything else here (names, constant tables, construction,
+/// checkpoints, dispatch) is generated from it, so adding an algorithm is one line.
+macro_rules! algorithms {
+    ($($(#[$doc:meta])* $variant:ident => $ty:ty,)+) => {
+        /// Every algorithm `--algo` accepts, in docs/spec.md's order.
+        pub const ALGORITHMS: &[&str] = &[$(<$ty as Algorithm>::ALGORITHM),+];
 
-/// The constant table of `algorithm`.
-pub fn params(algorithm: &str) -> Result<&'static [ParamSpec], ReplayError> {
-    Ok(match algorithm {
-        "tgr" => ladder_tgr::PARAMS,
-        "glicko" => ladder_glicko::glicko::PARAMS,
-        "glicko2" => ladder_glicko::glicko2::PARAMS,
-        "elo" => ladder_elo::PARAMS,
-        "performance" => ladder_performance::PARAMS,
-        "zonestats" => ladder_zonestats::PARAMS,
-        other => return Err(ReplayError::UnknownAlgorithm(other.to_string())),
-    })
+        /// The constant table of `algorithm`.
+        pub fn params(algorithm: &str) -> Result<&'static [ParamSpec], ReplayError> {
+            $(if algorithm == <$ty as Algorithm>::ALGORITHM {
+                return Ok(<$ty as Algorithm>::PARAMS);
+            })+
+            Err(ReplayError::UnknownAlgorithm(algorithm.to_string()))
+        }
+
+        /// The constants `ladder tune` searches by default for `algorithm` (none for a name
+        /// that is not an algorithm).
+        pub fn tuned(algorithm: &str) -> &'static [&'static str] {
+            $(if algorithm == <$ty as Algorithm>::ALGORITHM {
+                return <$ty as Algorithm>::TUNED;
+            })+
+            &[]
+        }
+
+        /// One of ladder's projectors.
+        #[derive(Clone, Debug)]
+        pub enum Algo {
+            $($(#[$doc])* $variant($ty),)+
+        }
+
+        /// A fresh projector for a validated configuration.
+        pub fn build(config: Config) -> Result<Algo, ReplayError> {
+            $(if config.algorithm == <$ty as Algorithm>::ALGORITHM {
+                return Ok(Algo::$variant(<$ty as Algorithm>::new(config)?));
+            })+
+            Err(ReplayError::UnknownAlgorithm(config.algorithm.to_string()))
+        }
+
+        impl Algo {
+            /// The projector's whole state, for a checkpoint (bincode of the crate's state type).
+            pub fn save_state(&self) -> Vec<u8> {
+                match self {
+                    $(Algo::$variant(p) => encode(p.state()),)+
+                }
+            }
+
+            /// A projector with `config` resuming from [`Algo::save_state`]'s bytes.
+            pub fn restore(config: Config, bytes: &[u8]) -> Result<Algo, ReplayError> {
+                let a = config.algorithm;
+                $(if a == <$ty as Algorithm>::ALGORITHM {
+                    return Ok(Algo::$variant(<$ty as Algorithm>::restore(config, decode(a, bytes)?)?));
+                })+
+                Err(ReplayError::UnknownAlgorithm(a.to_string()))
+            }
+
+            fn inner(&self) -> &dyn Projector {
+                match self {
+                    $(Algo::$variant(p) => p,)+
+                }
+            }
+
+            fn inner_mut(&mut self) -> &mut dyn Projector {
+                match self {
+                    $(Algo::$variant(p) => p,)+
+                }
+            }
+        }
+    };
+}
+
+algorithms! {
+    /// TGR (docs/algorithms/tgr.md).
+    Tgr => ladder_tgr::Tgr,
+    /// Glicko-1 (docs/algorithms/glicko.md).
+    Glicko => ladder_glicko::Glicko,
+    /// Glicko-2 (docs/algorithms/glicko2.md).
+    Glicko2 => ladder_glicko::Glicko2,
+    /// ZoneStats (docs/algorithms/zonestats.md).
+    ZoneStats => ladder_zonestats::ZoneStats,
+    /// The Elo baseline (docs/algorithms/elo.md).
+    Elo => ladder_elo::Elo,
+    /// Arimaa performance ratings (docs/algorithms/performance.md).
+    Performance => ladder_performance::Performance,
+    /// Weng-Lin, Bradley-Terry full pairing (docs/algorithms/weng-lin.md).
+    WengLin => ladder_wenglin::WengLin,
 }
 
 fn name(algorithm: &str) -> Result<&'static str, ReplayError> {
@@ -37,36 +110,6 @@ fn name(algorithm: &str) -> Result<&'static str, ReplayError> {
 /// Validates `sets` (`KEY=VALUE` pairs, later ones win) against `algorithm`'s table.
 pub fn config(algorithm: &str, sets: &[(String, String)]) -> Result<Config, ReplayError> {
     Ok(Config::new(name(algorithm)?, params(algorithm)?, sets)?)
-}
-
-/// One of ladder's projectors.
-#[derive(Clone, Debug)]
-pub enum Algo {
-    /// Seed 000.
-    Tgr(ladder_tgr::Tgr),
-    /// Seed 001, Glicko-1.
-    Glicko(ladder_glicko::Glicko),
-    /// Seeds 001 and 002, Glicko-2.
-    Glicko2(ladder_glicko::Glicko2),
-    /// The baseline.
-    Elo(ladder_elo::Elo),
-    /// Seed 004.
-    ZoneStats(ladder_zonestats::ZoneStats),
-    /// Seed 003.
-    Performance(ladder_performance::Performance),
-}
-
-/// A fresh projector for a validated configuration.
-pub fn build(config: Config) -> Result<Algo, ReplayError> {
-    Ok(match config.algorithm {
-        "tgr" => Algo::Tgr(ladder_tgr::Tgr::new(config)?),
-        "glicko" => Algo::Glicko(ladder_glicko::Glicko::new(config)?),
-        "glicko2" => Algo::Glicko2(ladder_glicko::Glicko2::new(config)?),
-        "elo" => Algo::Elo(ladder_elo::Elo::new(config)?),
-        "zonestats" => Algo::ZoneStats(ladder_zonestats::ZoneStats::new(config)?),
-        "performance" => Algo::Performance(ladder_performance::Performance::new(config)?),
-        other => return Err(ReplayError::UnknownAlgorithm(other.to_string())),
-    })
 }
 
 /// Why a checkpoint's state could not be used.
@@ -89,63 +132,6 @@ fn decode<T: serde::de::DeserializeOwned>(
         .map_err(|e| ReplayError::Checkpoint(StateError { algorithm, reason: e.to_string() }))
 }
 
-impl Algo {
-    /// The projector's whole state, for a checkpoint (bincode of the crate's state type).
-    pub fn save_state(&self) -> Vec<u8> {
-        match self {
-            Algo::Tgr(p) => encode(p.state()),
-            Algo::Glicko(p) => encode(p.state()),
-            Algo::Glicko2(p) => encode(p.state()),
-            Algo::Elo(p) => encode(p.state()),
-            Algo::ZoneStats(p) => encode(p.state()),
-            Algo::Performance(p) => encode(p.state()),
-        }
-    }
-
-    /// A projector with `config` resuming from [`Algo::save_state`]'s bytes.
-    pub fn restore(config: Config, bytes: &[u8]) -> Result<Algo, ReplayError> {
-        let a = config.algorithm;
-        Ok(match a {
-            "tgr" => Algo::Tgr(ladder_tgr::Tgr::restore(config, decode(a, bytes)?)?),
-            "glicko" => Algo::Glicko(ladder_glicko::Glicko::from_state(config, decode(a, bytes)?)?),
-            "glicko2" => {
-                Algo::Glicko2(ladder_glicko::Glicko2::from_state(config, decode(a, bytes)?)?)
-            }
-            "elo" => Algo::Elo(ladder_elo::Elo::from_state(config, decode(a, bytes)?)?),
-            "zonestats" => {
-                Algo::ZoneStats(ladder_zonestats::ZoneStats::with_state(config, decode(a, bytes)?)?)
-            }
-            "performance" => Algo::Performance(ladder_performance::Performance::with_state(
-                config,
-                decode(a, bytes)?,
-            )?),
-            other => return Err(ReplayError::UnknownAlgorithm(other.to_string())),
-        })
-    }
-
-    fn inner(&self) -> &dyn Projector {
-        match self {
-            Algo::Tgr(p) => p,
-            Algo::Glicko(p) => p,
-            Algo::Glicko2(p) => p,
-            Algo::Elo(p) => p,
-            Algo::ZoneStats(p) => p,
-            Algo::Performance(p) => p,
-        }
-    }
-
-    fn inner_mut(&mut self) -> &mut dyn Projector {
-        match self {
-            Algo::Tgr(p) => p,
-            Algo::Glicko(p) => p,
-            Algo::Glicko2(p) => p,
-            Algo::Elo(p) => p,
-            Algo::ZoneStats(p) => p,
-            Algo::Performance(p) => p,
-        }
-    }
-}
-
 impl Projector for Algo {
     fn algorithm(&self) -> &'static str {
         self.inner().algorithm()
@@ -156,14 +142,32 @@ impl Projector for Algo {
     fn apply(&mut self, step: &Step<'_>, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
         self.inner_mut().apply(step, trace)
     }
+    fn standing(&self, player: PlayerId) -> Option<Standing> {
+        self.inner().standing(player)
+    }
+    fn players(&self) -> usize {
+        self.inner().players()
+    }
     fn standings(&self) -> Vec<Standing> {
         self.inner().standings()
     }
-    fn settle(&self, seq: u64) -> Result<(), ProjectError> {
-        self.inner().settle(seq)
+    fn ranked_by(&self) -> &'static str {
+        self.inner().ranked_by()
+    }
+    fn settle(&self, seq: u64, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
+        self.inner().settle(seq, trace)
     }
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         self.inner().expectation(a, b, at)
+    }
+    fn rating_period(&self, at: Timestamp) -> Option<(i64, i64)> {
+        self.inner().rating_period(at)
+    }
+    fn period_change(&self, quantity: &Quantities<'_>) -> Option<(f64, f64)> {
+        self.inner().period_change(quantity)
+    }
+    fn flag_reason(&self, code: &str, player: &str, quantity: &Quantities<'_>) -> Option<String> {
+        self.inner().flag_reason(code, player, quantity)
     }
     fn prefetch(&self, player: PlayerId) {
         self.inner().prefetch(player)

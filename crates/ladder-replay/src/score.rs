@@ -1,4 +1,4 @@
-//! Predictive scoring (`--score`, `../shared/CONTRACT.md` section 4).
+//! Predictive scoring (`--score`, docs/outputs.md).
 //!
 //! Every two-seat MatchResult after the first `warmup` is predicted from the ratings just before
 //! it, with the algorithm's own expectation (`Projector::expectation`). A draw counts as half a

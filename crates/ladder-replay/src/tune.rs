@@ -1,5 +1,4 @@
-//! Searching an algorithm's constants for the lowest log loss (`ladder tune`,
-//! `../shared/CONTRACT.md` section 4).
+//! Searching an algorithm's constants for the lowest log loss (`ladder tune`, docs/outputs.md).
 //!
 //! A coordinate search: one constant at a time, the others held, in rounds until a round improves
 //! nothing. Every step proposes a *batch* of configurations, which the caller evaluates in one
@@ -31,16 +30,9 @@ const MIN_GAIN: f64 = 1e-7;
 
 /// The constants searched by default for each algorithm: those a ladder's data decides (the
 /// seeds' fixed points and the starting values are left alone).
+/// Each algorithm's [`ladder_projector::Algorithm::TUNED`], through the registry.
 pub fn default_keys(algorithm: &str) -> &'static [&'static str] {
-    match algorithm {
-        "tgr" => &["sc", "p"],
-        "glicko" => &["c", "period"],
-        "glicko2" => &["tau", "period"],
-        "elo" => &["k"],
-        "zonestats" => &["t", "game_mult"],
-        "performance" => &["variant"],
-        _ => &[],
-    }
+    crate::registry::tuned(algorithm)
 }
 
 /// How one constant is searched.

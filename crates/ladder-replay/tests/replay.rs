@@ -97,8 +97,8 @@ fn snapshot(history: &Memory, algo: &str, sets: &[(&str, &str)], until: Until) -
 }
 
 #[test]
-fn json_has_the_contract_shape() {
-    // Written by hand from contract section 4: keys in order, floats shortest, null glixare.
+fn json_has_the_documented_shape() {
+    // Written by hand from docs/outputs.md: keys in order, floats shortest, null glixare.
     let snap = Snapshot {
         algorithm: "tgr",
         config: vec![
@@ -114,6 +114,7 @@ fn json_has_the_contract_shape() {
                 rating: 1563.2,
                 rd: Some(290.3),
                 volatility: None,
+                sigma: None,
                 games: 1,
                 display: Some(Display { provisional: true, glixare: None }),
             },
@@ -633,6 +634,32 @@ fn calibration_is_the_same_whether_the_winner_or_the_loser_is_listed_first() {
         let observed: f64 = a.bins.iter().map(|b| b.sum_y).sum();
         assert!(observed < a.matches as f64, "{algo}");
         assert!(a.bins[..5].iter().all(|b| b.n == 0), "{algo}: favourites have p >= 0.5");
+    }
+}
+
+#[test]
+fn standing_of_one_player_is_their_row_of_standings_after_every_event() {
+    // `plot` and `history` read `standing(id)` after each of a player's events; it must be the
+    // player's row of `standings()` exactly, open rating periods and idle growth included.
+    for fixture in ["club.jsonl", "teams.jsonl", "glickman.jsonl"] {
+        let history = Memory::fixture(fixture);
+        for algo in registry::ALGORITHMS {
+            let sets: &[(String, String)] = &[];
+            let mut p = registry::build(registry::config(algo, sets).unwrap()).unwrap();
+            let mut checked = 0usize;
+            replay(&history, &mut [&mut p], Options::default(), &mut |s| {
+                let p = &*s.projectors[0];
+                let all = p.standings();
+                for id in 0..p.players() as u32 + 2 {
+                    let id = PlayerId(id);
+                    let row = all.iter().find(|st| st.player == id);
+                    assert_eq!(p.standing(id).as_ref(), row, "{algo} {fixture} seq {}", s.seq);
+                    checked += usize::from(row.is_some());
+                }
+            })
+            .unwrap();
+            assert!(checked > 0, "{algo} {fixture}: no standing was compared");
+        }
     }
 }
 

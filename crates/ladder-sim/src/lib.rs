@@ -52,6 +52,7 @@ mod rng;
 mod truth;
 
 pub use engine::Simulation;
+pub use rng::SplitMix64;
 pub use truth::TrueSkill;
 
 use ladder_events::{Timestamp, NANOS_PER_DAY};

@@ -28,17 +28,25 @@ impl TrueSkill {
     /// `{"player":"p001","skill":1612.25,"initial":1580.5,"joined":"2020-01-01T00:00:00Z",
     /// "matches":123,"at":"2020-12-30T21:14:05Z"}`; floats in their shortest round-trip form.
     pub fn to_json_line(&self) -> String {
-        let text = |s: &str| serde_json::to_string(s).expect("strings always serialize");
-        let num = |x: f64| serde_json::to_string(&x).expect("skills are finite");
-        format!(
-            "{{\"player\":{},\"skill\":{},\"initial\":{},\"joined\":\"{}\",\"matches\":{},\"at\":\"{}\"}}",
-            text(&self.player),
-            num(self.skill),
-            num(self.initial),
-            self.joined,
-            self.matches,
-            self.at
-        )
+        /// The line's keys in their order, instants in RFC 3339.
+        #[derive(serde::Serialize)]
+        struct Line<'a> {
+            player: &'a str,
+            skill: f64,
+            initial: f64,
+            joined: String,
+            matches: u64,
+            at: String,
+        }
+        serde_json::to_string(&Line {
+            player: &self.player,
+            skill: self.skill,
+            initial: self.initial,
+            joined: self.joined.to_string(),
+            matches: self.matches,
+            at: self.at.to_string(),
+        })
+        .expect("a name, finite skills, a count and two instants always serialize")
     }
 }
 

@@ -243,8 +243,9 @@ pub fn update_player(
 /// `min(sqrt(RD^2 + ((1 - Time) + (k - 1)) * SC^2), rd_max)`, capping once instead of at each
 /// midnight. That is the same number: capping is monotone and every step only adds, so once the cap
 /// is reached every later step stays at it, and if it is never reached no `min` acts
-/// (`docs/algorithms/tgr.md`, "Lazy midnights"). For `k = 1` it is the seed's expression exactly;
-/// for `k > 1` it differs from k separate square roots only by rounding (a few ulps).
+/// (`docs/algorithms/tgr.md`, "Midnights, applied lazily"). For `k = 1` it is the seed's
+/// expression exactly; for `k > 1` it differs from k separate square roots only by rounding (a few
+/// ulps).
 ///
 /// After the midnights `Player.Time` is 0 (the caller stores that). `days <= 0` returns `rd`.
 #[inline]

@@ -40,8 +40,8 @@ pub use queue::{pair, Candidate, QueueChoice, QUEUE_BAND, QUEUE_WAIT_SECONDS};
 use formulas::{day_frac, midnights};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    Config, ConfigError, Display, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    Algorithm, Config, ConfigError, Display, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -111,13 +111,6 @@ pub const PARAMS: &[ParamSpec] = &[
         warn_below: None,
     },
 ];
-
-/// Builds a validated TGR [`Config`] from `KEY=VALUE` pairs (defaults for the rest).
-pub fn configure(sets: &[(&str, &str)]) -> Result<Config, ConfigError> {
-    let sets: Vec<(String, String)> =
-        sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    Config::new(ALGORITHM, PARAMS, &sets)
-}
 
 /// Which values the second UpdatePlayer of a battle sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,15 +199,19 @@ const AFTER_OWN_UPDATE: [&str; 2] = [
     "order=as-written: Player2's RD after their own UpdatePlayer above",
 ];
 
-impl Tgr {
-    /// A TGR projector with `config`, which is checked again against [`PARAMS`] (missing keys take
-    /// their defaults, unknown keys and out-of-range values are refused, warnings recomputed).
-    pub fn new(config: Config) -> Result<Tgr, ConfigError> {
+impl Algorithm for Tgr {
+    const ALGORITHM: &'static str = ALGORITHM;
+    const PARAMS: &'static [ParamSpec] = PARAMS;
+    const TUNED: &'static [&'static str] = &["sc", "p"];
+    type State = TgrState;
+
+    /// `config` is checked again against [`PARAMS`] (missing keys take their defaults, unknown
+    /// keys and out-of-range values are refused, warnings recomputed).
+    fn new(config: Config) -> Result<Tgr, ConfigError> {
         Tgr::restore(config, TgrState::default())
     }
 
-    /// A projector with `config` resuming from a checkpointed `state` (from [`Tgr::state`]).
-    pub fn restore(config: Config, state: TgrState) -> Result<Tgr, ConfigError> {
+    fn restore(config: Config, state: TgrState) -> Result<Tgr, ConfigError> {
         if config.algorithm != ALGORITHM {
             return Err(ConfigError::Inconsistent {
                 algorithm: ALGORITHM,
@@ -244,11 +241,12 @@ impl Tgr {
         })
     }
 
-    /// The state, for a checkpoint.
-    pub fn state(&self) -> &TgrState {
+    fn state(&self) -> &TgrState {
         &self.state
     }
+}
 
+impl Tgr {
     /// The numeric constants in force.
     pub fn constants(&self) -> Constants {
         self.k
@@ -553,10 +551,6 @@ impl Tgr {
 }
 
 impl Projector for Tgr {
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }
@@ -592,29 +586,51 @@ impl Projector for Tgr {
         }
     }
 
-    fn standings(&self) -> Vec<Standing> {
-        self.state
-            .players
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.joined())
-            .map(|(i, slot)| {
-                let v = self.caught_up(slot, self.state.last_day.unwrap_or(slot.day()));
-                // TGR text, display: If Player.RD > 100 then display "Rating is Provisional"
-                let provisional = self.is_provisional(v.rd);
-                Standing {
-                    player: PlayerId(i as u32),
-                    rating: v.rating,
-                    rd: Some(v.rd),
-                    volatility: None,
-                    games: u64::from(slot.games),
-                    display: Some(Display {
-                        provisional,
-                        glixare: (!provisional).then(|| glixare(v.rating, v.rd)),
-                    }),
-                }
-            })
-            .collect()
+    fn standing(&self, player: PlayerId) -> Option<Standing> {
+        let slot = self.state.players.get(player.index()).filter(|s| s.joined())?;
+        let v = self.caught_up(slot, self.state.last_day.unwrap_or(slot.day()));
+        // TGR text, display: If Player.RD > 100 then display "Rating is Provisional"
+        let provisional = self.is_provisional(v.rd);
+        Some(Standing {
+            player,
+            rating: v.rating,
+            rd: Some(v.rd),
+            volatility: None,
+            sigma: None,
+            games: u64::from(slot.games),
+            display: Some(Display {
+                provisional,
+                glixare: (!provisional).then(|| glixare(v.rating, v.rd)),
+            }),
+        })
+    }
+
+    fn players(&self) -> usize {
+        self.state.players.len()
+    }
+
+    /// The displayed GLIXARE (TGR text, display), for players who are not provisional.
+    fn ranked_by(&self) -> &'static str {
+        "glixare"
+    }
+
+    /// A rating change turned around (a winner who lost, a loser who gained, a negative merit
+    /// weight): the result's surprise made PMERIT fall below 1/2.
+    fn flag_reason(&self, code: &str, player: &str, quantity: &Quantities<'_>) -> Option<String> {
+        let _ = player;
+        if !matches!(code, "winner-lost-rating" | "loser-gained-rating" | "negative-merit-weight") {
+            return None;
+        }
+        let num = |x: Option<f64>| x.map_or("?".to_string(), |x| format!("{x:.6}"));
+        Some(format!(
+            "the result's surprise XD = |Win - WinProb| = {} makes PMERIT = 1 - (1 - P) XD (1 + 2 XD) \
+             = {} fall below 1/2 with P = {}, so the merit weight 2 PMERIT - 1 = {} is negative and \
+             turns the change around (with P at 5/6 or above PMERIT never falls below 1/2)",
+            num(quantity("XD")),
+            num(quantity("PMERIT")),
+            num(quantity("P")),
+            num(quantity("PMERIT").map(|p| 2.0 * p - 1.0))
+        ))
     }
 
     fn prefetch(&self, player: PlayerId) {

@@ -12,7 +12,7 @@
 //!   `1 / (1 + exp((opp - me) / T))`, equation 2 is `result - predicted_outcome`.
 //! - Times are minutes, as in the seed; a seat without `seconds` was in the whole game: the longest
 //!   `seconds` of the match, or `max_game_length` when no seat has one (`docs/events.md`).
-//! - State ([`State`]) is plain per-player arrays indexed by [`PlayerId`], serde-derived so a
+//! - State ([`ZoneStatsState`]) is plain per-player arrays indexed by [`PlayerId`], serde-derived so a
 //!   checkpoint can store it. No clock, IO or randomness.
 //!
 //! Every reading of the seed is written down with the seed line in `docs/algorithms/zonestats.md`.
@@ -20,7 +20,7 @@
 
 use ladder_events::Timestamp;
 use ladder_projector::{
-    math, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
+    math, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
     ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
@@ -285,7 +285,7 @@ pub struct PlayerState {
 
 /// The whole state of a ZoneStats projection: what a checkpoint stores.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct State {
+pub struct ZoneStatsState {
     /// Indexed by [`PlayerId`].
     pub players: Vec<PlayerState>,
 }
@@ -295,7 +295,7 @@ pub struct State {
 pub struct ZoneStats {
     config: Config,
     k: Constants,
-    state: State,
+    state: ZoneStatsState,
     // Reused per match.
     seats: Vec<GameSeat>,
 }
@@ -318,35 +318,32 @@ fn revalidate(
     Config::new(algorithm, specs, &sets)
 }
 
-impl ZoneStats {
-    /// A projector with the constants of `config` (built from [`PARAMS`]); refuses a configuration
-    /// of another algorithm or with values outside [`PARAMS`]' ranges.
-    pub fn new(config: Config) -> Result<ZoneStats, ConfigError> {
+impl Algorithm for ZoneStats {
+    const ALGORITHM: &'static str = ALGORITHM;
+    const PARAMS: &'static [ParamSpec] = PARAMS;
+    const TUNED: &'static [&'static str] = &["t", "game_mult"];
+    type State = ZoneStatsState;
+
+    /// Refuses a configuration of another algorithm or with values outside [`PARAMS`]' ranges.
+    fn new(config: Config) -> Result<ZoneStats, ConfigError> {
+        ZoneStats::restore(config, ZoneStatsState::default())
+    }
+
+    fn restore(config: Config, state: ZoneStatsState) -> Result<ZoneStats, ConfigError> {
         let config = revalidate(ALGORITHM, PARAMS, config)?;
         let k = Constants::from_config(&config);
-        Ok(ZoneStats { config, k, state: State::default(), seats: Vec::new() })
+        Ok(ZoneStats { config, k, state, seats: Vec::new() })
     }
 
-    /// A projector from `KEY=VALUE` overrides of the defaults.
-    pub fn from_sets(sets: &[(String, String)]) -> Result<ZoneStats, ConfigError> {
-        ZoneStats::new(Config::new(ALGORITHM, PARAMS, sets)?)
+    fn state(&self) -> &ZoneStatsState {
+        &self.state
     }
+}
 
-    /// Resumes from a checkpointed state.
-    pub fn with_state(config: Config, state: State) -> Result<ZoneStats, ConfigError> {
-        let mut z = ZoneStats::new(config)?;
-        z.state = state;
-        Ok(z)
-    }
-
+impl ZoneStats {
     /// The constants in force.
     pub fn constants(&self) -> &Constants {
         &self.k
-    }
-
-    /// The state, for checkpoints.
-    pub fn state(&self) -> &State {
-        &self.state
     }
 
     /// The current rating of `player` (the initial rating for a player never seen).
@@ -450,10 +447,6 @@ impl ZoneStats {
 }
 
 impl Projector for ZoneStats {
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
-    }
-
     fn config(&self) -> &Config {
         &self.config
     }
@@ -527,14 +520,13 @@ impl Projector for ZoneStats {
         }
     }
 
-    fn standings(&self) -> Vec<Standing> {
-        self.state
-            .players
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.joined)
-            .map(|(i, p)| Standing::rating_only(PlayerId(i as u32), p.rating, p.games))
-            .collect()
+    fn standing(&self, player: PlayerId) -> Option<Standing> {
+        let p = self.state.players.get(player.index()).filter(|p| p.joined)?;
+        Some(Standing::rating_only(player, p.rating, p.games))
+    }
+
+    fn players(&self) -> usize {
+        self.state.players.len()
     }
 
     /// Equation 1: the predicted outcome of `a` against `b`.
@@ -559,8 +551,8 @@ mod tests {
         let other = Config::new("elo", &[], &[]).unwrap();
         assert!(matches!(ZoneStats::new(other), Err(ConfigError::Inconsistent { .. })));
         let sets = vec![("t".to_string(), "0".to_string())];
-        assert!(matches!(ZoneStats::from_sets(&sets), Err(ConfigError::BadValue { .. })));
+        assert!(matches!(ZoneStats::configure(&sets), Err(ConfigError::BadValue { .. })));
         let sets = vec![("k".to_string(), "1".to_string())];
-        assert!(matches!(ZoneStats::from_sets(&sets), Err(ConfigError::UnknownKey { .. })));
+        assert!(matches!(ZoneStats::configure(&sets), Err(ConfigError::UnknownKey { .. })));
     }
 }

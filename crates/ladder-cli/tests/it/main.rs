@@ -1,5 +1,6 @@
 //! End-to-end tests of the `ladder` binary against temporary ledgers.
 
+mod architecture_doc;
 mod audit;
 mod audit_doc;
 mod bad_input;
@@ -14,3 +15,4 @@ mod perf;
 mod proofs;
 mod replay;
 mod support;
+mod wenglin;

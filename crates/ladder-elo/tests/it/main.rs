@@ -5,8 +5,8 @@
 use ladder_elo::{Elo, ALGORITHM, PARAMS};
 use ladder_events::{Prior, Timestamp, NANOS_PER_DAY};
 use ladder_projector::{
-    fold_all, standings_table, Config, ConfigError, Input, PlayerId, ProjectErrorKind, Projector,
-    SeatIn, Step, Trace, TraceEntry,
+    fold_all, standings_table, Algorithm, Config, ConfigError, Input, PlayerId, ProjectErrorKind,
+    Projector, SeatIn, Step, Trace, TraceEntry,
 };
 use proptest::prelude::*;
 use skillratings::elo::{elo, EloConfig, EloRating};
@@ -104,14 +104,8 @@ fn multi_seat_matches_sum_every_pair_from_pre_match_ratings() {
 #[test]
 fn matches_skillratings_game_by_game() {
     // SplitMix64, so the cases are the same on every run.
-    let mut state = 0x05EE_DE10_u64;
-    let mut next = move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = ladder_sim::SplitMix64(0x05EE_DE10);
+    let mut next = move || rng.next_u64();
     let n = 50u32;
     let mut p = projector("k=24");
     for i in 0..n {

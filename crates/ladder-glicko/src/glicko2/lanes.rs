@@ -12,22 +12,27 @@
 //! the open period, their idle marks and game counts depend only on the history and the shared
 //! clock, so the period's slots and games are bookkept once for all lanes.
 //!
-//! The arithmetic is the projector's own (`entry`, `add_game`, `rate_in`, `idle_phi`,
-//! [`expected`]) applied lane by lane in the order a single projector applies it, so every lane
-//! ends bit-identical to a [`Glicko2`] fed the same steps (tests in ladder-replay check the
-//! snapshots and digests). Lanes must share `period` and `idle`; [`Glicko2Lanes::new`] gives the
-//! projectors back otherwise.
+//! The arithmetic is the projector's own: the rating-period engine's `entry` and `add_game` and
+//! the Glicko-2 rule's steps ([`Rule::start`], [`Rule::rate`], [`Rule::idle`],
+//! [`Rule::expectation`]), applied lane by lane in the order a single projector applies them, so
+//! every lane ends bit-identical to a [`Glicko2`] fed the same steps (tests in ladder-replay check
+//! the snapshots and digests). Lanes must share `period` and `idle`; [`Glicko2Lanes::new`] gives
+//! the projectors back otherwise.
 
-use super::{
-    add_game, entry, expected, g_of_square, idle_phi, rate_in, Glicko2, Glicko2State, Pair,
-    PlayerState, Rated, Slot, CENTRE, NO_SLOT, SCALE, UNJOINED,
-};
+use super::{Glicko2, Glicko2Rule, Glicko2State, Start, Values};
 use crate::clock::{Clock, Cursor};
-use crate::glicko::outcome;
+use crate::periods::{add_game, entry, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, Input, Period, PlayerId, ProjectError, ProjectErrorKind, SeatIn, Step,
+    check_seats, outcome, Input, Period, PlayerId, ProjectError, ProjectErrorKind, SeatIn, Step,
 };
+
+/// A player's record in one lane.
+type PlayerState = Record<Values>;
+
+/// The record of a player who has not joined (the engine's).
+const UNJOINED: PlayerState =
+    Record { values: Glicko2Rule::UNJOINED, since: 0, games: 0, slot: NO_SLOT };
 
 /// K Glicko-2 projectors with the same clock, folded as one (see the module documentation).
 ///
@@ -45,13 +50,13 @@ pub struct Glicko2Lanes {
     /// `players[p * K + l]`: player `p` in lane `l`.
     players: Vec<PlayerState>,
     /// `slots[s * K + l]`: slot `s` of the open period in lane `l`.
-    slots: Vec<Slot>,
+    slots: Vec<Slot<Start>>,
     /// The open period's games over slot numbers `s` (the same in every lane).
     pairs: Vec<Pair>,
     open: Option<i64>,
     last_match: Option<Timestamp>,
     /// Scratch: a closing period's results, `out[s * K + l]`.
-    out: Vec<Rated>,
+    out: Vec<Values>,
     seat_slots: Vec<u32>,
 }
 
@@ -59,11 +64,11 @@ impl Glicko2Lanes {
     /// Lanes for `projectors`, which must be fresh (nothing applied yet) and share `period` and
     /// `idle`; otherwise they are given back unchanged. Lane `l` is `projectors[l]`.
     pub fn new(projectors: Vec<Glicko2>) -> Result<Glicko2Lanes, Vec<Glicko2>> {
-        let Some(clock) = projectors.first().map(|p| p.params.clock) else {
+        let Some(clock) = projectors.first().map(|p| p.common.clock) else {
             return Err(projectors);
         };
         let fresh = |p: &Glicko2| p.state == Glicko2State::default();
-        if !projectors.iter().all(|p| fresh(p) && p.params.clock == clock) {
+        if !projectors.iter().all(|p| fresh(p) && p.common.clock == clock) {
             return Err(projectors);
         }
         Ok(Glicko2Lanes {
@@ -96,7 +101,7 @@ impl Glicko2Lanes {
         let k = self.lanes.len();
         let mut lanes = self.lanes;
         for (l, p) in lanes.iter_mut().enumerate() {
-            p.state = Glicko2State {
+            p.state = PeriodState {
                 players: self.players.iter().skip(l).step_by(k).copied().collect(),
                 open: self.open,
                 last_match: self.last_match,
@@ -136,7 +141,7 @@ impl Glicko2Lanes {
         };
         let start = slot as usize * k;
         if let Some(slots) = self.slots.get(start..start + k) {
-            let size = std::mem::size_of::<Slot>();
+            let size = std::mem::size_of::<Slot<Start>>();
             let mut byte = 0;
             while byte < k * size {
                 ladder_projector::prefetch(&slots[byte / size]);
@@ -174,9 +179,7 @@ impl Glicko2Lanes {
         self.advance(seq, at)?;
         out.clear();
         for l in 0..self.lanes.len() {
-            let (mu_a, phi_a) = self.entering(l, a, at);
-            let (mu_b, phi_b) = self.entering(l, b, at);
-            out.push(expected(mu_a, mu_b, g_of_square(phi_a * phi_a + phi_b * phi_b)));
+            out.push(Glicko2Rule::expectation(self.entering(l, a, at), self.entering(l, b, at)));
         }
         Ok(())
     }
@@ -194,21 +197,22 @@ impl Glicko2Lanes {
     /// `(mu, phi)` with which `player` enters a game at `at` in lane `l`, once the period before
     /// `at` is closed ([`Glicko2`]'s `entering` without the closing on the side).
     fn entering(&self, l: usize, player: PlayerId, at: Timestamp) -> (f64, f64) {
-        let params = &self.lanes[l].params;
+        let lane = &self.lanes[l];
         let k = self.lanes.len();
-        let Some(p) = self.players.get(player.index() * k + l).filter(|p| p.is_joined()) else {
-            return ((params.initial_rating - CENTRE) / SCALE, params.initial_rd / SCALE);
+        let joined = self.players.get(player.index() * k + l).filter(|p| joined(p));
+        let Some(p) = joined else {
+            return lane.rule.scaled(lane.common.initial_rating, lane.common.initial_rd);
         };
         if let Period::Every(_) = self.clock.period {
             if p.slot != NO_SLOT && Some(self.clock.index(at)) <= self.open {
                 let slot = &self.slots[p.slot as usize * k + l];
-                return (slot.mu, slot.phi2.sqrt());
+                let (location, deviation2) = Glicko2Rule::position(&slot.start);
+                return (location, deviation2.sqrt());
             }
         }
         // A slot of a period before `at`'s cannot be left: `advance` closed it.
         let idle = self.clock.idle_since(p.since, at, self.clock.index(at));
-        let phi = idle_phi(p.rd / SCALE, p.volatility, idle, params.phi_max).0;
-        ((p.rating - CENTRE) / SCALE, phi)
+        lane.rule.idle(&p.values, idle)
     }
 
     /// The idle mark of the open period's players once it closes ([`Glicko2`]'s).
@@ -219,15 +223,15 @@ impl Glicko2Lanes {
         }
     }
 
-    /// Closes the open period in every lane: each lane's slots rated as `compute_period` rates
-    /// them, all lanes computed before any is written, so a failure changes nothing. The error
+    /// Closes the open period in every lane: each lane's slots rated by the rule as the engine
+    /// rates them, all lanes computed before any is written, so a failure changes nothing. The error
     /// reported is the lowest lane's first, the one K separate projectors folded in lane order
     /// would stop at.
     fn close(&mut self, seq: u64) -> Result<(), ProjectError> {
         let k = self.lanes.len();
         let since = self.since_closing();
         self.out.clear();
-        self.out.resize(self.slots.len(), Rated::default());
+        self.out.resize(self.slots.len(), Values::default());
         let mut failed: Option<(usize, ProjectErrorKind)> = None;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order.
@@ -236,7 +240,7 @@ impl Glicko2Lanes {
                 if failed.as_ref().is_some_and(|(first, _)| *first <= l) {
                     continue;
                 }
-                match rate_in::<false>(&self.lanes[l].params, slot, &slot.sums, None) {
+                match self.lanes[l].rule.rate(slot) {
                     Ok(rated) => *out = rated,
                     Err(kind) => failed = Some((l, kind)),
                 }
@@ -255,10 +259,8 @@ impl Glicko2Lanes {
             }
             let base = self.slots[s * k].player as usize * k;
             let records = &mut self.players[base..base + k];
-            for (p, rated) in records.iter_mut().zip(&self.out[s * k..(s + 1) * k]) {
-                p.rating = rated.rating;
-                p.rd = rated.rd;
-                p.volatility = rated.volatility;
+            for (p, values) in records.iter_mut().zip(&self.out[s * k..(s + 1) * k]) {
+                p.values = *values;
                 p.since = since;
                 p.slot = NO_SLOT;
             }
@@ -282,7 +284,7 @@ impl Glicko2Lanes {
         let index = (self.slots.len() / k) as u32;
         for l in 0..k {
             let p = &mut self.players[base + l];
-            self.slots.push(entry(&self.lanes[l].params, p, player, at, now));
+            self.slots.push(entry(&self.lanes[l].rule, &self.clock, p, player, at, now));
             p.slot = index;
         }
         index
@@ -294,7 +296,7 @@ impl Glicko2Lanes {
         if base >= self.players.len() {
             self.players.resize(base + k, UNJOINED);
         }
-        if self.players[base].is_joined() {
+        if joined(&self.players[base]) {
             return Ok(());
         }
         let bad = |quantity, detail: &str| {
@@ -303,32 +305,25 @@ impl Glicko2Lanes {
                 ProjectErrorKind::NonFinite { quantity, detail: detail.to_string() },
             )
         };
-        // Every lane is checked before any is written, in lane order ([`Glicko2`]'s checks).
+        // Every lane is checked before any is written, in lane order (the engine's checks, then
+        // the rule's `join`).
+        let mut joining = Vec::with_capacity(k);
         for lane in &self.lanes {
-            let params = &lane.params;
-            if !prior.rating.unwrap_or(params.initial_rating).is_finite() {
+            let common = &lane.common;
+            let rating = prior.rating.unwrap_or(common.initial_rating);
+            if !rating.is_finite() {
                 return Err(bad("r", "the prior rating is not a finite number"));
             }
-            let asked = prior.rd.unwrap_or(params.initial_rd);
+            let asked = prior.rd.unwrap_or(common.initial_rd);
             if !(asked.is_finite() && asked > 0.0) {
                 return Err(bad("RD", "the prior RD is not a positive finite number"));
             }
-            let volatility = prior.volatility.unwrap_or(params.sigma);
-            if !(volatility.is_finite() && volatility > 0.0) {
-                return Err(bad("sigma", "the prior volatility is not a positive finite number"));
-            }
+            let rd = asked.min(common.rd_max);
+            joining.push(lane.rule.join(rating, rd, &prior).map_err(|(q, why)| bad(q, why))?);
         }
         let since = self.clock.mark(step.at, false);
-        for (l, lane) in self.lanes.iter().enumerate() {
-            let params = &lane.params;
-            self.players[base + l] = PlayerState {
-                rating: prior.rating.unwrap_or(params.initial_rating),
-                rd: prior.rd.unwrap_or(params.initial_rd).min(params.rd_max),
-                volatility: prior.volatility.unwrap_or(params.sigma),
-                since,
-                games: 0,
-                slot: NO_SLOT,
-            };
+        for (l, values) in joining.into_iter().enumerate() {
+            self.players[base + l] = Record { values, since, games: 0, slot: NO_SLOT };
         }
         Ok(())
     }
@@ -338,7 +333,7 @@ impl Glicko2Lanes {
     fn add_game(&mut self, a: u32, b: u32, s: f64) {
         let k = self.lanes.len() as u32;
         for l in 0..k {
-            add_game(&mut self.slots, Pair { a: a * k + l, b: b * k + l, s });
+            add_game::<Glicko2Rule>(&mut self.slots, Pair { a: a * k + l, b: b * k + l, s });
         }
         self.pairs.push(Pair { a, b, s });
     }
@@ -346,7 +341,7 @@ impl Glicko2Lanes {
     fn matched(&mut self, step: &Step<'_>, now: i64, seats: &[SeatIn]) -> Result<(), ProjectError> {
         let k = self.lanes.len();
         check_seats(step.seq, seats, |id| {
-            self.players.get(id.index() * k).filter(|p| p.is_joined()).map(|p| p.games)
+            self.players.get(id.index() * k).filter(|p| joined(p)).map(|p| p.games)
         })?;
         let before = self.last_match;
         self.last_match = Some(step.at);
@@ -357,7 +352,7 @@ impl Glicko2Lanes {
             let base = seat.player.index() * k;
             self.players[base..base + k].iter_mut().for_each(|p| p.games += 1);
         }
-        // Contract section 1: every pair of seats on different sides is one game, in seat order.
+        // docs/events.md: every pair of seats on different sides is one game, in seat order.
         for (i, x) in seats.iter().enumerate() {
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side != y.side {
@@ -392,4 +387,10 @@ impl Glicko2Lanes {
             }
         }
     }
+}
+
+/// Whether a lane's record is a joined player's (the rule's test).
+#[inline]
+fn joined(p: &PlayerState) -> bool {
+    Glicko2Rule::is_joined(&p.values)
 }

@@ -132,25 +132,10 @@ pub fn fixture(name: &str) -> Vec<ladder_events::Event> {
         .collect()
 }
 
-/// SplitMix64: a small deterministic generator for random cases (no `rand` needed).
-pub struct Rng(pub u64);
+/// The seeded generator of the random cases: the same cases on every run.
+pub use ladder_sim::SplitMix64;
 
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [lo, hi).
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-
-    /// Uniform in 0..n.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
+/// Uniform in [lo, hi).
+pub fn range(rng: &mut SplitMix64, lo: f64, hi: f64) -> f64 {
+    lo + (hi - lo) * rng.unit()
 }

@@ -1,14 +1,14 @@
-//! The constants of contract section 3: keys, defaults, ranges and clashes.
+//! The constants of docs/spec.md: keys, defaults, ranges and clashes.
 
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::{Config, ConfigError, ParamKind};
+use ladder_projector::{Algorithm, Config, ConfigError, ParamKind};
 
 fn sets(text: &str) -> Vec<(String, String)> {
     Config::parse_assignments(text).unwrap()
 }
 
 #[test]
-fn keys_and_defaults_are_the_contracts() {
+fn keys_and_defaults_are_the_documented_ones() {
     let keys = |specs: &[ladder_projector::ParamSpec]| {
         specs.iter().map(|s| (s.key, s.default)).collect::<Vec<_>>()
     };

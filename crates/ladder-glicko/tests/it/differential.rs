@@ -3,11 +3,11 @@
 //! skillratings applies Glicko's c once per call and caps only that decay at 350, and never caps
 //! Glicko-2's phi*: so Glicko-1 is compared with c = 0 and RDs at most 300, where neither the
 //! growth nor a cap can differ, and every case is one rating period that everyone joins and plays
-//! in (t = 0, contract section 3).
+//! in (t = 0, docs/spec.md).
 
 use crate::common::*;
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::Projector;
+use ladder_projector::{Algorithm, Projector};
 use skillratings::glicko::{glicko_rating_period, GlickoConfig, GlickoRating};
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
@@ -24,13 +24,13 @@ struct Case {
     results: Vec<f64>,
 }
 
-fn case(rng: &mut Rng) -> Case {
+fn case(rng: &mut SplitMix64) -> Case {
     let m = 1 + rng.below(10) as usize;
     let n = m + 1;
     Case {
-        ratings: (0..n).map(|_| rng.range(800.0, 2800.0)).collect(),
-        rds: (0..n).map(|_| rng.range(20.0, 300.0)).collect(),
-        volatilities: (0..n).map(|_| rng.range(0.02, 0.12)).collect(),
+        ratings: (0..n).map(|_| range(rng, 800.0, 2800.0)).collect(),
+        rds: (0..n).map(|_| range(rng, 20.0, 300.0)).collect(),
+        volatilities: (0..n).map(|_| range(rng, 0.02, 0.12)).collect(),
         results: (0..m).map(|_| [0.0, 0.5, 1.0][rng.below(3) as usize]).collect(),
     }
 }
@@ -57,7 +57,7 @@ fn play<P: Projector>(p: P, c: &Case, with_volatility: bool) -> Run<P> {
 
 #[test]
 fn glicko1_matches_skillratings_on_random_periods() {
-    let mut rng = Rng(0x5EED_0001);
+    let mut rng = SplitMix64(0x5EED_0001);
     let config = GlickoConfig { c: 0.0 };
     let mut compared = 0;
     for _ in 0..CASES {
@@ -84,10 +84,10 @@ fn glicko1_matches_skillratings_on_random_periods() {
 
 #[test]
 fn glicko2_matches_skillratings_on_random_periods() {
-    let mut rng = Rng(0x5EED_0002);
+    let mut rng = SplitMix64(0x5EED_0002);
     for _ in 0..CASES {
         let c = case(&mut rng);
-        let tau = rng.range(0.3, 1.2);
+        let tau = range(&mut rng, 0.3, 1.2);
         let sets = format!("tau={tau}");
         let p = Glicko2::new(crate::common::config("glicko2", glicko2::PARAMS, &sets)).unwrap();
         let run = play(p, &c, true);
@@ -119,15 +119,15 @@ fn glicko2_matches_skillratings_on_random_periods() {
 /// (chaining 2000 games through both would compare accumulated rounding instead).
 #[test]
 fn period_game_matches_skillratings_game_by_game() {
-    let mut rng = Rng(0x5EED_0003);
+    let mut rng = SplitMix64(0x5EED_0003);
     let n = 30;
     let mut g1 =
         Run::new(Glicko::new(config("glicko", glicko::PARAMS, "c=0,period=game")).unwrap());
     let mut g2 = Run::new(Glicko2::new(config("glicko2", glicko2::PARAMS, "period=game")).unwrap());
     for i in 0..n {
-        let (r, rd) = (rng.range(1000.0, 2200.0), rng.range(40.0, 300.0));
+        let (r, rd) = (range(&mut rng, 1000.0, 2200.0), range(&mut rng, 40.0, 300.0));
         g1.join(i as u32, at(DAY, 0), prior(r, rd, None));
-        g2.join(i as u32, at(DAY, 0), prior(r, rd, Some(rng.range(0.03, 0.09))));
+        g2.join(i as u32, at(DAY, 0), prior(r, rd, Some(range(&mut rng, 0.03, 0.09))));
     }
     for _ in 0..2000 {
         let a = rng.below(n as u64) as usize;

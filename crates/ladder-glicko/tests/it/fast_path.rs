@@ -5,7 +5,7 @@
 use crate::common::{at, config, Run};
 use ladder_events::Prior;
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::{Projector, Trace};
+use ladder_projector::{Algorithm, Projector, Trace};
 use proptest::prelude::*;
 
 /// One match: seat players (distinct), a's result, and days/seconds since the previous match.

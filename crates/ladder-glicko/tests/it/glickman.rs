@@ -1,6 +1,7 @@
-//! Glickman's worked examples (seed 001 for Glicko, seed 002 for Glicko-2): a 1500/200 player
-//! beats 1400/30 and loses to 1550/100 and 1700/300, all inside one rating period, everyone
-//! joining with their prior in that period (t = 0).
+//! Glickman's worked examples (the Wikipedia article "Glicko system" for Glicko, Glickman's
+//! "Example of the Glicko-2 system" for Glicko-2): a 1500/200 player beats 1400/30 and loses to
+//! 1550/100 and 1700/300, all inside one rating period, everyone joining with their prior in that
+//! period (t = 0).
 //!
 //! Expected values: Glicko-1 1464.1064627569112 / 151.39890244796933 and Glicko-2
 //! 1464.0506705393013 / 151.51652412385727 / 0.059995984286488495 (the brief's reference values;
@@ -9,7 +10,7 @@
 
 use crate::common::*;
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::{fold_all, Projector, Trace, TraceEntry};
+use ladder_projector::{fold_all, Algorithm, Projector, Trace, TraceEntry};
 
 const DAY: i64 = 20_513; // 2026-03-01
 
@@ -63,7 +64,8 @@ fn glicko2_direct() {
     close(s.rating, 1464.0506705393013, 1e-9);
     close(s.rd.unwrap(), 151.51652412385727, 1e-9);
     close(s.volatility.unwrap(), 0.059995984286488495, 1e-9);
-    run.p.finish(run.seq, None).unwrap();
+    // The next period's first step closes the period for real, to the same values.
+    run.tick(at(DAY + 1, 0), None).unwrap();
     let s = run.standing(0);
     close(s.rating, 1464.0506705393013, 1e-9);
     close(s.rd.unwrap(), 151.51652412385727, 1e-9);
@@ -115,8 +117,9 @@ fn glicko1_trace_has_the_seed_quantities() {
     assert!(
         matches!(&trace.entries[0], TraceEntry::Section(s) if s.starts_with("glicko period 20513"))
     );
-    // Glickman's table (seeds 001 and 002 print the same g and E): g = 0.9955, 0.9531, 0.7242;
-    // E = 0.639, 0.432, 0.303.
+    // Glickman's table (the Wikipedia article "Glicko system" and Glickman's "Example of the
+    // Glicko-2 system" print the same g and E): g = 0.9955, 0.9531, 0.7242; E = 0.639, 0.432,
+    // 0.303.
     for (n, (g, e)) in [(0.9955, 0.639), (0.9531, 0.432), (0.7242, 0.303)].into_iter().enumerate() {
         close(quantity(&trace, 0, "g(RD_j)", n), g, 5e-5);
         close(quantity(&trace, 0, "E", n), e, 5e-4);
@@ -139,7 +142,7 @@ fn glicko2_trace_follows_the_seed_table() {
     let p = Glicko2::new(config("glicko2", glicko2::PARAMS, "tau=0.5")).unwrap();
     let mut run = glickman_ladder(p, Some(0.06));
     let trace = closing_trace(&mut run);
-    // Seed 002: mu = 0, phi = 1.1513; opponents' g and E as in its table.
+    // Glickman's Glicko-2 example: mu = 0, phi = 1.1513; opponents' g and E as in its table.
     close(quantity(&trace, 0, "mu", 0), 0.0, 0.0);
     close(quantity(&trace, 0, "phi", 0), 1.1513, 5e-5);
     assert_eq!(quantity(&trace, 0, "k", 0), 0.0);
@@ -156,11 +159,12 @@ fn glicko2_trace_follows_the_seed_table() {
         close(quantity(&trace, 0, "g(phi_j)", n), g, 5e-5);
         close(quantity(&trace, 0, "E", n), e, 5e-4);
     }
-    // Seed 002: v = 1.7785, Delta = -0.4834, computed from E rounded to 3 digits, which moves
-    // 1/v by up to 3e-4 (see the Glicko-1 test above): about 1e-3 on v and on Delta.
+    // Glickman's Glicko-2 example: v = 1.7785, Delta = -0.4834, computed from E rounded to 3
+    // digits, which moves 1/v by up to 3e-4 (see the Glicko-1 test above): about 1e-3 on v and on
+    // Delta.
     close(quantity(&trace, 0, "v", 0), 1.7785, 1e-3);
     close(quantity(&trace, 0, "Delta", 0), -0.4834, 1e-3);
-    // Seed 002, step 5: A = a = ln(0.06^2) = -5.62682, k = 1, B = -6.12682,
+    // Glickman's Glicko-2 example, step 5: A = a = ln(0.06^2) = -5.62682, k = 1, B = -6.12682,
     // f_A = -0.00053567, f_B = 1.999675. The f values inherit the rounding of v and Delta: 1e-3
     // on v moves f(a) = e^a (Delta^2 - phi^2 - v - e^a) / (2 (phi^2 + v + e^a)^2) by about
     // 0.0036 * 1e-3 / 19.3 + 0.000536 * 2e-3 / 3.1, i.e. 5e-7.

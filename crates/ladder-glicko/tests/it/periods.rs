@@ -1,12 +1,14 @@
-//! Rating periods as contract section 3 defines them, checked against hand calculations written
-//! out here and against skillratings (c = 0, so skillratings adds no growth of its own).
+//! Rating periods as docs/spec.md defines them, checked against hand calculations written out here
+//! and against skillratings (c = 0, so skillratings adds no growth of its own).
 // std's maths as an independent oracle for what ladder computes through ladder_projector::math.
 #![allow(clippy::disallowed_methods)]
 
 use crate::common::*;
 use ladder_glicko::glicko2::SCALE;
 use ladder_glicko::{glicko, glicko2, Glicko, Glicko2};
-use ladder_projector::{fold_all, Input, ProjectErrorKind, Projector, Trace, TraceEntry};
+use ladder_projector::{
+    fold_all, Algorithm, Input, ProjectErrorKind, Projector, Trace, TraceEntry,
+};
 use skillratings::glicko::{glicko_rating_period, GlickoConfig, GlickoRating};
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes::{DRAW, LOSS, WIN};
@@ -116,8 +118,8 @@ fn winner_lost_rating_is_flagged() {
     }
 }
 
-/// Seed 002: a period sat out applies step 6 only, phi <- sqrt(phi^2 + sigma^2), capped at
-/// rd_max; k periods at once must equal k single steps.
+/// Glickman's Glicko-2 example: a period sat out applies step 6 only, phi <- sqrt(phi^2 + sigma^2),
+/// capped at rd_max; k periods at once must equal k single steps.
 fn single_steps(rd: f64, sigma: f64, k: usize, rd_max: f64) -> f64 {
     let mut phi = rd / SCALE;
     for _ in 0..k {
@@ -264,7 +266,7 @@ fn multi_seat_matches_rate_every_pair_of_sides_in_one_period() {
     // A free-for-all with a tie: 0 beats 1 and 2; 1 and 2 draw.
     run.play(at(D, 60), &[(0, 30.0), (1, 22.0), (2, 22.0)]).unwrap();
     // Teams: {3, 4} (side 0) against {0} (side 1); team-mates are never compared, and each
-    // cross-side pair compares the seats' own scores (contract section 1): 3 beats 0, 0 beats 4.
+    // cross-side pair compares the seats' own scores (docs/events.md): 3 beats 0, 0 beats 4.
     let seats = [
         SeatIn { player: PlayerId(3), score: 2.0, side: 0, seconds: None },
         SeatIn { player: PlayerId(0), score: 1.0, side: 1, seconds: None },
@@ -300,18 +302,28 @@ fn standings_do_not_mutate_and_equal_closing_the_period() {
     assert_eq!(one.standings(), side1);
     assert_eq!(*one.state(), state1, "standings() changed the Glicko state");
     assert_eq!(*two.state(), state2, "standings() changed the Glicko-2 state");
+    // settle() computes the same close on the side, traced, and changes nothing either.
+    let (mut settled1, mut settled2) = (Trace::new(), Trace::new());
+    one.settle(999, Some(&mut settled1)).unwrap();
+    two.settle(999, Some(&mut settled2)).unwrap();
+    assert_eq!(*one.state(), state1, "settle() changed the Glicko state");
+    assert_eq!(*two.state(), state2, "settle() changed the Glicko-2 state");
+    // A step of the next period closes it in place: the same trace, the same standings.
     let last = events.last().unwrap().at;
-    let mut trace = Trace::new();
-    one.apply(
-        &ladder_projector::Step { seq: 999, at: at(last.day() + 1, 0), input: Input::Tick },
-        Some(&mut trace),
-    )
-    .unwrap();
-    assert!(matches!(&trace.entries[0], TraceEntry::Section(s) if s.starts_with("glicko period")));
-    two.finish(999, None).unwrap();
+    let tick = ladder_projector::Step { seq: 999, at: at(last.day() + 1, 0), input: Input::Tick };
+    let (mut trace1, mut trace2) = (Trace::new(), Trace::new());
+    one.apply(&tick, Some(&mut trace1)).unwrap();
+    two.apply(&tick, Some(&mut trace2)).unwrap();
+    assert!(matches!(&trace1.entries[0], TraceEntry::Section(s) if s.starts_with("glicko period")));
+    assert!(
+        matches!(&trace2.entries[0], TraceEntry::Section(s) if s.starts_with("glicko2 period"))
+    );
+    assert_eq!(trace1.entries, settled1.entries);
+    assert_eq!(trace2.entries, settled2.entries);
     assert_eq!(one.standings(), side1);
     assert_eq!(two.standings(), side2);
     assert_ne!(*one.state(), state1);
+    assert_ne!(*two.state(), state2);
 }
 
 #[test]
@@ -375,7 +387,7 @@ fn impossible_tolerances_and_overflows_are_typed_errors_that_change_nothing() {
 
 #[test]
 fn expectation_uses_the_combined_deviation() {
-    // Contract section 4: E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400)).
+    // docs/outputs.md: E = 1 / (1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b) / 400)).
     let mut run = g1("c=0");
     run.join(0, at(D, 0), prior(1500.0, 200.0, None));
     run.join(1, at(D, 0), prior(1400.0, 30.0, None));
@@ -399,4 +411,39 @@ fn expectation_uses_the_combined_deviation() {
         want,
         1e-12,
     );
+}
+
+/// What `explain` asks a periodic projector through the `Projector` trait: the period a match is
+/// rated in, a player's rating at a period's start and after it (from the close's trace, on the
+/// Glicko scale for both rules), and why a winner lost rating.
+#[test]
+fn explain_reads_periods_and_reasons_from_the_projector() {
+    let day = ladder_events::NANOS_PER_DAY;
+    assert_eq!(g1("period=1d").p.rating_period(at(D, NOON)), Some((D, day)));
+    assert_eq!(g2("period=7d").p.rating_period(at(D, NOON)), Some((D.div_euclid(7), 7 * day)));
+    assert_eq!(g1("period=game").p.rating_period(at(D, NOON)), None);
+    assert_eq!(g2("period=game").p.rating_period(at(D, NOON)), None);
+
+    fn change<P: Projector>(mut run: Run<P>) -> ((f64, f64), f64) {
+        run.join(0, at(D, 0), prior(1600.0, 200.0, Some(0.06)));
+        run.join(1, at(D, 0), prior(1400.0, 30.0, Some(0.06)));
+        run.play(at(D, NOON), &[(0, 0.0), (1, 1.0)]).unwrap();
+        let mut trace = Trace::new();
+        run.p.settle(run.seq, Some(&mut trace)).unwrap();
+        let q = |name: &str| Some(quantity(&trace, 0, name, 0));
+        (run.p.period_change(&q).unwrap(), run.standing(0).rating)
+    }
+    for ((r, r_new), reported) in [change(g1("")), change(g2(""))] {
+        close(r, 1600.0, 1e-9);
+        assert!(r_new < r, "the loser's rating falls: {r} -> {r_new}");
+        assert_eq!(r_new, reported, "r' is the reported rating");
+    }
+
+    let sum = |name: &str| (name == "Σ g (s-E)").then_some(-0.25);
+    let why = g2("").p.flag_reason("winner-lost-rating", "alice", &sum).unwrap();
+    assert!(why.starts_with("glicko2 rates the whole period at once"), "{why}");
+    assert!(why.contains("over alice's games of the period is -0.250000"), "{why}");
+    assert!(g1("").p.flag_reason("loser-gained-rating", "bob", &sum).unwrap().contains("glicko "));
+    // Other flags keep explain's generic reason.
+    assert_eq!(g1("").p.flag_reason("rd-at-cap", "alice", &sum), None);
 }

@@ -5,7 +5,9 @@
 use crate::common::*;
 use ladder_events::Prior;
 use ladder_glicko::{Glicko, Glicko2};
-use ladder_projector::{Config, Input, PlayerId, ProjectErrorKind, Projector, SeatIn, Step};
+use ladder_projector::{
+    Algorithm, Config, Input, PlayerId, ProjectErrorKind, Projector, SeatIn, Step,
+};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]

@@ -2,7 +2,7 @@
 //! `period=game`.
 
 use ladder_glicko::{Glicko, Glicko2};
-use ladder_projector::{fold_all, standings_table, Config, Projector};
+use ladder_projector::{fold_all, standings_table, Algorithm, Config, Projector};
 use std::fmt::Write;
 
 fn sets(text: &str) -> Vec<(String, String)> {

@@ -184,6 +184,12 @@ fn injected_at(kind: ErrorKind, seed: u64, rounds: usize, level: Level) -> (usiz
                         at_commit += 1;
                         unconfirmed = n;
                         check_message(&e, kind, &path);
+                        // The handle refuses further appends, as poisoned (not as corrupt).
+                        let again = l.append(items(&lines[0]), &AppendOptions::default());
+                        assert!(
+                            matches!(again, Err(AppendError::Storage(LogError::Poisoned))),
+                            "{again:?}"
+                        );
                         break true;
                     }
                     Err(e) => panic!("{e}"),

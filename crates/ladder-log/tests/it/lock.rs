@@ -1,4 +1,6 @@
-//! sled lets one process open a ledger: a second process gets `Locked` at once, not a hang.
+//! sled lets one process open a ledger: a second process gets `Locked`, not a hang. (How fast the
+//! refusal comes is not asserted here: speed lives in benchmarks; the 30 s bound below only turns
+//! a hang into a failure instead of a stuck test run.)
 
 use crate::child::{role, spawn, LEDGER_ENV};
 use ladder_log::{Ledger, LogError};
@@ -10,9 +12,8 @@ const TEST: &str = "lock::a_second_process_is_refused_at_once";
 #[test]
 fn a_second_process_is_refused_at_once() {
     if role().as_deref() == Some("open") {
-        // The child: try to open the ledger the parent holds, say what happened, and how fast.
+        // The child: try to open the ledger the parent holds and say what happened.
         let path = std::env::var(LEDGER_ENV).expect("the parent names the ledger");
-        let start = Instant::now();
         let outcome = match Ledger::open(&path) {
             Err(LogError::Locked { path: p }) => {
                 format!("locked {} {}", p.display(), LogError::Locked { path: p.clone() })
@@ -20,7 +21,7 @@ fn a_second_process_is_refused_at_once() {
             Err(e) => format!("other error: {e}"),
             Ok(_) => "opened".to_string(),
         };
-        println!("\nCHILD {} ms {outcome}", start.elapsed().as_millis());
+        println!("\nCHILD {outcome}");
         std::process::exit(0);
     }
     let dir = tempfile::tempdir().unwrap();
@@ -47,14 +48,11 @@ fn a_second_process_is_refused_at_once() {
         .lines()
         .find(|l| l.starts_with("CHILD "))
         .unwrap_or_else(|| panic!("no report in {out:?}"));
-    let mut words = line.split_whitespace().skip(1);
-    let ms: u64 = words.next().unwrap().parse().unwrap();
-    assert_eq!(words.nth(1), Some("locked"), "{line}");
+    assert_eq!(line.split_whitespace().nth(1), Some("locked"), "{line}");
     assert!(
         line.contains(&format!("the ledger {} is in use by another process", path.display())),
         "{line}"
     );
-    assert!(ms < 2_000, "the refusal took {ms} ms");
     // Once the holder closes it, the ledger opens again.
     drop(held);
     assert_eq!(Ledger::open(&path).unwrap().head().seq, 0);

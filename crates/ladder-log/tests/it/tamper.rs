@@ -6,7 +6,7 @@
 
 use crate::{append_ok, events};
 use ladder_events::json::to_line;
-use ladder_log::{AppendOptions, Head, Ledger, LogError, VerifyError};
+use ladder_log::{AppendOptions, Head, Ledger, LogError, Tree, VerifyError, META_HEAD};
 use std::path::Path;
 
 struct Record {
@@ -194,7 +194,7 @@ fn a_consistent_cut_at_the_tail_is_caught_only_with_the_expected_head() {
         let db = crate::raw_sled(&path);
         let mut h = ((N - 10) as u64).to_be_bytes().to_vec();
         h.extend_from_slice(&cut_hash);
-        db.open_tree("meta").unwrap().insert("head", h).unwrap();
+        db.open_tree(Tree::Meta.name()).unwrap().insert(META_HEAD, h).unwrap();
         db.flush().unwrap();
     }
     // The head file still records the acknowledged head: the cut is refused at open, and the
@@ -293,7 +293,7 @@ fn undecodable_bytes_under_a_recomputed_chain_are_named() {
         let db = crate::raw_sled(&path);
         let mut head = last.to_be_bytes().to_vec();
         head.extend_from_slice(&new_head.unwrap());
-        db.open_tree("meta").unwrap().insert("head", head).unwrap();
+        db.open_tree(Tree::Meta.name()).unwrap().insert(META_HEAD, head).unwrap();
         db.flush().unwrap();
         drop(db);
         crate::forge_head_file(&path, Head { seq: last, hash: new_head.unwrap() });

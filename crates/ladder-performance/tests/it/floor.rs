@@ -4,7 +4,7 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_performance::{kept_games, Performance, WEIGHT_FLOOR};
-use ladder_projector::{Config, Input, PlayerId, Projector, SeatIn, Step};
+use ladder_projector::{Algorithm, Config, Input, PlayerId, Projector, SeatIn, Step};
 
 /// A small linear congruential generator: the ladder is the same on every run.
 struct Lcg(u64);

@@ -3,10 +3,10 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_performance::{parse_games, perf, Performance, Variant, INITIAL_RATING};
-use ladder_projector::{Input, PlayerId, Projector, SeatIn, Step, Trace, TraceEntry};
+use ladder_projector::{Algorithm, Input, PlayerId, Projector, SeatIn, Step, Trace, TraceEntry};
 
 fn projector(variant: &str) -> Performance {
-    Performance::from_sets(&[("variant".to_string(), variant.to_string())]).unwrap()
+    Performance::configure(&[("variant".to_string(), variant.to_string())]).unwrap()
 }
 
 fn join(p: &mut Performance, id: u32, rating: Option<f64>) {
@@ -102,12 +102,12 @@ fn p1_without_a_finite_rating_keeps_the_previous_one() {
 
 #[test]
 fn expectation_and_default_variant() {
-    let mut p = Performance::from_sets(&[]).unwrap();
+    let mut p = Performance::configure(&[]).unwrap();
     assert_eq!(p.variant(), Variant::P4);
     join(&mut p, 0, Some(1900.0));
     join(&mut p, 1, Some(1500.0));
     // W(1500 - 1900) = 1 / (1 + 10^-1) = 10/11.
     close(p.expectation(PlayerId(0), PlayerId(1), Timestamp(0)), 10.0 / 11.0);
     let bad = [("variant".to_string(), "p5".to_string())];
-    assert!(Performance::from_sets(&bad).is_err());
+    assert!(Performance::configure(&bad).is_err());
 }

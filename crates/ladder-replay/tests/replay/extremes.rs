@@ -282,8 +282,8 @@ fn ten_thousand_games_in_one_period_and_a_player_who_only_wins() {
     }
 }
 
-/// Every performance variant on a player who only wins (seed 003: p1 has no finite rating for
-/// all wins), and every other algorithm under each of its choices: finite or a typed error.
+/// Every performance variant on a player who only wins (the Arimaa README: p1 has no finite rating
+/// for all wins), and every other algorithm under each of its choices: finite or a typed error.
 #[test]
 fn a_player_who_only_wins_under_every_choice_of_every_algorithm() {
     let events = only_wins(50);

@@ -4,7 +4,7 @@
 
 use crate::{ladders, run};
 use ladder_events::{Body, Event};
-use ladder_projector::{Config, Feeder, Projector};
+use ladder_projector::{Algorithm, Config, Feeder, Projector};
 use ladder_sim::SimParams;
 use ladder_tgr::{Tgr, QUEUE_BAND};
 

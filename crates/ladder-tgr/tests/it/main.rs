@@ -6,8 +6,10 @@ mod props;
 mod snapshots;
 
 use ladder_events::{json::parse_line, Event};
-use ladder_projector::{fold_all, Feeder, Projector, Roster, Standing, Trace, TraceEntry};
-use ladder_tgr::{configure, Tgr};
+use ladder_projector::{
+    fold_all, Algorithm, Feeder, Projector, Roster, Standing, Trace, TraceEntry,
+};
+use ladder_tgr::Tgr;
 
 /// Events from JSON Lines text (blank lines skipped).
 pub fn events(text: &str) -> Vec<Event> {
@@ -17,9 +19,14 @@ pub fn events(text: &str) -> Vec<Event> {
         .collect()
 }
 
+/// `KEY=VALUE` pairs as `Algorithm::configure` takes them.
+pub fn sets(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
 /// A projector with the given constants (defaults for the rest).
-pub fn tgr(sets: &[(&str, &str)]) -> Tgr {
-    Tgr::new(configure(sets).expect("valid constants")).expect("valid constants")
+pub fn tgr(pairs: &[(&str, &str)]) -> Tgr {
+    Tgr::configure(&sets(pairs)).expect("valid constants")
 }
 
 /// Folds `text` into a projector configured with `sets`.

@@ -1,20 +1,22 @@
 //! Configuration, errors, display, leaderboard, queue and trace behaviour of the projector.
 
-use crate::{close, events, flags, run, run_traced, standing, tgr};
+use crate::{close, events, flags, run, run_traced, sets, standing, tgr};
 use ladder_events::Timestamp;
 use ladder_projector::{
-    fold_all, Config, ConfigError, ParamKind, PlayerId, ProjectErrorKind, Projector, TraceEntry,
+    fold_all, Algorithm, Config, ConfigError, ParamKind, PlayerId, ProjectErrorKind, Projector,
+    TraceEntry,
 };
-use ladder_tgr::{configure, glixare, pair, Order, Tgr, PARAMS};
+use ladder_tgr::{glixare, pair, Order, Tgr, PARAMS};
 
 #[test]
-fn params_are_the_contracts() {
+fn params_are_the_documented_ones() {
     let keys: Vec<&str> = PARAMS.iter().map(|s| s.key).collect();
     assert_eq!(
         keys,
         ["sc", "p", "rd_max", "provisional_rd", "initial_rating", "initial_rd", "order"]
     );
-    let c = configure(&[]).unwrap();
+    let t = Tgr::configure(&[]).unwrap();
+    let c = t.config();
     assert_eq!(
         c.to_string(),
         "tgr sc=20.0 p=0.8333333333333334 rd_max=350.0 provisional_rd=100.0 \
@@ -25,7 +27,6 @@ fn params_are_the_contracts() {
     let p = PARAMS.iter().find(|s| s.key == "p").unwrap();
     assert_eq!(p.kind, ParamKind::between(0.0, 1.0));
     assert_eq!(p.warn_below.map(|w| w.0), Some(5.0 / 6.0));
-    let t = Tgr::new(c).unwrap();
     assert_eq!(t.order(), Order::AsWritten);
     assert_eq!(t.algorithm(), "tgr");
 }
@@ -33,28 +34,31 @@ fn params_are_the_contracts() {
 #[test]
 fn p_below_five_sixths_warns_outside_the_unit_interval_is_refused() {
     for p in ["0.35", "0", "0.8333"] {
-        let t = Tgr::new(configure(&[("p", p)]).unwrap()).unwrap();
+        let t = Tgr::configure(&sets(&[("p", p)])).unwrap();
         assert_eq!(t.config().warnings.len(), 1, "p={p}");
         assert!(t.config().warnings[0].contains("reverse the sign"), "{:?}", t.config().warnings);
     }
     for p in ["0.8333333333333334", "0.9", "1"] {
-        assert!(configure(&[("p", p)]).unwrap().warnings.is_empty(), "p={p}");
+        assert!(Tgr::configure(&sets(&[("p", p)])).unwrap().config().warnings.is_empty(), "p={p}");
     }
     for bad in [("p", "-0.01"), ("p", "1.01"), ("p", "nan"), ("sc", "-1"), ("rd_max", "0")] {
         assert!(
-            matches!(configure(&[bad]), Err(ConfigError::BadValue { .. })),
+            matches!(Tgr::configure(&sets(&[bad])), Err(ConfigError::BadValue { .. })),
             "{bad:?} must be refused"
         );
     }
     for bad in [("initial_rd", "-5"), ("provisional_rd", "0"), ("order", "random")] {
-        assert!(matches!(configure(&[bad]), Err(ConfigError::BadValue { .. })), "{bad:?}");
+        assert!(
+            matches!(Tgr::configure(&sets(&[bad])), Err(ConfigError::BadValue { .. })),
+            "{bad:?}"
+        );
     }
-    assert!(matches!(configure(&[("c", "1")]), Err(ConfigError::UnknownKey { .. })));
+    assert!(matches!(Tgr::configure(&sets(&[("c", "1")])), Err(ConfigError::UnknownKey { .. })));
 }
 
 #[test]
 fn new_rechecks_a_hand_built_config() {
-    let mut c = configure(&[]).unwrap();
+    let mut c = Tgr::configure(&[]).unwrap().config().clone();
     c.values[1].1 = ladder_projector::ParamValue::Number(2.0);
     assert!(matches!(Tgr::new(c), Err(ConfigError::BadValue { key: "p", .. })));
     let other = Config { algorithm: "glicko", values: vec![], warnings: vec![] };
@@ -253,4 +257,24 @@ fn checkpoint_restores_the_same_projection() {
             .unwrap();
     }
     assert_eq!(second.standings(), whole.standings());
+}
+
+/// What `explain` asks TGR through the `Projector` trait: no rating periods, and the reason a
+/// rating change turned around, with the trace's numbers.
+#[test]
+fn explain_reads_no_period_and_the_merit_reason_from_the_projector() {
+    let t = tgr(&[("p", "0.35")]);
+    assert_eq!(t.rating_period(Timestamp(0)), None);
+    assert_eq!(t.period_change(&|_| Some(1.0)), None);
+    let q = |name: &str| match name {
+        "XD" => Some(0.5),
+        "PMERIT" | "P" => Some(0.35),
+        _ => None,
+    };
+    for code in ["winner-lost-rating", "loser-gained-rating", "negative-merit-weight"] {
+        let why = t.flag_reason(code, "kuwait", &q).unwrap();
+        assert!(why.starts_with("the result's surprise XD = |Win - WinProb| = 0.500000"), "{why}");
+        assert!(why.contains("2 PMERIT - 1 = -0.300000 is negative"), "{why}");
+    }
+    assert_eq!(t.flag_reason("rd-at-cap", "kuwait", &q), None);
 }

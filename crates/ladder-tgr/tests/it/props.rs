@@ -4,8 +4,8 @@
 #![allow(clippy::disallowed_methods)]
 
 use ladder_events::{Body, Event, Prior, Seat, Timestamp, NANOS_PER_DAY, NANOS_PER_SECOND};
-use ladder_projector::{fold_all, Input, PlayerId, Projector, SeatIn, Step};
-use ladder_tgr::{configure, update_player, Constants, Player, Tgr};
+use ladder_projector::{fold_all, Algorithm, Input, PlayerId, Projector, SeatIn, Step};
+use ladder_tgr::{update_player, Constants, Player, Tgr};
 use proptest::prelude::*;
 use skillratings::glicko::{glicko, GlickoConfig, GlickoRating};
 use skillratings::Outcomes;
@@ -13,8 +13,8 @@ use skillratings::Outcomes;
 /// 2026-03-01T00:00:00Z.
 const START: i64 = 1_772_323_200 * NANOS_PER_SECOND;
 
-fn projector(sets: &[(&str, &str)]) -> Tgr {
-    Tgr::new(configure(sets).unwrap()).unwrap()
+fn projector(pairs: &[(&str, &str)]) -> Tgr {
+    Tgr::configure(&crate::sets(pairs)).unwrap()
 }
 
 fn step(seq: u64, at: i64, input: Input<'_>) -> Step<'_> {

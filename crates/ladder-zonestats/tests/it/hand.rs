@@ -5,7 +5,7 @@
 #![allow(clippy::disallowed_methods)]
 
 use ladder_events::{Prior, Timestamp};
-use ladder_projector::{Input, PlayerId, Projector, SeatIn, Step, Trace, TraceEntry};
+use ladder_projector::{Algorithm, Input, PlayerId, Projector, SeatIn, Step, Trace, TraceEntry};
 use ladder_zonestats::{rate_game, Constants, GameSeat, ZoneStats};
 
 fn e1() -> f64 {
@@ -163,7 +163,7 @@ fn step(seq: u64, input: Input<'_>) -> Step<'_> {
 
 #[test]
 fn the_projector_folds_priors_teams_and_traces_the_scale_down() {
-    let mut z = ZoneStats::from_sets(&[]).unwrap();
+    let mut z = ZoneStats::configure(&[]).unwrap();
     let (a, b, c) = (PlayerId(0), PlayerId(1), PlayerId(2));
     let prior = Prior { rating: Some(380.0), ..Prior::default() };
     z.apply(&step(1, Input::Joined { player: a, prior }), None).unwrap();
