@@ -39,9 +39,8 @@ pub(crate) const ID_SPILL: usize = 1 << 20;
 /// into a large ledger reads its few buckets and never builds one.
 const BLOOM_AFTER: u64 = 64;
 
-/// An event with what the ledger computes from it alone done ahead: the rules it must satisfy by
-/// itself ([`Event::check`]), its canonical JSON line (the leaf bytes), its leaf hash, and its
-/// stored encoding. [`Ledger::append`] takes events or
+/// An event with the bytes the ledger writes for it computed ahead: its canonical JSON line (the
+/// leaf bytes), its leaf hash, and its stored encoding. [`Ledger::append`] takes events or
 /// prepared events; preparing is pure work on the event alone, so a caller can do it on another
 /// thread (import prepares on its parsing thread, beside the parse) and leave the appending thread
 /// the checks against the history, the chain and the writes. The event is checked and written as
@@ -53,20 +52,17 @@ pub struct Prepared {
     bytes: Vec<u8>,
     line_len: usize,
     leaf: [u8; 32],
-    /// What [`Event::check`] said, used where the append rules' order asks for it.
-    alone: Result<(), Violation>,
 }
 
 impl Prepared {
-    /// Checks the event alone and computes its line, leaf hash and encoding.
+    /// Computes the event's line, leaf hash and encoding.
     pub fn new(event: Event) -> Prepared {
-        let alone = event.check();
         let mut bytes = Vec::with_capacity(256);
         json::write_line(&event, &mut bytes);
         let line_len = bytes.len();
         let leaf = ladder_proof::leaf_hash(&bytes);
         codec::encode_into(&event, &mut bytes);
-        Prepared { event, bytes, line_len, leaf, alone }
+        Prepared { event, bytes, line_len, leaf }
     }
 
     /// The event.
@@ -498,7 +494,7 @@ impl Batch {
         }
 
         // 2. The rules of the event alone.
-        prepared.alone.clone().map_err(Fail::Invalid)?;
+        event.check().map_err(Fail::Invalid)?;
 
         // 3. The rules of the history.
         if let Some(bound) = self.opts.not_after {
