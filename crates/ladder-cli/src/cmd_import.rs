@@ -4,11 +4,11 @@ use crate::source::open_for_write;
 use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ladder_events::Violation;
+use ladder_events::{Event, Violation};
 use ladder_import::csv::{parse_skip, read_files, CsvOptions, Mapping, Preset};
 use ladder_import::jsonl::JsonLines;
 use ladder_import::Origin;
-use ladder_log::{AppendError, AppendOptions, AppendReport, Prepared};
+use ladder_log::{AppendError, AppendOptions, AppendReport};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -130,22 +130,17 @@ fn open_input(name: &str) -> anyhow::Result<Box<dyn BufRead + Send>> {
 /// Lines parsed per message from the parsing thread.
 const PARSE_CHUNK: usize = 1024;
 
-/// The JSON Lines events of `readers`, in order, parsed and prepared on a second thread a few
-/// chunks ahead of the ledger: parsing (JSON, timestamps, the event's own rules) and preparing
-/// (the canonical line, its leaf hash and its encoding: [`Prepared`]) are about half of an
-/// import's work, and the ledger's checks against the history, chain hashes and writes are the
-/// other half, so on two cores they overlap.
+/// The JSON Lines events of `readers`, in order, parsed on a second thread a few chunks ahead of
+/// the ledger: parsing (JSON, timestamps, the event's own rules) is about half of an import's work,
+/// and the ledger's checks, hashing and writes are the other half, so on two cores they overlap.
 /// Memory ahead is bounded (4 chunks of [`PARSE_CHUNK`] lines). When the ledger stops early (a
 /// refused line, a storage error) the receiver is dropped and the thread ends at its next send.
 fn parse_ahead(
     readers: Vec<(String, Box<dyn BufRead + Send>)>,
-) -> impl Iterator<Item = (Origin, Result<Prepared, Violation>)> {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Origin, Result<Prepared, Violation>)>>(4);
+) -> impl Iterator<Item = (Origin, Result<Event, Violation>)> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Origin, Result<Event, Violation>)>>(4);
     std::thread::spawn(move || {
-        let items = readers
-            .into_iter()
-            .flat_map(|(name, r)| JsonLines::new(r, &name))
-            .map(|(origin, item)| (origin, item.map(Prepared::new)));
+        let items = readers.into_iter().flat_map(|(name, r)| JsonLines::new(r, &name));
         let mut chunk = Vec::with_capacity(PARSE_CHUNK);
         for item in items {
             // A refusal is sent at once: the ledger may stop there, and the reader may not come
@@ -249,7 +244,7 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
             &opts,
         ),
         None => ledger.append(
-            parse_ahead(readers).map(|(o, e): (Origin, Result<Prepared, Violation>)| {
+            parse_ahead(readers).map(|(o, e): (Origin, Result<Event, Violation>)| {
                 tick(&o);
                 origins.push(&o);
                 e

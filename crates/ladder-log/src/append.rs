@@ -39,52 +39,6 @@ pub(crate) const ID_SPILL: usize = 1 << 20;
 /// into a large ledger reads its few buckets and never builds one.
 const BLOOM_AFTER: u64 = 64;
 
-/// An event with the bytes the ledger writes for it computed ahead: its canonical JSON line (the
-/// leaf bytes), its leaf hash, and its stored encoding. [`Ledger::append`] takes events or
-/// prepared events; preparing is pure work on the event alone, so a caller can do it on another
-/// thread (import prepares on its parsing thread, beside the parse) and leave the appending thread
-/// the checks against the history, the chain and the writes. The event is checked and written as
-/// it is; nothing here is trusted beyond being computed from it.
-#[derive(Clone, Debug)]
-pub struct Prepared {
-    event: Event,
-    /// The line, then the encoding.
-    bytes: Vec<u8>,
-    line_len: usize,
-    leaf: [u8; 32],
-}
-
-impl Prepared {
-    /// Computes the event's line, leaf hash and encoding.
-    pub fn new(event: Event) -> Prepared {
-        let mut bytes = Vec::with_capacity(256);
-        json::write_line(&event, &mut bytes);
-        let line_len = bytes.len();
-        let leaf = ladder_proof::leaf_hash(&bytes);
-        codec::encode_into(&event, &mut bytes);
-        Prepared { event, bytes, line_len, leaf }
-    }
-
-    /// The event.
-    pub fn event(&self) -> &Event {
-        &self.event
-    }
-
-    fn line(&self) -> &[u8] {
-        &self.bytes[..self.line_len]
-    }
-
-    fn encoded(&self) -> &[u8] {
-        &self.bytes[self.line_len..]
-    }
-}
-
-impl From<Event> for Prepared {
-    fn from(event: Event) -> Prepared {
-        Prepared::new(event)
-    }
-}
-
 enum Fail {
     Invalid(Violation),
     Storage(LogError),
@@ -142,6 +96,8 @@ struct Batch {
     /// The last stored block read, for reading stored events.
     cache: Option<block::Indexed>,
     encoded: Vec<u8>,
+    /// The canonical JSON line of the event being written: its leaf bytes, what the chain hashes.
+    line: Vec<u8>,
     /// The Merkle tree over the leaves through the last event written.
     frontier: Frontier,
     /// Keys of the stored subtree hashes this batch wrote beyond the base head.
@@ -186,17 +142,13 @@ impl Ledger {
     /// ([`AppendError::Refused`]) and nothing of it is stored. On success the batch is durable
     /// (flushed) before this returns. Memory holds the block being filled, the batch's new joins,
     /// voids and ticks, and at most a million id fingerprints, never the batch itself.
-    ///
-    /// Items are [`Event`]s or [`Prepared`] events (the same result; preparing ahead moves work
-    /// off this thread).
-    pub fn append<I, E>(
+    pub fn append<I>(
         &mut self,
         events: I,
         opts: &AppendOptions,
     ) -> Result<AppendReport, AppendError>
     where
-        I: IntoIterator<Item = Result<E, Violation>>,
-        E: Into<Prepared>,
+        I: IntoIterator<Item = Result<Event, Violation>>,
     {
         if self.poisoned {
             return Err(AppendError::Storage(LogError::Poisoned));
@@ -204,7 +156,7 @@ impl Ledger {
         self.merge_tail()?;
         let mut batch = Batch::new(self, *opts)?;
         for (index, item) in events.into_iter().enumerate() {
-            match batch.offer(self, item.map(Into::into)) {
+            match batch.offer(self, item) {
                 Ok(()) => {}
                 // An unreadable input is never skipped: what it did not deliver is unknown.
                 Err(Fail::Invalid(v)) if opts.skip_invalid && v.rule.skippable() => {
@@ -261,6 +213,7 @@ impl Batch {
             probes: 0,
             cache: None,
             encoded: Vec::with_capacity(256),
+            line: Vec::with_capacity(256),
             frontier: ledger.frontier()?,
             nodes_written: Vec::new(),
             report: AppendReport { head: base, ..AppendReport::default() },
@@ -440,16 +393,15 @@ impl Batch {
         }
     }
 
-    fn offer(&mut self, ledger: &Ledger, item: Result<Prepared, Violation>) -> Result<(), Fail> {
+    fn offer(&mut self, ledger: &Ledger, item: Result<Event, Violation>) -> Result<(), Fail> {
         let index = self.offered;
         self.offered += 1;
-        let prepared = item.map_err(Fail::Invalid)?;
-        let event = &prepared.event;
+        let event = item.map_err(Fail::Invalid)?;
 
         // 1. Duplicates and conflicts.
         if let Some(id) = &event.id {
             if let Some((seq, stored)) = self.find_id(ledger, id)? {
-                if same_content(&stored, event) {
+                if same_content(&stored, &event) {
                     self.report.duplicates += 1;
                     return Ok(());
                 }
@@ -470,7 +422,7 @@ impl Batch {
                 v.earlier = self.input_of(seq);
                 return Err(Fail::Invalid(v));
             }
-        } else if twin_kind(&event.body) && self.take_twin(ledger, event)? {
+        } else if twin_kind(&event.body) && self.take_twin(ledger, &event)? {
             self.report.duplicates += 1;
             return Ok(());
         }
@@ -479,7 +431,7 @@ impl Batch {
             Body::PlayerJoined { player, .. } => {
                 if let Some(seq) = self.player_seq(ledger, player) {
                     let stored = self.read_event(ledger, seq)?;
-                    if same_content(&stored, event) {
+                    if same_content(&stored, &event) {
                         self.report.duplicates += 1;
                         return Ok(());
                     }
@@ -590,8 +542,7 @@ impl Batch {
                         continue;
                     }
                     let Some(at) = Timestamp::midnight_of_day(day) else { continue };
-                    let tick = Event { at, id: None, body: Body::MidnightTick };
-                    self.write(ledger, Prepared::new(tick))?;
+                    self.write(ledger, Event { at, id: None, body: Body::MidnightTick })?;
                     self.report.ticks_inserted += 1;
                 }
             }
@@ -602,23 +553,27 @@ impl Batch {
                 id: None,
                 body: Body::PlayerJoined { player, prior: Prior::default() },
             };
-            self.write(ledger, Prepared::new(join))?;
+            self.write(ledger, join)?;
             self.report.auto_joined += 1;
         }
         let seq = self.next_seq;
         if self.input_of(seq) != Some(index) {
             self.inputs.push((seq, index));
         }
-        self.write(ledger, prepared)?;
+        self.write(ledger, event)?;
         Ok(())
     }
 
     /// Writes a checked event: chain, block, indexes.
-    fn write(&mut self, ledger: &Ledger, prepared: Prepared) -> Result<(), LogError> {
-        let hash = block::chain_hash(&self.prev, prepared.line());
+    fn write(&mut self, ledger: &Ledger, event: Event) -> Result<(), LogError> {
+        self.encoded.clear();
+        codec::encode_into(&event, &mut self.encoded);
+        self.line.clear();
+        json::write_line(&event, &mut self.line);
+        let hash = block::chain_hash(&self.prev, &self.line);
         let seq = self.next_seq;
         let mut completed = Vec::new();
-        self.frontier.push(prepared.leaf, |level, index, h| {
+        self.frontier.push(ladder_proof::leaf_hash(&self.line), |level, index, h| {
             if level >= tree::TILE_LEVEL {
                 completed.push((tree::node_key(level, index), h));
             }
@@ -627,8 +582,7 @@ impl Batch {
             ledger.store.insert(Tree::Nodes, &k, &h)?;
             self.nodes_written.push(k);
         }
-        self.builder.push(&hash, prepared.encoded());
-        let event = prepared.event;
+        self.builder.push(&hash, &self.encoded);
         self.prev = hash;
         self.next_seq += 1;
         self.report.appended += 1;
@@ -984,21 +938,6 @@ mod spill_tests {
         let mut l = Ledger::with_store(Box::new(probe), None).unwrap();
         l.id_spill = spill;
         (l, ids_bytes, writes)
-    }
-
-    /// Prepared events (import's path) store exactly what the same events do: the same head and
-    /// the same tree, inserted joins and skipped duplicates included.
-    #[test]
-    fn prepared_events_append_what_their_events_append() {
-        let batch = || (0..250).chain(0..50).map(|i| result(i, i));
-        let (mut plain, _, _) = ledger(&Arc::new(MemStore::new()), 64, u64::MAX);
-        let (mut prepared, _, _) = ledger(&Arc::new(MemStore::new()), 64, u64::MAX);
-        let a = plain.append(batch(), &opts()).unwrap();
-        let b = prepared.append(batch().map(|r| r.map(Prepared::new)), &opts()).unwrap();
-        assert_eq!((a.appended, a.duplicates), (b.appended, b.duplicates));
-        assert_eq!(a.duplicates, 50, "ids m-0 to m-49 come twice with the same content");
-        assert_eq!(plain.head(), prepared.head());
-        assert_eq!(plain.root().unwrap(), prepared.root().unwrap());
     }
 
     /// Bytes written to `ids` by one batch of `n` new ids into an empty ledger, spilling every

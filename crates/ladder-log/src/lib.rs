@@ -43,7 +43,6 @@ mod tree;
 mod upgrade;
 mod verify;
 
-pub use append::Prepared;
 pub use block::{
     chain_hash, decode_block, OwnedRecord, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS,
 };
