@@ -18,8 +18,8 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, math, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId,
-    ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec,
+    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -144,16 +144,7 @@ impl Elo {
             return Ok(());
         }
         // Elo keeps a rating only: prior.rd and prior.volatility are not its quantities.
-        let rating = prior.rating.unwrap_or(self.initial_rating);
-        if !rating.is_finite() {
-            return Err(ProjectError::new(
-                step.seq,
-                ProjectErrorKind::NonFinite {
-                    quantity: "r",
-                    detail: "the prior rating is not a finite number".into(),
-                },
-            ));
-        }
+        let rating = prior_or(step.seq, prior.rating, self.initial_rating, "r", "rating", false)?;
         self.state.players[i] = PlayerState { rating, games: 0, joined: true };
         if let Some(t) = trace {
             t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));

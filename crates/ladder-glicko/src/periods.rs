@@ -18,8 +18,9 @@ use crate::clock::{check_rd, Clock, Cursor};
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, outcome, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, Period,
-    PlayerId, ProjectError, ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace,
+    check_seats, outcome, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec,
+    Period, PlayerId, ProjectError, ProjectErrorKind, Projector, Quantities, SeatIn, Standing,
+    Step, Trace,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -295,6 +296,27 @@ pub(crate) struct Common {
     pub(crate) clock: Clock,
 }
 
+impl Common {
+    /// A joining player's values under `rule` at event `seq`: the prior's rating and RD (or the
+    /// defaults), checked, RD capped at `rd_max`, then the rule's own part of the prior. Returns
+    /// the rating, the capped RD, the RD asked for and the values; the projector and the lanes
+    /// both join through here.
+    pub(crate) fn join_values<R: Rule>(
+        &self,
+        rule: &R,
+        seq: u64,
+        prior: &Prior,
+    ) -> Result<(f64, f64, f64, R::Values), ProjectError> {
+        let rating = prior_or(seq, prior.rating, self.initial_rating, "r", "rating", false)?;
+        let asked = prior_or(seq, prior.rd, self.initial_rd, "RD", "RD", true)?;
+        let rd = asked.min(self.rd_max);
+        let values = rule
+            .join(rating, rd, prior)
+            .map_err(|(quantity, why)| ProjectError::non_finite(seq, quantity, why))?;
+        Ok((rating, rd, asked, values))
+    }
+}
+
 /// A period-based projector: the engine's bookkeeping around the rating step of `R`.
 ///
 /// Invariants: every joined player's values are the rule's valid values (for Glicko and Glicko-2:
@@ -406,22 +428,7 @@ impl<R: Rule> Periodic<R> {
             // The log refuses a second join; a replay that sees one keeps the first.
             return Ok(());
         }
-        let bad = |quantity, detail: &str| {
-            ProjectError::new(
-                step.seq,
-                ProjectErrorKind::NonFinite { quantity, detail: detail.to_string() },
-            )
-        };
-        let rating = prior.rating.unwrap_or(self.common.initial_rating);
-        if !rating.is_finite() {
-            return Err(bad("r", "the prior rating is not a finite number"));
-        }
-        let asked = prior.rd.unwrap_or(self.common.initial_rd);
-        if !(asked.is_finite() && asked > 0.0) {
-            return Err(bad("RD", "the prior RD is not a positive finite number"));
-        }
-        let rd = asked.min(self.common.rd_max);
-        let values = self.rule.join(rating, rd, &prior).map_err(|(q, why)| bad(q, why))?;
+        let (rating, rd, asked, values) = self.common.join_values(&self.rule, step.seq, &prior)?;
         let since = self.common.clock.mark(step.at, false);
         self.state.players[i] = Record { values, since, games: 0, slot: NO_SLOT };
         if let Some(t) = trace {

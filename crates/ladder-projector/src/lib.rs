@@ -209,6 +209,40 @@ impl ProjectError {
     pub fn new(seq: u64, kind: ProjectErrorKind) -> ProjectError {
         ProjectError { seq, kind }
     }
+
+    /// A [`ProjectErrorKind::NonFinite`] error at event `seq`.
+    pub fn non_finite(seq: u64, quantity: &'static str, detail: impl Into<String>) -> ProjectError {
+        ProjectError::new(seq, ProjectErrorKind::NonFinite { quantity, detail: detail.into() })
+    }
+}
+
+/// A joining player's prior quantity (a PlayerJoined's `rating` or `rd`, docs/events.md), or the
+/// algorithm's `default` when the event gives none; refused unless finite, and unless positive
+/// too when `positive` (a deviation). The error at event `seq` names the algorithm's `quantity`
+/// and the event's `field`.
+pub fn prior_or(
+    seq: u64,
+    given: Option<f64>,
+    default: f64,
+    quantity: &'static str,
+    field: &str,
+    positive: bool,
+) -> Result<f64, ProjectError> {
+    let value = given.unwrap_or(default);
+    match (value.is_finite(), positive) {
+        (true, false) => Ok(value),
+        (true, true) if value > 0.0 => Ok(value),
+        (_, false) => Err(ProjectError::non_finite(
+            seq,
+            quantity,
+            format!("the prior {field} is not a finite number"),
+        )),
+        (_, true) => Err(ProjectError::non_finite(
+            seq,
+            quantity,
+            format!("the prior {field} is not a positive finite number"),
+        )),
+    }
 }
 
 /// Looks a traced quantity up by name (a player's, in the traces `explain` reads): what
@@ -364,4 +398,35 @@ pub fn prefetch<T>(value: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prior_is_taken_defaulted_or_refused_naming_quantity_and_field() {
+        assert_eq!(prior_or(1, Some(1700.0), 1500.0, "r", "rating", false).unwrap(), 1700.0);
+        assert_eq!(prior_or(1, None, 1500.0, "r", "rating", false).unwrap(), 1500.0);
+        // A rating may be zero or negative; a deviation may not.
+        assert_eq!(prior_or(1, Some(-3.0), 1500.0, "r", "rating", false).unwrap(), -3.0);
+        let e = prior_or(7, Some(0.0), 350.0, "RD", "RD", true).unwrap_err();
+        assert_eq!(e.seq, 7);
+        assert_eq!(
+            e.kind,
+            ProjectErrorKind::NonFinite {
+                quantity: "RD",
+                detail: "the prior RD is not a positive finite number".into()
+            }
+        );
+        let e = prior_or(2, Some(f64::NAN), 25.0, "mu", "rating", false).unwrap_err();
+        assert_eq!(
+            e.kind,
+            ProjectErrorKind::NonFinite {
+                quantity: "mu",
+                detail: "the prior rating is not a finite number".into()
+            }
+        );
+        assert!(prior_or(3, Some(f64::INFINITY), 1.0, "sigma", "rd", true).is_err());
+    }
 }

@@ -28,8 +28,8 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, math, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId,
-    ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec,
+    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 
@@ -213,21 +213,9 @@ impl WengLin {
             // The log refuses a second join; a replay that sees one keeps the first.
             return Ok(());
         }
-        let bad = |quantity, detail: &str| {
-            ProjectError::new(
-                step.seq,
-                ProjectErrorKind::NonFinite { quantity, detail: detail.to_string() },
-            )
-        };
         // A prior is on the algorithm's own scale: `rating` is mu and `rd` is sigma.
-        let mu = prior.rating.unwrap_or(self.mu);
-        if !mu.is_finite() {
-            return Err(bad("mu", "the prior rating is not a finite number"));
-        }
-        let sigma = prior.rd.unwrap_or(self.sigma);
-        if !(sigma.is_finite() && sigma > 0.0) {
-            return Err(bad("sigma", "the prior rd is not a positive finite number"));
-        }
+        let mu = prior_or(step.seq, prior.rating, self.mu, "mu", "rating", false)?;
+        let sigma = prior_or(step.seq, prior.rd, self.sigma, "sigma", "rd", true)?;
         self.state.players[i] = PlayerState { mu, sigma, games: 0 };
         if let Some(t) = trace {
             t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));

@@ -299,27 +299,10 @@ impl Glicko2Lanes {
         if joined(&self.players[base]) {
             return Ok(());
         }
-        let bad = |quantity, detail: &str| {
-            ProjectError::new(
-                step.seq,
-                ProjectErrorKind::NonFinite { quantity, detail: detail.to_string() },
-            )
-        };
-        // Every lane is checked before any is written, in lane order (the engine's checks, then
-        // the rule's `join`).
+        // Every lane is checked before any is written, in lane order.
         let mut joining = Vec::with_capacity(k);
         for lane in &self.lanes {
-            let common = &lane.common;
-            let rating = prior.rating.unwrap_or(common.initial_rating);
-            if !rating.is_finite() {
-                return Err(bad("r", "the prior rating is not a finite number"));
-            }
-            let asked = prior.rd.unwrap_or(common.initial_rd);
-            if !(asked.is_finite() && asked > 0.0) {
-                return Err(bad("RD", "the prior RD is not a positive finite number"));
-            }
-            let rd = asked.min(common.rd_max);
-            joining.push(lane.rule.join(rating, rd, &prior).map_err(|(q, why)| bad(q, why))?);
+            joining.push(lane.common.join_values(&lane.rule, step.seq, &prior)?.3);
         }
         let since = self.clock.mark(step.at, false);
         for (l, values) in joining.into_iter().enumerate() {
