@@ -46,18 +46,32 @@ fn roots_of_one_to_eight_leaves() {
     }
 }
 
+/// The nodes of the RFC 6962 example tree of seven leaves that the tests below name: leaf hashes
+/// `l`, `n01 = n(l0, l1)`, `n23`, `n45`, `n0123 = n(n01, n23)`, `right = n(n45, l6)` and the
+/// root `n(n0123, right)`.
+struct Seven {
+    l: [Hash; 8],
+    n01: Hash,
+    n23: Hash,
+    n45: Hash,
+    n0123: Hash,
+    right: Hash,
+    root: Hash,
+}
+
+fn seven() -> Seven {
+    let l = leaves();
+    let (n01, n23, n45) = (n(l[0], l[1]), n(l[2], l[3]), n(l[4], l[5]));
+    let (n0123, right) = (n(n01, n23), n(n45, l[6]));
+    Seven { l, n01, n23, n45, n0123, right, root: n(n0123, right) }
+}
+
 #[test]
 fn audit_paths_of_rfc_6962_example_tree_of_seven() {
     // RFC 6962 2.1.3: the audit path for d0 is [b, h, l], for d3 [c, g, l], for d4 [j, k, e]
     // (renamed: b = l1, c = l2, g = n01, h = n23, j = l5, k = l6, e = n0123, i = n45,
     // l = n(n45, l6)), and for d6 [i, e].
-    let l = leaves();
-    let n01 = n(l[0], l[1]);
-    let n23 = n(l[2], l[3]);
-    let n45 = n(l[4], l[5]);
-    let n0123 = n(n01, n23);
-    let right = n(n45, l[6]);
-    let top = n(n0123, right);
+    let Seven { l, n01, n23, n45, n0123, right, root: top } = seven();
     let mut t = tree(7);
     let cases: [(u64, Vec<Hash>); 4] = [
         (0, vec![l[1], n23, right]),
@@ -77,14 +91,8 @@ fn consistency_proofs_of_rfc_6962_example() {
     // RFC 6962 2.1.3: PROOF(3, D[7]) = [c, d, g, l], PROOF(4, D[7]) = [l],
     // PROOF(6, D[7]) = [i, j, k] (d = l3, g = n01, i = n45, j = l6, k = n0123, l = n(n45, l6)
     // in the RFC's second figure; renamed here as leaf and node hashes).
-    let l = leaves();
-    let n01 = n(l[0], l[1]);
-    let n23 = n(l[2], l[3]);
-    let n45 = n(l[4], l[5]);
-    let n0123 = n(n01, n23);
-    let right = n(n45, l[6]);
+    let Seven { l, n01, n45, n0123, right, root: new_root, .. } = seven();
     let mut t = tree(7);
-    let new_root = n(n0123, right);
     let cases: [(u64, Hash, Vec<Hash>); 3] = [
         (3, n(n01, l[2]), vec![l[2], l[3], n01, right]),
         (4, n0123, vec![right]),
