@@ -8,6 +8,7 @@ mod cli_habits;
 mod closed_stdout;
 mod explain_json;
 mod faults;
+mod friction;
 mod inputs;
 mod integrity;
 mod ledger;
