@@ -84,8 +84,9 @@ impl std::fmt::Display for Hinted {
 
 impl std::error::Error for Hinted {}
 
-/// Help asked for through an argument's value (`--set help=1`): not a failure, so `main` prints
-/// it on standard output and exits 0, as `--help` does.
+/// Help asked for through an argument's value (`--set help=1`), returned as
+/// `anyhow::Error::msg(HelpShown(text))`: not a failure, so `main` prints it on standard output
+/// and exits 0, as `--help` does.
 #[derive(Debug)]
 pub struct HelpShown(pub String);
 
@@ -95,8 +96,6 @@ impl std::fmt::Display for HelpShown {
     }
 }
 
-impl std::error::Error for HelpShown {}
-
 /// What to do about a refused event, by the rule it broke (docs/events.md lists the rules).
 pub fn rule_hint(rule: ladder_events::Rule, auto_join: bool) -> &'static str {
     use ladder_events::Rule;
@@ -105,9 +104,7 @@ pub fn rule_hint(rule: ladder_events::Rule, auto_join: bool) -> &'static str {
             "each line is one JSON object with a `type` and an `at` (docs/events.md)"
         }
         Rule::Timestamp => "`at` is an RFC 3339 instant like 2026-03-01T12:00:00Z, or a date",
-        Rule::TimeOrder => {
-            "events go in time order: sort the file by `at`"
-        }
+        Rule::TimeOrder => "events go in time order: sort the file by `at`",
         Rule::UnknownPlayer if !auto_join => "pass --auto-join to append the missing joins first",
         Rule::IdConflict => {
             "that id already names another event (`ladder log` shows it): if it is this event, \
@@ -195,11 +192,9 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(code) => code,
         Err(err) if out::is_closed_stdout(&err) => ExitCode::SUCCESS,
-        Err(err) if err.chain().any(|e| e.is::<HelpShown>()) => {
+        Err(err) if err.is::<HelpShown>() => {
             use std::io::Write;
-            let help = err.chain().find_map(|e| e.downcast_ref::<HelpShown>());
-            let text = help.map(|h| h.0.as_str()).unwrap_or_default();
-            match writeln!(out::stdout(), "{text}") {
+            match writeln!(out::stdout(), "{err}") {
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
                 _ => ExitCode::SUCCESS,
             }

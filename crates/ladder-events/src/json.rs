@@ -491,14 +491,16 @@ mod tests {
         assert_eq!(rule_of(r#"{"type":"QueueTimeout","player":"a"}"#), Rule::MissingField);
     }
 
+    /// A PlayerJoined of `name`, parsed.
+    fn join(name: &str) -> Result<Event, Violation> {
+        parse_line(&format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-01","player":{}}}"#,
+            serde_json::to_string(name).unwrap()
+        ))
+    }
+
     #[test]
     fn invisible_and_blank_names_are_refused_naming_the_code_point() {
-        let join = |name: &str| {
-            parse_line(&format!(
-                r#"{{"type":"PlayerJoined","at":"2026-03-01","player":{}}}"#,
-                serde_json::to_string(name).unwrap()
-            ))
-        };
         // Every code point the rule names, alone in a name and inside one.
         let invisible = (0x202A..=0x202E)
             .chain(0x2066..=0x2069)
@@ -538,12 +540,6 @@ mod tests {
 
     #[test]
     fn line_breaking_default_ignorable_and_blank_characters_are_refused_by_property() {
-        let join = |name: &str| {
-            parse_line(&format!(
-                r#"{{"type":"PlayerJoined","at":"2026-03-01","player":{}}}"#,
-                serde_json::to_string(name).unwrap()
-            ))
-        };
         // The characters of issue 28, each with why it is refused: U+2028 (line separator,
         // White_Space), U+00AD (soft hyphen), U+180E (Mongolian vowel separator), U+3164 (Hangul
         // filler: the three Default_Ignorable_Code_Point), U+2800 (blank Braille pattern); then
