@@ -158,12 +158,8 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
     }
     if sets.iter().any(|(k, _)| k == "help") {
         let specs = registry::params(&args.algo).map_err(|e| config_error(&args.algo, e))?;
-        return Err(crate::HelpShown(format!(
-            "constants of {}:\n{}",
-            args.algo,
-            describe_specs(specs)
-        ))
-        .into());
+        let help = format!("constants of {}:\n{}", args.algo, describe_specs(specs));
+        return Err(anyhow::Error::msg(crate::HelpShown(help)));
     }
     let mut variants = vec![sets.clone()];
     if !configs.is_empty() {

@@ -18,6 +18,7 @@ pub struct Timestamp(pub i64);
 
 /// Why a text is not an instant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TimestampError {
     /// Neither RFC 3339 nor a plain date.
     #[error(
