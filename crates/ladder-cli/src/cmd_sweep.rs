@@ -142,7 +142,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let worse = order
         .iter()
-        .filter(|&&i| run.failed[i].is_none() && loss(i) > std::f64::consts::LN_2)
+        .filter(|&&i| run.scores[i].log_loss().is_some_and(|l| l > std::f64::consts::LN_2))
         .count();
     let mut out = std::io::BufWriter::new(crate::out::stdout());
     match args.format {

@@ -6,6 +6,7 @@ mod audit_doc;
 mod bad_input;
 mod cli_habits;
 mod closed_stdout;
+mod docs_examples;
 mod explain_json;
 mod faults;
 mod friction;
