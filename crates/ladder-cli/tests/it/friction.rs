@@ -177,3 +177,15 @@ fn an_older_season_is_named_as_older_than_the_ledger_not_as_unsorted() {
     );
     assert!(hint(&r).contains("sort the file by `at`"), "{}", r.stderr);
 }
+
+#[test]
+fn a_plot_names_its_algorithm_and_constants_and_a_band_only_where_there_is_one() {
+    let e = football();
+    let elo = e.ok(&["plot", "--algo", "elo", "--set", "k=32", "--player", "England"]);
+    assert!(elo.contains("<title>elo ratings over time</title>"), "{elo}");
+    assert!(elo.contains(">elo k=32.0 initial_rating=1500.0</text>"), "{elo}");
+    assert!(!elo.contains("RD"), "Elo keeps no RD: {elo}");
+    let glicko = e.ok(&["plot", "--algo", "glicko", "--player", "England"]);
+    assert!(glicko.contains("<title>glicko ratings over time (bands: ±2 RD)</title>"), "{glicko}");
+    assert!(glicko.contains(">glicko c=6.0 period=5d"), "{glicko}");
+}
