@@ -145,6 +145,17 @@ pub fn unknown_player(name: &str, roster: &ladder_projector::Roster) -> Hinted {
     Hinted::refused(format!("{name:?} never appears in this history"), hint)
 }
 
+/// `--set help=1` among `sets`: the constants of `algorithm`, with their ranges and defaults, as
+/// help (printed on stdout by `main`, exit 0) rather than as an unknown key.
+pub fn help_if_asked(algorithm: &str, sets: &[(String, String)]) -> anyhow::Result<()> {
+    if sets.iter().any(|(k, _)| k == "help") {
+        let specs = registry::params(algorithm).map_err(|e| config_error(algorithm, e))?;
+        let help = format!("constants of {algorithm}:\n{}", describe_specs(specs));
+        return Err(anyhow::Error::msg(crate::HelpShown(help)));
+    }
+    Ok(())
+}
+
 /// Validates the algorithm and constants, printing warnings on stderr.
 pub fn config_of(args: &AlgoArgs) -> anyhow::Result<Config> {
     Ok(configs_of(args, &[])?.remove(0))
@@ -156,11 +167,7 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
     for s in &args.sets {
         sets.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
-    if sets.iter().any(|(k, _)| k == "help") {
-        let specs = registry::params(&args.algo).map_err(|e| config_error(&args.algo, e))?;
-        let help = format!("constants of {}:\n{}", args.algo, describe_specs(specs));
-        return Err(anyhow::Error::msg(crate::HelpShown(help)));
-    }
+    help_if_asked(&args.algo, &sets)?;
     let mut variants = vec![sets.clone()];
     if !configs.is_empty() {
         variants.clear();

@@ -97,6 +97,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     for s in &args.algo.sets {
         base.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
+    crate::cmd_replay::help_if_asked(&args.algo.algo, &base)?;
     let combos = combinations(&axes);
     let mut configs = Vec::with_capacity(combos.len());
     for combo in &combos {

@@ -85,6 +85,16 @@ fn set_help_prints_the_constants_and_exits_0() {
         assert!(r.stdout.starts_with(&format!("constants of {algo}:\n")), "{}", r.stdout);
         assert!(r.stdout.contains("initial_rating = "), "{}", r.stdout);
     }
+    // Every command that takes --set: sweep and tune parse theirs apart.
+    for args in [
+        &["sweep", "--algo", "tgr", "--set", "help=1", "--grid", "sc=1,2"][..],
+        &["tune", "--algo", "tgr", "--set", "help=1"][..],
+        &["leaderboard", "--algo", "tgr", "--set", "help=1"][..],
+    ] {
+        let r = e.run(args, b"");
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(r.stdout.starts_with("constants of tgr:\n"), "{args:?}: {}", r.stdout);
+    }
     let r = e.run(&["replay", "--algo", "elo", "--set", "k=0"], b"");
     assert_eq!(r.code, 2, "an out-of-range value is still a usage error: {}", r.stderr);
 }
