@@ -141,6 +141,10 @@ fn a_name_that_is_almost_right_suggests_the_close_names() {
             assert!(hint(&r).starts_with(&format!("did you mean {meant}?")), "{}", r.stderr);
         }
     }
+    // `pair` looks names up the same way.
+    let r = e.run(&["pair", "swiatek", "--waiting", "Elena Rybakina"], b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(hint(&r).starts_with("did you mean \"Iga Swiatek\"?"), "{}", r.stderr);
     // No close name: the hint names a command that does list every player.
     let r = e.run(&["history", "--algo", "elo", "--player", "Federer"], b"");
     assert_eq!(r.code, 1, "{}", r.stderr);
