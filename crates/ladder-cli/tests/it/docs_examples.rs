@@ -2,7 +2,8 @@
 //! docs/GUARANTEES.md states for writers of pages:
 //!
 //! - every ```` ```sh ```` block of a page is run, in order within its page, as one shell session
-//!   (bash with `-e -o pipefail`: a failing command fails the page), in a fresh directory where
+//!   (bash with `-e -o pipefail`: a failing command fails the page; no standard input; at most
+//!   five minutes a page, so no block may start a server that keeps running), in a fresh directory where
 //!   `fixtures/`, `docs/` and `fuzz/` are the checkout's and `ladder` is the binary under test;
 //! - ```` ```text ```` blocks (and every other kind) are output or illustration and are not run;
 //! - a page sets up the data it uses in its own `sh` blocks (importing from the checkout, making a
@@ -82,8 +83,11 @@ fn run_page(page: &Path, bin: &Path) -> Result<usize, String> {
         script.push_str(&format!("block={line}\n{body}"));
     }
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new("bash")
-        .args(["-e", "-o", "pipefail", "-c", &script])
+    // Bounded: a page that starts a server in an `sh` block (or waits on input) fails after five
+    // minutes (exit 124 from `timeout`) instead of hanging the test run.
+    let out = Command::new("timeout")
+        .args(["300", "bash", "-e", "-o", "pipefail", "-c", &script])
+        .stdin(std::process::Stdio::null())
         .current_dir(dir.path())
         .env("PATH", path)
         .env("REPO", root())
@@ -95,6 +99,9 @@ fn run_page(page: &Path, bin: &Path) -> Result<usize, String> {
         Ok(blocks.len())
     } else {
         let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.code() == Some(124) {
+            return Err(format!("{}: still running after 300 s", page.display()));
+        }
         let tail: Vec<&str> = stderr.lines().rev().take(12).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         Err(format!("{}: {}", page.display(), tail.join("\n    ")))
