@@ -97,6 +97,16 @@ def check_proof(proof, lines, d):
     raise ValueError(f"unknown proof kind {kind!r}")
 
 
+def unique_fields(pairs):
+    """A JSON object whose fields are each given once (json's default keeps the last of two)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"field {key!r} is given twice")
+        out[key] = value
+    return out
+
+
 def main(args):
     if len(args) not in (1, 2):
         sys.exit("usage: audit-check.py EXPORT.jsonl [PROOF.json]")
@@ -114,7 +124,8 @@ def main(args):
     out = f"head {len(lines)}:{head.hex()}\nroot {mth(d).hex()}\n"
     if len(args) == 2:
         try:
-            what = check_proof(json.load(open(args[1], encoding="utf-8")), lines, d)
+            proof = json.load(open(args[1], encoding="utf-8"), object_pairs_hook=unique_fields)
+            what = check_proof(proof, lines, d)
         except (ValueError, KeyError, TypeError) as e:
             why = f"no field {e}" if isinstance(e, KeyError) else str(e)
             sys.stderr.write(f"{out}proof FAILED: {why}\n")

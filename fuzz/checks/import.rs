@@ -18,8 +18,9 @@ const JSONL_FILE: &str = "fuzz.jsonl";
 /// The file name of a CSV fuzz input.
 const CSV_FILE: &str = "fuzz.csv";
 
-/// The names an accepted event holds are names: not only white space, no bidirectional or
-/// zero-width character (docs/events.md, rule player-name).
+/// The names an accepted event holds are names: not only white space, no invisible character
+/// (`is_invisible`: default-ignorable, white space other than U+0020, U+2800; docs/events.md, rule
+/// player-name).
 fn names_are_visible(event: &Event) {
     for name in event.players() {
         assert!(!name.chars().any(is_invisible), "an invisible character in {name:?}");

@@ -115,6 +115,11 @@ impl Parser {
             let first = self.value()?;
             match (close, first) {
                 ('}', Val::Str(key)) => {
+                    // Strict, as ladder's own reader: a field named twice is refused, never read
+                    // as one of its two values.
+                    if items.iter().any(|(k, _)| *k == key) {
+                        return Err(format!("field {key:?} is given twice"));
+                    }
                     self.eat(':')?;
                     items.push((key, self.value()?));
                 }

@@ -137,6 +137,7 @@ fn names_what_is_wrong() {
         (r#"{"kind":"consistency","from":0,"to":5}"#, "need 0 < from"),
         (r#"{"kind":"inclusion" "index":1}"#, "expected ','"),
         (r#"{"kind":"inclusion","index":-1}"#, "bad value"),
+        (r#"{"kind":"inclusion","index":1,"index":2}"#, "field \"index\" is given twice"),
     ];
     for (proof, want) in cases {
         let out = audit(dir.path(), &lines, Some(proof));
@@ -157,8 +158,9 @@ fn names_what_is_wrong() {
     );
 }
 
-/// docs/audit-check.py, the Python twin, prints the same as this crate's binary. Runs only
-/// where `python3` can import the `blake3` package (nothing is installed for it).
+/// docs/audit-check.py, the Python twin, prints the same as this crate's binary. Runs where
+/// `python3` can import the `blake3` package (`.ci/run` installs it; under `CI=true` its absence
+/// fails the test).
 #[test]
 fn the_python_twin_agrees_where_it_can_run() {
     let twin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/audit-check.py");
@@ -186,15 +188,26 @@ fn the_python_twin_agrees_where_it_can_run() {
             path: consistency_proof(77, 300, &mut t).unwrap(),
         }),
     ];
-    for proof in proofs {
-        let rust = audit(dir.path(), &lines, Some(&proof.to_json()));
-        let py = Command::new("python3")
+    // The twin on the export and proof that `audit` last wrote.
+    let python = || {
+        Command::new("python3")
             .arg(&twin)
             .arg(dir.path().join("export.jsonl"))
             .arg(dir.path().join("proof.json"))
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    for proof in proofs {
+        let rust = audit(dir.path(), &lines, Some(&proof.to_json()));
+        let py = python();
         assert!(rust.ok && py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
         assert_eq!(String::from_utf8(py.stdout).unwrap(), rust.stdout);
+        // A field given twice: both refuse, naming it.
+        let twice = proof.to_json().replacen('{', r#"{"path":[],"#, 1);
+        let rust = audit(dir.path(), &lines, Some(&twice));
+        let py = python();
+        assert!(!rust.ok && rust.stderr.contains("\"path\" is given twice"), "{}", rust.stderr);
+        let py_err = String::from_utf8_lossy(&py.stderr);
+        assert!(!py.status.success() && py_err.contains("'path' is given twice"), "{py_err}");
     }
 }

@@ -1,7 +1,7 @@
 //! The short program of docs/audit.md ("Check it without ladder"), run as printed against a
-//! ledger written by ladder-log: its head and root must be the ledger's. Runs only where `python3`
-//! can import the `blake3` package (nothing is installed for it); the Rust twin
-//! (`against_ledger.rs`) runs everywhere.
+//! ledger written by ladder-log: its head and root must be the ledger's. Runs where `python3` can
+//! import the `blake3` package (`.ci/run` installs it; under `CI=true` its absence fails the
+//! test); the Rust twin (`against_ledger.rs`) runs everywhere.
 
 mod common;
 

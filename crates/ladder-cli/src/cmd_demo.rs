@@ -96,8 +96,10 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let (Some(f), Some(l)) = (first, last) {
-        outln!("3. log      $ ladder log --limit 5")?;
-        outln!("             {} teams, {draws} draws, from {f} to {l}", teams.len())?;
+        // A summary the demo counts itself, so no command is shown before it (`ladder log`
+        // prints the events, not this).
+        outln!("3. history  {} teams, {draws} draws, from {f} to {l}", teams.len())?;
+        outln!("             (`ladder log` lists the events, `ladder log --format jsonl` exports them)")?;
     }
     outln!("4. replay   $ ladder leaderboard --algo ALGO --top 5   (constants at their defaults)")?;
     let history = LedgerHistory(&ledger);

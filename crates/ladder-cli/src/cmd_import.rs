@@ -23,6 +23,7 @@ pub const EXAMPLES: &str = "Examples:
   ladder import --auto-join --columns at=date,winner=w,loser=l games.csv
   ladder import --auto-join --columns at=date,a=home,b=away,score_a=hs,score_b=as results.csv
   ladder import --auto-join --preset tennis atp_matches_2023.csv atp_matches_2024.csv
+  ladder import --auto-join --preset tennis wta_matches_2024.csv          WTA files too
 
 A bad line refuses the whole import (the message names the file, line and rule) and nothing is
 written. Re-running an import is safe: events already stored are counted as duplicates, with
@@ -44,7 +45,8 @@ pub enum ImportFormat {
 /// CSV presets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PresetArg {
-    /// Jeff Sackmann's ATP files (tennis_atp): players by name, ` #id` added when a name has two ids.
+    /// Jeff Sackmann's match files, ATP (tennis_atp) and WTA (tennis_wta) alike, which share one
+    /// layout: players by name, ` #id` added when a name has two ids.
     Tennis,
 }
 
@@ -260,8 +262,18 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
                 Some(i) => format!(" (the earlier event is at {})", origins.get(i)),
                 None => String::new(),
             };
-            let hint = crate::rule_hint(violation.rule, args.auto_join);
-            let hint = if violation.rule.skippable() {
+            let hint = if violation.rule == ladder_events::Rule::TimeOrder
+                && violation.earlier.is_none()
+            {
+                // Out of order with the ledger, not within the file: sorting will not help.
+                "the file is older than the ledger's last event (named above), and a ledger only \
+                 grows forward in time: import the seasons oldest first into a new ledger \
+                 (--ledger NEW.db), or pass --skip-invalid to import only the events after the \
+                 ledger's last"
+            } else {
+                crate::rule_hint(violation.rule, args.auto_join)
+            };
+            let hint = if violation.rule.skippable() && !hint.contains("--skip-invalid") {
                 format!("{hint}; or pass --skip-invalid to skip such lines and import the rest")
             } else {
                 hint.to_string()

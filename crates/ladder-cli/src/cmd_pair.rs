@@ -71,16 +71,17 @@ pub fn run(ledger_path: &Path, args: PairArgs) -> anyhow::Result<ExitCode> {
         None => last_at,
     };
     let lookup = |name: &str| {
-        replayed
+        // A name the history never holds gets the close names; one that is there has values.
+        let id = replayed
             .roster
             .get(name)
-            .and_then(|id| tgr.values_at(id, at).map(|v| (id, v)))
-            .ok_or_else(|| {
-                Hinted::refused(
-                    format!("{name:?} has not joined the ladder"),
-                    "names are matched byte for byte; `ladder leaderboard --algo tgr` lists every player",
-                )
-            })
+            .ok_or_else(|| crate::cmd_replay::unknown_player(name, &replayed.roster))?;
+        tgr.values_at(id, at).map(|v| (id, v)).ok_or_else(|| {
+            Hinted::refused(
+                format!("{name:?} has not joined the ladder"),
+                "names are matched byte for byte; `ladder replay --algo tgr` lists every player",
+            )
+        })
     };
     let (_, me) = lookup(&args.player)?;
     let mut waiting = Vec::new();

@@ -4,7 +4,7 @@ use crate::cmd_replay::{config_of, unknown_player, until_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
 use anyhow::Context;
 use clap::Args;
-use ladder_plot::{rating_bands, Series};
+use ladder_plot::{rating_chart, Series};
 use ladder_replay::{registry, replay, Options};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,8 +13,9 @@ pub const EXAMPLES: &str = "Examples:
   ladder plot --algo tgr --player alice --player bob --output ratings.svg
   ladder plot --algo glicko2 --player 'Roger Federer' --player 'Rafael Nadal' > big2.svg
 
-One line per player: the rating after each event that names them, with a band of two RDs on
-either side for algorithms that keep an RD. Open the SVG in any browser.";
+One line per player: the rating after each event that names them (the last at an instant), with a
+band of two RDs on either side for algorithms that keep an RD. The title names the algorithm,
+and the line under it every constant used. Open the SVG in any browser.";
 
 /// Arguments of `plot`.
 #[derive(Debug, Args)]
@@ -31,6 +32,8 @@ pub struct PlotArgs {
 
 pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
     let config = config_of(&args.algo)?;
+    let heading = format!("{} ratings over time", config.algorithm);
+    let constants = config.to_string();
     let until = until_of(&args.algo)?;
     let ledger = open_for_read(ledger_path, args.algo.events.events.as_deref())?;
     let mut projector = registry::build(config)?;
@@ -57,7 +60,7 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
             return Err(unknown_player(name, &replayed.roster).into());
         }
     }
-    let svg = rating_bands(&series);
+    let svg = rating_chart(&heading, &constants, &series);
     match &args.output {
         Some(path) => {
             std::fs::write(path, svg)

@@ -129,20 +129,31 @@ pub fn config_error(algo: &str, e: impl std::fmt::Display) -> Hinted {
     Hinted::usage(e.to_string(), hint)
 }
 
-/// A player name that is not in the history, with the names that differ only in case or spaces.
+/// A player name that is not in the history, with the close names (`names.rs`: other case or
+/// spaces, a surname, a typo).
 pub fn unknown_player(name: &str, roster: &ladder_projector::Roster) -> Hinted {
-    let folded = |s: &str| s.trim().to_lowercase();
-    let close: Vec<String> = (0..roster.len())
-        .map(|i| roster.name(ladder_projector::PlayerId(i as u32)))
-        .filter(|n| folded(n) == folded(name))
-        .map(|n| format!("{n:?}"))
-        .collect();
+    let names = (0..roster.len()).map(|i| roster.name(ladder_projector::PlayerId(i as u32)));
+    let close: Vec<String> =
+        crate::names::close_names(name, names, 5).iter().map(|n| format!("{n:?}")).collect();
     let hint = if close.is_empty() {
-        "names are matched byte for byte; `ladder leaderboard --algo elo` lists every player".into()
+        "names are matched byte for byte; `ladder replay --algo elo` lists every player (the \
+         leaderboard only the established, active ones)"
+            .into()
     } else {
         format!("did you mean {}? names are matched byte for byte", close.join(" or "))
     };
     Hinted::refused(format!("{name:?} never appears in this history"), hint)
+}
+
+/// `--set help=1` among `sets`: the constants of `algorithm`, with their ranges and defaults, as
+/// help (printed on stdout by `main`, exit 0) rather than as an unknown key.
+pub fn help_if_asked(algorithm: &str, sets: &[(String, String)]) -> anyhow::Result<()> {
+    if sets.iter().any(|(k, _)| k == "help") {
+        let specs = registry::params(algorithm).map_err(|e| config_error(algorithm, e))?;
+        let help = format!("constants of {algorithm}:\n{}", describe_specs(specs));
+        return Err(anyhow::Error::msg(crate::HelpShown(help)));
+    }
+    Ok(())
 }
 
 /// Validates the algorithm and constants, printing warnings on stderr.
@@ -156,12 +167,7 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
     for s in &args.sets {
         sets.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
-    if sets.iter().any(|(k, _)| k == "help") {
-        let specs = registry::params(&args.algo).map_err(|e| config_error(&args.algo, e))?;
-        return Err(
-            UsageError(format!("constants of {}:\n{}", args.algo, describe_specs(specs))).into()
-        );
-    }
+    help_if_asked(&args.algo, &sets)?;
     let mut variants = vec![sets.clone()];
     if !configs.is_empty() {
         variants.clear();

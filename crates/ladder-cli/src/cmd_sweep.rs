@@ -97,6 +97,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     for s in &args.algo.sets {
         base.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
+    crate::cmd_replay::help_if_asked(&args.algo.algo, &base)?;
     let combos = combinations(&axes);
     let mut configs = Vec::with_capacity(combos.len());
     for combo in &combos {
@@ -113,16 +114,23 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
             eprintln!("warning: {w}");
         }
     }
-    let run = replay_configs(ledger_path, &args.algo, configs.clone(), Some(args.warmup))?;
+    let run = scored(ledger_path, &args.algo, &configs, args.warmup)?;
     let mut order: Vec<usize> = (0..configs.len()).collect();
-    let loss = |i: usize| run.replayed.scores[i].log_loss().unwrap_or(f64::INFINITY);
-    order.sort_by(|&a, &b| loss(a).total_cmp(&loss(b)).then(a.cmp(&b)));
+    let loss = |i: usize| run.scores[i].log_loss().unwrap_or(f64::INFINITY);
+    // Ranked by log loss; the failed configurations after every ranked one, in grid order.
+    order.sort_by(|&a, &b| {
+        (run.failed[a].is_some(), loss(a))
+            .partial_cmp(&(run.failed[b].is_some(), loss(b)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    let failed = run.failed.iter().filter(|f| f.is_some()).count();
     let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
     // The plot is drawn before the table is printed, but a grid it cannot draw only says why:
     // the sweep itself has succeeded.
     let mut no_plot = None;
     if let Some(path) = &args.plot {
-        match plot(&axes, &configs, &run.replayed.scores) {
+        match plot(&axes, &configs, &run.scores) {
             Ok(svg) => {
                 std::fs::write(path, svg)
                     .with_context(|| format!("cannot write {}", path.display()))?;
@@ -133,7 +141,10 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let worse = order.iter().filter(|&&i| loss(i) > std::f64::consts::LN_2).count();
+    let worse = order
+        .iter()
+        .filter(|&&i| run.scores[i].log_loss().is_some_and(|l| l > std::f64::consts::LN_2))
+        .count();
     let mut out = std::io::BufWriter::new(crate::out::stdout());
     match args.format {
         SweepFormat::Json => {
@@ -142,16 +153,21 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
                 .map(|&i| {
                     let c: serde_json::Map<String, serde_json::Value> =
                         configs[i].values.iter().map(|(k, v)| (k.to_string(), value_json(v))).collect();
-                    let s: &Score = &run.replayed.scores[i];
-                    serde_json::json!({
-                        "config": c,
-                        "prediction": {"matches": s.matches, "log_loss": s.log_loss(), "brier": s.brier(), "accuracy": s.accuracy()},
-                    })
+                    let s: &Score = &run.scores[i];
+                    match &run.failed[i] {
+                        Some(why) => serde_json::json!({
+                            "config": c, "prediction": null, "failed": why,
+                        }),
+                        None => serde_json::json!({
+                            "config": c,
+                            "prediction": {"matches": s.matches, "log_loss": s.log_loss(), "brier": s.brier(), "accuracy": s.accuracy()},
+                        }),
+                    }
                 })
                 .collect();
             let v = serde_json::json!({
-                "algorithm": configs[0].algorithm, "through": run.replayed.through,
-                "head": ladder_proof::hex(&run.replayed.head), "grid": keys, "warmup": args.warmup,
+                "algorithm": configs[0].algorithm, "through": run.through,
+                "head": ladder_proof::hex(&run.head), "grid": keys, "warmup": args.warmup,
                 "baseline_log_loss_half": std::f64::consts::LN_2, "results": results,
             });
             writeln!(out, "{v}")?;
@@ -170,9 +186,9 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(" "),
-                run.replayed.through
+                run.through
             )?;
-            let scored = run.replayed.scores.first().map_or(0, |s| s.matches);
+            let scored = order.first().map_or(0, |&i| run.scores[i].matches);
             writeln!(
                 out,
                 "scored on {scored} two-seat matches after a warm-up of {}; always predicting 0.5 gives log loss {:.6}\n",
@@ -199,7 +215,10 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "  {:>10}  {:>8}  {:>8}", "log loss", "brier", "accuracy")?;
             let f = |x: Option<f64>, d: usize| x.map_or("-".into(), |x| format!("{x:.d$}"));
             for (rank, &i) in order.iter().enumerate() {
-                write!(out, "{:>4}", rank + 1)?;
+                match run.failed[i] {
+                    Some(_) => write!(out, "{:>4}", "-")?,
+                    None => write!(out, "{:>4}", rank + 1)?,
+                }
                 for ((k, _), w) in axes.iter().zip(&widths) {
                     let v = configs[i]
                         .values
@@ -208,7 +227,11 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
                         .map(|(_, v)| v.to_string());
                     write!(out, "  {:>w$}", v.unwrap_or_default())?;
                 }
-                let s = &run.replayed.scores[i];
+                if let Some(why) = &run.failed[i] {
+                    writeln!(out, "  failed: {why}")?;
+                    continue;
+                }
+                let s = &run.scores[i];
                 writeln!(
                     out,
                     "  {:>10}  {:>8}  {:>8}",
@@ -223,6 +246,13 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some(why) = no_plot {
         eprintln!("{why}");
     }
+    if failed > 0 {
+        eprintln!(
+            "warning: {failed} of {} configurations failed (the algorithm cannot apply an event \
+             under those constants; each row says where) and are listed last, unranked",
+            configs.len()
+        );
+    }
     if worse > 0 {
         eprintln!(
             "warning: {worse} of {} configurations predict worse than always saying 0.5 (log loss above ln 2 = 0.6931); {}",
@@ -231,6 +261,81 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every configuration's scores, or why it failed, and the history they were replayed through.
+struct Scored {
+    /// One per configuration (empty for a failed one).
+    scores: Vec<Score>,
+    /// One per configuration: why the algorithm could not apply the history under it.
+    failed: Vec<Option<String>>,
+    /// The last sequence number applied.
+    through: u64,
+    /// The chain hash of event `through`.
+    head: [u8; 32],
+}
+
+/// Replays every configuration in one pass. When some configuration cannot apply an event (TGR
+/// with a low `p` can drive V to infinity), that pass stops at the event, so each configuration is
+/// then replayed alone: the failed ones are marked with their reason and the rest still ranked.
+/// Only when every configuration fails is the sweep refused, with the first one's reason.
+fn scored(
+    ledger_path: &Path,
+    args: &AlgoArgs,
+    configs: &[Config],
+    warmup: u64,
+) -> anyhow::Result<Scored> {
+    let together = match replay_configs(ledger_path, args, configs.to_vec(), Some(warmup)) {
+        Ok(run) => run,
+        Err(e) if cannot_apply(&e) && configs.len() > 1 => {
+            let mut alone = Vec::with_capacity(configs.len());
+            let mut first_error = None;
+            let mut last_good = None;
+            for c in configs {
+                match replay_configs(ledger_path, args, vec![c.clone()], Some(warmup)) {
+                    Ok(run) => {
+                        alone.push(Ok(run.replayed.scores[0].clone()));
+                        last_good = Some((run.replayed.through, run.replayed.head));
+                    }
+                    Err(e) if cannot_apply(&e) => {
+                        let why = e.chain().next().map(|e| e.to_string()).unwrap_or_default();
+                        let why = why.lines().next().unwrap_or_default().to_string();
+                        alone.push(Err(why));
+                        first_error.get_or_insert(e);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            let Some((through, head)) = last_good else {
+                return Err(first_error.unwrap_or(e));
+            };
+            let (scores, failed) = alone
+                .into_iter()
+                .map(|r| match r {
+                    Ok(s) => (s, None),
+                    Err(why) => (Score::new(warmup), Some(why)),
+                })
+                .unzip();
+            return Ok(Scored { scores, failed, through, head });
+        }
+        Err(e) => return Err(e),
+    };
+    let r = together.replayed;
+    Ok(Scored {
+        failed: vec![None; r.scores.len()],
+        scores: r.scores,
+        through: r.through,
+        head: r.head,
+    })
+}
+
+/// True when `e` is a replay's refusal of an event under its constants (a `ProjectError`, as
+/// `replay_configs` words it), not a failure to read the history.
+fn cannot_apply(e: &anyhow::Error) -> bool {
+    e.chain().any(|e| {
+        e.downcast_ref::<crate::Hinted>()
+            .is_some_and(|h| h.message.contains("cannot apply this event under these constants"))
+    })
 }
 
 /// The number `key` holds in `config`.

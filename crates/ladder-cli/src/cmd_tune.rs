@@ -150,6 +150,7 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
     for s in &args.sets {
         base.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
+    crate::cmd_replay::help_if_asked(algo, &base)?;
     let start_config = registry::config(algo, &base).map_err(|e| config_error(algo, e))?;
     let keys: Vec<String> = if args.params.is_empty() {
         default_keys(algo).iter().map(|k| k.to_string()).collect()

@@ -34,6 +34,7 @@ mod cmd_sweep;
 mod cmd_tune;
 mod cmd_upgrade;
 mod cmd_verify;
+mod names;
 mod source;
 
 use clap::Parser;
@@ -83,6 +84,18 @@ impl std::fmt::Display for Hinted {
 
 impl std::error::Error for Hinted {}
 
+/// Help asked for through an argument's value (`--set help=1`), returned as
+/// `anyhow::Error::msg(HelpShown(text))`: not a failure, so `main` prints it on standard output
+/// and exits 0, as `--help` does.
+#[derive(Debug)]
+pub struct HelpShown(pub String);
+
+impl std::fmt::Display for HelpShown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// What to do about a refused event, by the rule it broke (docs/events.md lists the rules).
 pub fn rule_hint(rule: ladder_events::Rule, auto_join: bool) -> &'static str {
     use ladder_events::Rule;
@@ -91,9 +104,7 @@ pub fn rule_hint(rule: ladder_events::Rule, auto_join: bool) -> &'static str {
             "each line is one JSON object with a `type` and an `at` (docs/events.md)"
         }
         Rule::Timestamp => "`at` is an RFC 3339 instant like 2026-03-01T12:00:00Z, or a date",
-        Rule::TimeOrder => {
-            "events go in time order and after the ledger's last event; sort the file by `at`"
-        }
+        Rule::TimeOrder => "events go in time order: sort the file by `at`",
         Rule::UnknownPlayer if !auto_join => "pass --auto-join to append the missing joins first",
         Rule::IdConflict => {
             "that id already names another event (`ladder log` shows it): if it is this event, \
@@ -181,6 +192,13 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(code) => code,
         Err(err) if out::is_closed_stdout(&err) => ExitCode::SUCCESS,
+        Err(err) if err.is::<HelpShown>() => {
+            use std::io::Write;
+            match writeln!(out::stdout(), "{err}") {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+                _ => ExitCode::SUCCESS,
+            }
+        }
         Err(err) => {
             eprintln!("error: {err:#}");
             let (code, hint) = exit_and_hint(&err);

@@ -491,14 +491,16 @@ mod tests {
         assert_eq!(rule_of(r#"{"type":"QueueTimeout","player":"a"}"#), Rule::MissingField);
     }
 
+    /// A PlayerJoined of `name`, parsed.
+    fn join(name: &str) -> Result<Event, Violation> {
+        parse_line(&format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-01","player":{}}}"#,
+            serde_json::to_string(name).unwrap()
+        ))
+    }
+
     #[test]
     fn invisible_and_blank_names_are_refused_naming_the_code_point() {
-        let join = |name: &str| {
-            parse_line(&format!(
-                r#"{{"type":"PlayerJoined","at":"2026-03-01","player":{}}}"#,
-                serde_json::to_string(name).unwrap()
-            ))
-        };
         // Every code point the rule names, alone in a name and inside one.
         let invisible = (0x202A..=0x202E)
             .chain(0x2066..=0x2069)
@@ -514,10 +516,16 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 5 + 4 + 3 + 3 + 2);
-        for blank in [" ", "   ", "\u{3000}", "\u{a0} "] {
+        for blank in [" ", "   "] {
             let v = join(blank).unwrap_err();
             assert_eq!(v.rule, Rule::PlayerName, "{blank:?}");
-            assert!(v.detail.contains("only white space (U+"), "{blank:?}: {v}");
+            assert!(v.detail.contains("only white space (U+0020)"), "{blank:?}: {v}");
+        }
+        // Other white space is refused wherever it is (below).
+        for blank in ["\u{3000}", "\u{a0} "] {
+            let v = join(blank).unwrap_err();
+            assert_eq!(v.rule, Rule::PlayerName, "{blank:?}");
+            assert!(v.detail.contains("white space other than U+0020"), "{blank:?}: {v}");
         }
         // Spaces inside a name, and other scripts (right-to-left included), are names.
         for name in ["Ann Lee", " padded ", "أحمد", "שרה", "李 明"] {
@@ -528,6 +536,58 @@ mod tests {
         let v = parse_line(seat).unwrap_err();
         assert_eq!(v.rule, Rule::PlayerName);
         assert!(v.detail.contains("seats[1].player") && v.detail.contains("U+200B"), "{v}");
+    }
+
+    #[test]
+    fn line_breaking_default_ignorable_and_blank_characters_are_refused_by_property() {
+        // The characters of issue 28, each with why it is refused: U+2028 (line separator,
+        // White_Space), U+00AD (soft hyphen), U+180E (Mongolian vowel separator), U+3164 (Hangul
+        // filler: the three Default_Ignorable_Code_Point), U+2800 (blank Braille pattern); then
+        // kin of each (paragraph separator, no-break and ideographic spaces, combining grapheme
+        // joiner, variation selector 16, a tag character, the halfwidth Hangul filler).
+        let cases = [
+            ('\u{2028}', "white space other than U+0020"),
+            ('\u{00AD}', "default-ignorable"),
+            ('\u{180E}', "default-ignorable"),
+            ('\u{3164}', "default-ignorable"),
+            ('\u{2800}', "the blank Braille pattern"),
+            ('\u{2029}', "white space other than U+0020"),
+            ('\u{00A0}', "white space other than U+0020"),
+            ('\u{3000}', "white space other than U+0020"),
+            ('\u{034F}', "default-ignorable"),
+            ('\u{FE0F}', "default-ignorable"),
+            ('\u{E0041}', "default-ignorable"),
+            ('\u{FFA0}', "default-ignorable"),
+        ];
+        for (c, why) in cases {
+            for name in [c.to_string(), format!("Iga{c} Swiatek"), format!("bob{c}")] {
+                let v = join(&name).unwrap_err();
+                assert_eq!(v.rule, Rule::PlayerName, "{name:?}");
+                let code = format!("the invisible character U+{:04X} ({why}", c as u32);
+                assert!(v.detail.contains(&code), "{name:?}: {v}");
+            }
+        }
+        // Neighbours of the refused ranges, visible letters and marks, are names.
+        for name in ["\u{00AC}\u{00AE}", "\u{2801}", "\u{3163}\u{3165}", "Ca\u{0301}rla", "Zoë"] {
+            assert!(join(name).is_ok(), "{name:?}");
+        }
+        // The same in a seat and in a QueueTimeout.
+        let seat = "{\"type\":\"MatchResult\",\"at\":\"2026-03-01\",\"seats\":[{\"player\":\"a\\u2028\",\"score\":1},{\"player\":\"b\",\"score\":0}]}";
+        let v = parse_line(seat).unwrap_err();
+        assert!(v.detail.contains("seats[0].player") && v.detail.contains("U+2028"), "{v}");
+        let v = parse_line(r#"{"type":"QueueTimeout","at":"2026-03-01","player":"x\u00ad"}"#)
+            .unwrap_err();
+        assert_eq!(v.rule, Rule::PlayerName, "{v}");
+    }
+
+    #[test]
+    fn digits_finer_than_a_nanosecond_are_refused_naming_the_field() {
+        let v = parse_line(r#"{"type":"MidnightTick","at":"2026-03-01T00:00:00.0000000001Z"}"#)
+            .unwrap_err();
+        assert_eq!(v.rule, Rule::Timestamp, "{v}");
+        assert!(v.detail.contains("finer than a nanosecond"), "{v}");
+        let ok = r#"{"type":"PlayerJoined","at":"2026-03-01T10:00:00.123456789000Z","player":"a"}"#;
+        assert!(parse_line(ok).is_ok());
     }
 
     #[test]

@@ -25,9 +25,9 @@ pub enum Rule {
     MissingField,
     /// A field that this kind does not have.
     UnknownField,
-    /// `at` is not an instant in range.
+    /// `at` is not an instant in range, or is finer than a nanosecond.
     Timestamp,
-    /// A player name is empty, too long, or has control characters.
+    /// A player name is empty, too long, or has control or invisible characters.
     PlayerName,
     /// An id is empty, too long, or has control characters.
     IdFormat,
@@ -154,26 +154,50 @@ impl std::fmt::Display for SeatField {
     }
 }
 
-/// True for the invisible characters refused in names: the bidirectional controls U+202A to
-/// U+202E, U+2066 to U+2069, U+200E, U+200F and U+061C (they reorder how a name is displayed, so
-/// two different names can look the same), and the zero-width U+200B to U+200D, U+2060 and U+FEFF
-/// (they make two names that look the same differ).
+/// The `Default_Ignorable_Code_Point` property of the Unicode Character Database
+/// (DerivedCoreProperties.txt, Unicode 16.0): characters a renderer shows as nothing when it has
+/// no glyph for them. Among them the soft hyphen U+00AD, the bidirectional controls (U+061C,
+/// U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), the zero-width U+200B to U+200D, U+2060
+/// and U+FEFF, the Mongolian vowel separator U+180E, the Hangul fillers U+115F, U+1160, U+3164
+/// and U+FFA0, variation selectors and tags.
+const DEFAULT_IGNORABLE: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{034F}', '\u{034F}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{115F}', '\u{1160}'),
+    ('\u{17B4}', '\u{17B5}'),
+    ('\u{180B}', '\u{180F}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2060}', '\u{206F}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{FE00}', '\u{FE0F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFA0}', '\u{FFA0}'),
+    ('\u{FFF0}', '\u{FFF8}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0000}', '\u{E0FFF}'),
+];
+
+/// True for the characters refused in names because a name holding one can look like another
+/// name (or like no name): every `Default_Ignorable_Code_Point` of the Unicode Character Database
+/// (invisible: the soft hyphen U+00AD, bidirectional and zero-width controls, U+180E, the Hangul
+/// fillers such as U+3164, variation selectors, tags), every `White_Space` character but the
+/// plain space U+0020 (line and paragraph separators U+2028 and U+2029, and spaces such as U+00A0
+/// and U+3000 that look like U+0020 and are not), and the blank Braille pattern U+2800, which
+/// draws nothing.
 pub fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{202A}'..='\u{202E}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{200E}'
-            | '\u{200F}'
-            | '\u{061C}'
-            | '\u{200B}'..='\u{200D}'
-            | '\u{2060}'
-            | '\u{FEFF}'
-    )
+    if c.is_ascii() {
+        return c != ' ' && c.is_ascii_whitespace();
+    }
+    c == '\u{2800}'
+        || c.is_whitespace()
+        || DEFAULT_IGNORABLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
-/// Checks a player name: 1 to 128 scalar values, not only white space, no control, bidirectional
-/// or zero-width characters.
+/// Checks a player name: 1 to 128 scalar values, not only white space, no control character and
+/// none of [`is_invisible`].
 pub(crate) fn check_name(field: &dyn std::fmt::Display, name: &str) -> Result<(), Violation> {
     let n = name.chars().count();
     if n == 0 {
@@ -192,11 +216,19 @@ pub(crate) fn check_name(field: &dyn std::fmt::Display, name: &str) -> Result<()
         ));
     }
     if let Some(c) = name.chars().find(|&c| is_invisible(c)) {
+        let what = if c.is_whitespace() {
+            "white space other than U+0020: a line break, or a space that looks like U+0020 and \
+             is not"
+        } else if c == '\u{2800}' {
+            "the blank Braille pattern, which draws nothing"
+        } else {
+            "default-ignorable: shown as nothing"
+        };
         return Err(Violation::new(
             Rule::PlayerName,
             format!(
-                "`{field}` contains the invisible character U+{:04X} (a bidirectional or \
-                 zero-width control: names that look alike must be equal)",
+                "`{field}` contains the invisible character U+{:04X} ({what}; names that look \
+                 alike must be equal)",
                 c as u32
             ),
         ));

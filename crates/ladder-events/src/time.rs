@@ -18,6 +18,7 @@ pub struct Timestamp(pub i64);
 
 /// Why a text is not an instant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TimestampError {
     /// Neither RFC 3339 nor a plain date.
     #[error(
@@ -28,6 +29,10 @@ pub enum TimestampError {
     /// midnight would make it a MidnightTick's instant.
     #[error("`{0}` is a leap second (second 60); ladder counts UTC without leap seconds: use 23:59:59 or the next day's 00:00:00")]
     LeapSecond(String),
+    /// A non-zero digit after the ninth of the fraction of a second: ladder keeps nanoseconds,
+    /// and dropping the digit would store another instant than the one written.
+    #[error("`{0}` has a digit finer than a nanosecond (more than 9 after the point); ladder keeps nanoseconds: round the instant to 9 digits")]
+    TooFine(String),
     /// Parsed, but outside the nanosecond range.
     #[error("`{0}` is outside the supported range (1677-09-21 to 2262-04-11)")]
     Range(String),
@@ -45,6 +50,15 @@ impl Timestamp {
                 _ => return Err(TimestampError::Syntax(text.to_string())),
             },
         };
+        // chrono reads every digit of the fraction and keeps the first nine; a non-zero digit
+        // past them would be dropped (zeros change nothing). The date part has no `.`, so the
+        // first `.` starts the fraction.
+        if let Some((_, frac)) = text.split_once('.') {
+            let digits = frac.bytes().take_while(u8::is_ascii_digit);
+            if digits.skip(9).any(|d| d != b'0') {
+                return Err(TimestampError::TooFine(text.to_string()));
+            }
+        }
         // chrono keeps a leap second as a nanosecond field of a billion or more.
         if dt.nanosecond() >= NANOS_PER_SECOND as u32 {
             return Err(TimestampError::LeapSecond(text.to_string()));
@@ -158,6 +172,12 @@ mod tests {
         let n = Timestamp::parse("2026-03-01T10:00:00.000000001Z").unwrap();
         assert_eq!(n.0 - b.0, 1);
         assert_eq!(n.to_string(), "2026-03-01T10:00:00.000000001Z");
+        // Zeros past the ninth digit change nothing; any other digit there is refused, not
+        // dropped (chrono alone reads ...0000000019 as ...000000001).
+        assert_eq!(Timestamp::parse("2026-03-01T10:00:00.000000001000Z"), Ok(n));
+        for fine in ["2026-03-01T10:00:00.0000000019Z", "2026-03-01T10:00:00.1234567891+02:00"] {
+            assert_eq!(Timestamp::parse(fine), Err(TimestampError::TooFine(fine.to_string())));
+        }
     }
 
     /// chrono's own RFC 3339 form, the oracle for the hand-written one.

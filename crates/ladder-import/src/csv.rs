@@ -149,7 +149,8 @@ impl Mapping {
 pub enum Preset {
     /// The user's mapping.
     Columns(Mapping),
-    /// `--preset tennis`: Jeff Sackmann's ATP layout.
+    /// `--preset tennis`: the layout of Jeff Sackmann's match files, ATP (tennis_atp) and WTA
+    /// (tennis_wta) alike.
     Tennis,
 }
 

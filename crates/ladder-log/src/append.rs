@@ -464,10 +464,28 @@ impl Batch {
         let is_tick = matches!(event.body, Body::MidnightTick);
         if let Some((last_at, last_tick)) = self.last {
             if event.at < last_at {
-                return Err(Fail::Invalid(Violation::new(
-                    Rule::TimeOrder,
-                    format!("`at` {} is before the last event, at {last_at}", event.at),
-                )));
+                // The event it is out of order with: an earlier one of this input (named by its
+                // input index, so the caller can say "sort the file"), or the ledger's last
+                // stored event (the whole input is older than the ledger).
+                let last_seq = self.next_seq - 1;
+                let v = if last_seq > self.base_seq {
+                    let mut v = Violation::new(
+                        Rule::TimeOrder,
+                        format!("`at` {} is before the previous event, at {last_at}", event.at),
+                    );
+                    v.earlier = self.input_of(last_seq);
+                    v
+                } else {
+                    Violation::new(
+                        Rule::TimeOrder,
+                        format!(
+                            "`at` {} is before the ledger's last stored event (seq {last_seq}, at \
+                             {last_at}): the ledger only grows forward in time",
+                            event.at
+                        ),
+                    )
+                };
+                return Err(Fail::Invalid(v));
             }
             if is_tick && event.at == last_at && !last_tick {
                 return Err(Fail::Invalid(Violation::new(

@@ -6,6 +6,7 @@
 //! bytes 5..37   prev     the chain hash of the event before the block's first (zeros for seq 1)
 //! then `count` records:
 //!   u32 LE len, 32-byte chain hash of this event, `len` bytes of ladder_events::codec output
+//!   (the chain hash is taken over the event's canonical JSON line, not these bytes: [`chain_hash`])
 //! ```
 //!
 //! The block's sled key is the sequence number of its first event, big-endian, so key order is
@@ -31,8 +32,10 @@ pub const MAX_BLOCK_BYTES: usize = 6 << 10;
 pub const GENESIS: [u8; 32] = [0; 32];
 
 /// The chain hash of an event: `blake3(prev_hash || bytes)`, where `prev_hash` is the previous
-/// event's chain hash (32 zero bytes before seq 1) and `bytes` the event's encoded form. The
-/// previous hash has a fixed length, so the concatenation is unambiguous without a length prefix.
+/// event's chain hash (32 zero bytes before seq 1) and `bytes` the event's leaf bytes: its
+/// canonical JSON line without the newline (ledger format 3; format 2, which only `upgrade.rs`
+/// reads, passed the codec bytes here). The previous hash has a fixed length, so the
+/// concatenation is unambiguous without a length prefix.
 pub fn chain_hash(prev: &[u8; 32], bytes: &[u8]) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(prev);

@@ -2,8 +2,11 @@
 //! only crate of the workspace that touches sled.
 //!
 //! Every stored event has a gapless sequence number (1, 2, 3, ...), its encoded bytes
-//! ([`ladder_events::codec`]) and a chain hash `blake3(prev_hash || bytes)` (32 zero bytes before
-//! seq 1). The [`Head`] is the last (seq, hash); seq 0 is the empty ledger.
+//! ([`ladder_events::codec`]: what is stored and read back) and a chain hash
+//! `blake3(prev_hash || leaf)` (32 zero bytes before seq 1), where `leaf` is the event's canonical
+//! JSON line, exactly as `ladder log --format jsonl` prints it, so anyone can recompute the chain
+//! from an export (ledger format 3; format 2 hashed the codec bytes, and `upgrade.rs` rebuilds
+//! such a ledger). The [`Head`] is the last (seq, hash); seq 0 is the empty ledger.
 //!
 //! Design decisions (measured and argued in `docs/adr/0001-ledger-storage.md`):
 //! - **Blocks, not one sled key per event.** sled 0.34.7 with one key per small value is slow and

@@ -19,7 +19,19 @@ pub struct Series {
 const LEGEND_ROWS: usize = 18;
 
 /// A line chart of ratings over time, one line per series, each in a band of rating ± 2 RD where
+/// the series has a deviation: [`rating_chart`] titled "Ratings over time", with no subtitle.
+pub fn rating_bands(series: &[Series]) -> String {
+    rating_chart("Ratings over time", "", series)
+}
+
+/// A line chart of ratings over time, one line per series, each in a band of rating ± 2 RD where
 /// the series has a deviation.
+///
+/// The title is `heading`, followed by "(bands: ±2 RD)" only when some series has a deviation to
+/// draw; `subtitle` (say, the algorithm and its constants), when not empty, is a smaller line
+/// under it (cut to 120 characters). Points at one instant are one point, the last given: a
+/// player who joins and plays at the same instant starts at the rating after the game, not with a
+/// vertical jump from the initial rating.
 ///
 /// Colours follow the Okabe–Ito palette in series order; series past the eighth reuse it with a
 /// dash pattern. The band is translucent so overlapping players stay visible; a lone point with a
@@ -33,7 +45,7 @@ const LEGEND_ROWS: usize = 18;
 ///
 /// Elements: `<path>` per series one per band run (consecutive points with a deviation) plus one
 /// line when it has two points or more; `<rect>` 2 (background, plot frame) + one band swatch
-/// per legend row whose series has a deviation; `<text>` 3 + the tick labels of both axes + the legend rows (+1 for "+N more").
+/// per legend row whose series has a deviation; `<text>` 3 (+1 for a subtitle) + the tick labels of both axes + the legend rows (+1 for "+N more").
 ///
 /// ```
 /// use ladder_plot::{rating_bands, Series};
@@ -44,9 +56,9 @@ const LEGEND_ROWS: usize = 18;
 /// }]);
 /// assert!(svg.contains("Ann &amp; Bo"));
 /// ```
-pub fn rating_bands(series: &[Series]) -> String {
-    let title = "Ratings over time (bands: ±2 RD)";
-    // Per series: usable points sorted by instant, with the deviation kept only where usable.
+pub fn rating_chart(heading: &str, subtitle: &str, series: &[Series]) -> String {
+    // Per series: usable points sorted by instant (the last of an instant kept), with the
+    // deviation kept only where usable.
     let cleaned: Vec<Vec<(i64, f64, Option<f64>)>> = series
         .iter()
         .map(|s| {
@@ -60,12 +72,24 @@ pub fn rating_bands(series: &[Series]) -> String {
                 })
                 .collect();
             pts.sort_by_key(|p| p.0);
-            pts
+            let mut last_of_instant: Vec<(i64, f64, Option<f64>)> = Vec::with_capacity(pts.len());
+            for p in pts {
+                match last_of_instant.last_mut() {
+                    Some(q) if q.0 == p.0 => *q = p,
+                    _ => last_of_instant.push(p),
+                }
+            }
+            last_of_instant
         })
         .collect();
     let all = || cleaned.iter().flatten();
+    let title = if all().any(|p| p.2.is_some()) {
+        format!("{heading} (bands: ±2 RD)")
+    } else {
+        heading.to_owned()
+    };
     if all().next().is_none() {
-        return no_data(title);
+        return no_data(&title);
     }
 
     let t_lo = all().map(|p| p.0).min().unwrap_or(0);
@@ -98,7 +122,10 @@ pub fn rating_bands(series: &[Series]) -> String {
         .map(|(t, label)| Tick { at: offset(t), label })
         .collect();
 
-    let mut doc = Doc::new(title);
+    let mut doc = Doc::new(&title);
+    if !subtitle.is_empty() {
+        doc.text(svg::WIDTH / 2.0, 43.0, Anchor::Middle, 11.0, "", &truncate(subtitle, 120));
+    }
     axes(&mut doc, &f, &xt, &Tick::numeric(&yt), "time (UTC)", "rating");
     let style = |i: usize| {
         let colour = PALETTE[i % PALETTE.len()];

@@ -2,7 +2,8 @@
 //!
 //! - [`sweep_line`]: log loss against one constant's value, with baselines and the best point.
 //! - [`sweep_heatmap`]: log loss over a grid of two constants, with a colour scale.
-//! - [`rating_bands`]: ratings over time, one line per player in a band of ±2 RD.
+//! - [`rating_chart`] (and [`rating_bands`], its untitled form): ratings over time, one line per
+//!   player in a band of ±2 RD where the algorithm keeps an RD.
 //!
 //! Every function is pure: no files, no clock, no randomness. The same input gives the same bytes
 //! (coordinates have two fixed decimals, colours and element order are fixed), so a chart can be
@@ -31,7 +32,7 @@ mod line;
 mod svg;
 mod ticks;
 
-pub use bands::{rating_bands, Series};
+pub use bands::{rating_bands, rating_chart, Series};
 pub use colour::PALETTE;
 pub use heatmap::sweep_heatmap;
 pub use line::sweep_line;

@@ -301,8 +301,15 @@ pub fn split_note(note: &str) -> Result<(&str, Vec<NoteSignature>), NoteError> {
         return Err(bad("the last signature line does not end with a newline".into()));
     }
     let mut out = Vec::new();
-    for (n, line) in sigs[..sigs.len() - 1].split('\n').enumerate() {
+    let lines: Vec<&str> = sigs[..sigs.len() - 1].split('\n').collect();
+    for (n, &line) in lines.iter().enumerate() {
         let which = n + 1;
+        if let Some(first) = lines[..n].iter().position(|&l| l == line) {
+            return Err(bad(format!(
+                "signature line {which} repeats signature line {}: each signature appears once",
+                first + 1
+            )));
+        }
         let rest = line.strip_prefix("\u{2014} ").ok_or_else(|| {
             bad(format!(
                 "signature line {which} does not start with an em dash (U+2014) and a space"
@@ -343,15 +350,21 @@ pub fn open_note<'a>(
         let Some(key) = keys.iter().find(|k| k.name == sig.name && k.id == sig.id) else {
             continue;
         };
+        // Two signatures by one known key: malformed, as Go's golang.org/x/mod/sumdb/note
+        // `Open` has it (a key signs a text once; the second is a changed or a pasted line).
+        if signed_by.contains(key) {
+            return Err(NoteError::Malformed(format!(
+                "two signatures by key {}: a key signs a note once",
+                key.label()
+            )));
+        }
         let ok = <[u8; 64]>::try_from(sig.signature.as_slice())
             .map(|b| ed25519_dalek::Signature::from_bytes(&b))
             .is_ok_and(|s| key.key.verify_strict(text.as_bytes(), &s).is_ok());
         if !ok {
             return Err(NoteError::BadSignature { name: sig.name.clone(), id: sig.id });
         }
-        if !signed_by.contains(key) {
-            signed_by.push(key.clone());
-        }
+        signed_by.push(key.clone());
     }
     if signed_by.is_empty() {
         let list = |it: &mut dyn Iterator<Item = String>| it.collect::<Vec<_>>().join(", ");

@@ -143,9 +143,9 @@ impl Fields<'_> {
 impl Proof {
     /// Parses a proof's JSON, refusing unknown kinds and fields, bad hex and wrong lengths.
     pub fn from_json(text: &str) -> Result<Proof, ProofFormatError> {
-        let value: Value =
+        let value: Strict =
             serde_json::from_str(text).map_err(|e| ProofFormatError::Syntax(e.to_string()))?;
-        Proof::from_value(&value)
+        Proof::from_value(&value.0)
     }
 
     fn from_value(value: &Value) -> Result<Proof, ProofFormatError> {
@@ -264,7 +264,79 @@ impl serde::Serialize for Proof {
 
 impl<'de> serde::Deserialize<'de> for Proof {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Proof, D::Error> {
-        let value = Value::deserialize(d)?;
-        Proof::from_value(&value).map_err(D::Error::custom)
+        let value = Strict::deserialize(d)?;
+        Proof::from_value(&value.0).map_err(D::Error::custom)
+    }
+}
+
+/// A JSON value read strictly: an object that names a field twice is refused, at any depth.
+/// (`serde_json::Value` keeps the last of the two, so `{"index":0,...,"index":5}` would be read
+/// as a proof of another event than the one a reader of its first field sees.)
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // JSON text has no NaN or infinity, so every parsed float is a number.
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(A::Error::custom(format!(
+                    "field {key:?} is given twice (each field appears once)"
+                )));
+            }
+            let Strict(v) = map.next_value()?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
     }
 }

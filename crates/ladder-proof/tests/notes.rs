@@ -159,6 +159,29 @@ fn unknown_keys_and_bad_signatures_are_named() {
 }
 
 #[test]
+fn a_repeated_signature_line_is_refused() {
+    let key = SignerKey::from_seed("ladder", [1; 32]).unwrap();
+    let other = SignerKey::from_seed("other", [2; 32]).unwrap();
+    let note = sign_note("hello\n", &key).unwrap();
+    let sig = note.split_once("\n\n").unwrap().1;
+    let unknown = sign_note("hello\n", &other).unwrap().split_once("\n\n").unwrap().1.to_string();
+    // The trusted key's line twice, and an untrusted key's line twice around it.
+    for (twice, lines) in [
+        (format!("{note}{sig}"), "2 repeats signature line 1"),
+        (format!("{note}{unknown}{unknown}"), "3 repeats signature line 2"),
+    ] {
+        let e = open_note(&twice, &[key.verifier()]).unwrap_err();
+        assert!(matches!(e, NoteError::Malformed(_)), "{e}");
+        assert!(e.to_string().contains(&format!("signature line {lines}")), "{e}");
+        assert!(split_note(&twice).is_err());
+        assert!(Checkpoint::open(&twice, &[key.verifier()]).is_err());
+    }
+    // Each once is still a note signed by both.
+    let both = format!("{note}{unknown}");
+    assert!(open_note(&both, &[key.verifier(), other.verifier()]).is_ok());
+}
+
+#[test]
 fn checkpoints_parse_strictly() {
     let t = MemTree::from_leaves(["a", "b", "c"]);
     let cp = Checkpoint { origin: "example.org/ladder".into(), size: 3, root: t.root() };

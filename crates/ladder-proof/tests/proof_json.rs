@@ -95,6 +95,15 @@ fn bad_json_is_refused_with_the_field_named() {
         ProofFormatError::Missing { kind: "inclusion", field: "size" }
     );
     assert!(matches!(Proof::from_json("{"), Err(ProofFormatError::Syntax(_))));
+    // A field given twice is refused, not read as its last value (serde_json's Value would keep
+    // `"index":4` here, a proof of event 5 where the first field says event 3).
+    let twice = good.replacen('{', r#"{"index":4,"#, 1);
+    let e = Proof::from_json(&twice).unwrap_err();
+    assert!(matches!(e, ProofFormatError::Syntax(_)), "{e}");
+    assert!(e.to_string().contains(r#"field "index" is given twice"#), "{e}");
+    assert!(serde_json::from_str::<Proof>(&twice).is_err());
+    let kind_twice = good.replacen('{', r#"{"kind":"consistency","#, 1);
+    assert!(Proof::from_json(&kind_twice).unwrap_err().to_string().contains("given twice"));
     assert!(matches!(Proof::from_json("[1]"), Err(ProofFormatError::NotObject)));
     assert!(serde_json::from_str::<Proof>(r#"{"kind":"x"}"#)
         .unwrap_err()

@@ -85,6 +85,7 @@ impl Axis {
 
 /// Why a constant cannot be searched.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TuneError {
     /// The algorithm has no such constant.
     #[error("{algorithm} has no constant {key:?}; `--set help=1` lists them")]

@@ -86,6 +86,9 @@ pub struct Update {
     pub pg: f64,
     /// `PE = 1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400))`.
     pub pe: f64,
+    /// `G = 1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)`, inside
+    /// `WinProb(Player1, Player2)`: the value this update used, recorded for `explain`.
+    pub g: f64,
     /// `WinProb(Player1, Player2)`, the input of `XD`.
     pub win_prob: f64,
     /// `XD = abs(Win - WinProb(Player1, Player2))`.
@@ -154,10 +157,16 @@ impl Breakdown {
 /// `(r1, rd1)` beats one rated `(r2, rd2)`. Both deviations widen the distribution.
 #[inline]
 pub fn win_prob(r1: f64, rd1: f64, r2: f64, rd2: f64) -> f64 {
+    win_prob_with_g(r1, rd1, r2, rd2).1
+}
+
+/// [`win_prob`] with the `G` it computed on the way: `(G, WinProb)`.
+#[inline]
+fn win_prob_with_g(r1: f64, rd1: f64, r2: f64, rd2: f64) -> (f64, f64) {
     // TGR text, WinProb: G = 1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)
     let g = 1.0 / (1.0 + G_FACTOR * (rd1 * rd1 + rd2 * rd2)).sqrt();
     // TGR text, WinProb: return (1 / (1 + 10^(-G * (Player1.Rating - Player2.Rating) / 400)))
-    1.0 / (1.0 + pow10_over_400(-g * (r1 - r2)))
+    (g, 1.0 / (1.0 + pow10_over_400(-g * (r1 - r2))))
 }
 
 /// TGR text, `Subroutine UpdatePlayer(Player1, Player2, Time, Win)`: Player1's values after a
@@ -198,7 +207,7 @@ pub fn update_player(
     // TGR text, UpdatePlayer: PE = (1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400)))
     let pe = 1.0 / (1.0 + pow10_over_400(-pg * (p1.rating - p2.rating)));
     // TGR text, UpdatePlayer: XD = abs(Win - WinProb(Player1, Player2))
-    let wp = win_prob(p1.rating, p1.rd, p2.rating, p2.rd);
+    let (g, wp) = win_prob_with_g(p1.rating, p1.rd, p2.rating, p2.rd);
     let xd = (win - wp).abs();
     // TGR text, UpdatePlayer: PMERIT = 1 - (1 - P) * XD * (1 + 2 * XD)
     let pmerit = 1.0 - (1.0 - k.p) * xd * (1.0 + 2.0 * xd);
@@ -231,7 +240,7 @@ pub fn update_player(
     }
     // TGR text, UpdatePlayer: Player1.Time = Time
     let after = Player { rating, rd, time };
-    Ok(Update { ptime, prd, prd_capped, pg, pe, win_prob: wp, xd, pmerit, v, delta, after })
+    Ok(Update { ptime, prd, prd_capped, pg, pe, g, win_prob: wp, xd, pmerit, v, delta, after })
 }
 
 /// TGR text, the midnight code, for `days` consecutive midnights at once: the RD of a player whose
@@ -310,6 +319,29 @@ mod tests {
                 assert!(once <= K.rd_max);
             }
         }
+    }
+
+    /// The `G` an update records is the one its `WinProb` used: Glickman's example players
+    /// (1500, RD 200) against (1400, RD 30), by hand with std's maths as the oracle.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // std's ln and powf as an independent oracle
+    #[allow(clippy::approx_constant)] // the seed's PI, 3.14159265359, not std's
+    fn the_update_records_the_g_of_its_win_prob() {
+        let me = Player { rating: 1500.0, rd: 200.0, time: 0.0 };
+        let opp = Player { rating: 1400.0, rd: 30.0, time: 0.0 };
+        let u = update_player(me, opp, 0.5, 1.0, &K).unwrap();
+        // G = 1 / sqrt(1 + 3 * Q^2 * (200^2 + 30^2) / PI^2), Q = ln(10) / 400, PI = 3.14159265359
+        let q = 10f64.ln() / 400.0;
+        let g = 1.0
+            / (1.0
+                + 3.0 * q * q * (200.0f64 * 200.0 + 30.0 * 30.0)
+                    / (3.14159265359f64 * 3.14159265359))
+                .sqrt();
+        assert!((u.g - g).abs() < 1e-15, "{} vs {g}", u.g);
+        // ... and WinProb = 1 / (1 + 10^(-G * 100 / 400)) with that G.
+        let wp = 1.0 / (1.0 + 10f64.powf(-u.g * 100.0 / 400.0));
+        assert!((u.win_prob - wp).abs() < 1e-15, "{} vs {wp}", u.win_prob);
+        assert_eq!(u.win_prob, win_prob(1500.0, 200.0, 1400.0, 30.0));
     }
 
     #[test]

@@ -495,15 +495,7 @@ impl Tgr {
         t.quantity(p, "PRD", "min(sqrt(Player1.RD^2 + PTime * SC^2), rd_max)", u.prd);
         t.quantity(p, "PG", "1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)", u.pg);
         t.quantity(p, "PE", "1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400))", u.pe);
-        t.quantity(
-            p,
-            "G",
-            "1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)",
-            1.0 / (1.0
-                + formulas::G_FACTOR
-                    * (my_values.rd * my_values.rd + opp_values.rd * opp_values.rd))
-                .sqrt(),
-        );
+        t.quantity(p, "G", "1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)", u.g);
         t.quantity(
             p,
             "WinProb",

@@ -75,3 +75,49 @@ fn the_code_map_lists_every_crate_with_its_manifests_dependencies_in_order() {
         }
     }
 }
+
+/// Every `pub enum ...Error` under `crates/*/src`, as `crate/file: Name`, whose attributes (the
+/// lines just above it) lack `#[non_exhaustive]`.
+fn exhaustive_error_enums() -> Vec<String> {
+    let mut found = Vec::new();
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("src"))
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(rest) = line.trim_start().strip_prefix("pub enum ") else { continue };
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+            if !name.ends_with("Error") {
+                continue;
+            }
+            let attributes =
+                lines[..i].iter().rev().take_while(|l| l.trim_start().starts_with("#["));
+            if !attributes.into_iter().any(|l| l.contains("non_exhaustive")) {
+                let shown = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
+                found.push(format!("{shown}: {name}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_library_error_enum_is_non_exhaustive_as_the_document_says() {
+    let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    assert!(doc.contains("One thiserror enum per library boundary, `#[non_exhaustive]`"));
+    assert_eq!(exhaustive_error_enums(), Vec::<String>::new());
+}

@@ -180,7 +180,7 @@ fn common_mistakes_get_an_error_on_stderr_and_a_hint() {
     assert_eq!(code, 1);
     assert!(hint(&err).contains("did you mean \"alice\"?"), "{err}");
     let (_, err) = fails(&e, &["history", "--algo", "elo", "--player", "zoe"], b"");
-    assert!(hint(&err).contains("`ladder leaderboard --algo elo` lists every player"), "{err}");
+    assert!(hint(&err).contains("`ladder replay --algo elo` lists every player"), "{err}");
 
     // A file that is not there.
     let (code, err) = fails(&e, &["import", "no-such-file.jsonl"], b"");

@@ -1,3 +1,5 @@
-//! Integration tests of ladder-events: the committed fuzz inputs of the stored-event decoder.
+//! Integration tests of ladder-events: the committed fuzz inputs of the stored-event decoder,
+//! and the golden encoded events.
 
 mod fuzz_corpus;
+mod golden;

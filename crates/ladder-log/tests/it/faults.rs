@@ -4,7 +4,7 @@
 //!
 //! Two ways of causing them:
 //! - **Real**, when this process may mount (root with CAP_SYS_ADMIN, as in the development
-//!   sandbox): a size-limited tmpfs filled until sled gets ENOSPC, and a read-only bind mount of a
+//!   sandbox and in CI, where a refused mount fails the test under `CI=true`): a size-limited tmpfs filled until sled gets ENOSPC, and a read-only bind mount of a
 //!   ledger directory. sled then sees the kernel's errors.
 //! - **Injected**, always: [`Faulty`] wraps the real sled store and, after a random number of
 //!   writes, fails every further write with the io error a full disk or a read-only remount gives
@@ -287,11 +287,16 @@ fn injected_read_only_faults_refuse_the_append_whole_and_lose_nothing() {
 struct Mount(PathBuf);
 
 impl Mount {
-    /// Runs `mount ARGS... TARGET`; `None` when this process may not mount.
+    /// Runs `mount ARGS... TARGET`; `None` when this process may not mount. Under `CI=true` a
+    /// refused mount fails the test instead: CI runs as root, so the real faults must run there.
     fn new(args: &[&str], target: &Path) -> Option<Mount> {
         std::fs::create_dir_all(target).unwrap();
-        let ok =
-            Command::new("mount").args(args).arg(target).output().is_ok_and(|o| o.status.success());
+        let out = Command::new("mount").args(args).arg(target).output();
+        let ok = out.as_ref().is_ok_and(|o| o.status.success());
+        assert!(
+            ok || std::env::var("CI").as_deref() != Ok("true"),
+            "mount {args:?} failed and CI=true (CI runs as root, so it may mount): {out:?}"
+        );
         ok.then(|| Mount(target.to_path_buf()))
     }
 

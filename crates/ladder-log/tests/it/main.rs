@@ -1,11 +1,10 @@
 //! Cross-module tests of the ledger: the append rules, the model property test, tamper evidence,
-//! the process lock, crash safety, and the golden encoded events.
+//! the process lock and crash safety.
 
 mod child;
 mod crash;
 mod faults;
 mod fuzz_corpus;
-mod golden;
 mod integrity;
 mod lock;
 mod model;

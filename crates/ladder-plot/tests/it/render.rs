@@ -1,6 +1,6 @@
 //! Renders each chart in headless Chromium and checks the screenshot is a drawn chart, not a blank
-//! page. Without `/usr/bin/chromium` (CI machines may lack it) the same charts get the XML checks
-//! instead, and the test says so on stderr.
+//! page. Without `/usr/bin/chromium` the same charts get the XML checks instead, and the test says
+//! so on stderr; under `CI=true` (where `.ci/run` installs Chromium) it fails instead.
 //!
 //! Set `LADDER_PLOT_PNG_DIR` to keep the screenshots for a look, and `LADDER_CHROMIUM` to use
 //! another browser binary (or a missing path, to see the fallback).
@@ -31,6 +31,11 @@ fn charts_render_in_a_browser() {
     let chromium = chromium();
     if !chromium.exists() {
         let path = chromium.display();
+        // CI installs Chromium (.ci/run), so there a missing browser is a failure, not a skip.
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{path} is missing and CI=true: .ci/run installs Debian's chromium"
+        );
         eprintln!("{path} not found: checking the charts' XML structure instead of rendering them");
         for (name, svg, _) in charts() {
             let doc = parse(&svg);

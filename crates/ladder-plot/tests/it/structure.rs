@@ -205,3 +205,33 @@ fn extreme_but_finite_inputs_stay_valid() {
     assert_eq!(t.last().map(String::as_str), Some("+13 more"));
     assert!(svg.contains("stroke-dasharray=\"6 3\""));
 }
+
+#[test]
+fn the_title_names_a_band_only_where_one_is_drawn_and_a_subtitle_is_shown() {
+    use ladder_plot::rating_chart;
+    let day = 86_400_000_000_000;
+    let without_rd =
+        [Series { name: "a".into(), points: vec![(0, 1500.0, None), (day, 1510.0, None)] }];
+    let svg = rating_chart("elo ratings over time", "elo k=20 initial_rating=1500", &without_rd);
+    let doc = parse(&svg);
+    assert_eq!(texts(&doc)[0], "elo ratings over time");
+    assert_eq!(texts(&doc)[1], "elo k=20 initial_rating=1500");
+    assert!(!svg.contains("RD"), "{svg}");
+    let with_rd = [Series { name: "a".into(), points: vec![(0, 1500.0, Some(350.0))] }];
+    let doc_svg = rating_chart("glicko ratings over time", "", &with_rd);
+    assert_eq!(texts(&parse(&doc_svg))[0], "glicko ratings over time (bands: ±2 RD)");
+}
+
+#[test]
+fn points_at_one_instant_are_one_point_the_last_given() {
+    let day = 86_400_000_000_000;
+    // A join at 1500 and a game at the same instant, then a game a day later: drawn as the two
+    // ratings after the games, not as a vertical jump from 1500.
+    let joined_and_played = [Series {
+        name: "a".into(),
+        points: vec![(0, 1500.0, None), (0, 1520.0, None), (day, 1530.0, None)],
+    }];
+    let played =
+        [Series { name: "a".into(), points: vec![(0, 1520.0, None), (day, 1530.0, None)] }];
+    assert_eq!(rating_bands(&joined_and_played), rating_bands(&played));
+}

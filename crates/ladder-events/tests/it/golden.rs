@@ -2,7 +2,7 @@
 //! events built here, and they must encode to its bytes. The file is each event's
 //! `ladder_events::codec` bytes behind a u32 little-endian length.
 //!
-//! It was generated once with `LADDER_WRITE_GOLDEN=1 cargo test -p ladder-log --test it golden`.
+//! It was generated once with `LADDER_WRITE_GOLDEN=1 cargo test -p ladder-events --test it golden`.
 //! Never regenerate it to make this test pass: a change of the stored form is a new format or
 //! schema byte in `codec.rs`, and these bytes must keep decoding.
 
