@@ -1147,7 +1147,7 @@ mod spill_tests {
         }
         // A format this build does not know is refused, naming it.
         drop(l);
-        store.insert(Tree::Meta, crate::ledger::META_FORMAT, &[4]).unwrap();
+        store.insert(Tree::Meta, crate::ledger::META_FORMAT, &[5]).unwrap();
         let probe = Probe {
             inner: store.clone(),
             ids_bytes: Arc::new(AtomicU64::new(0)),
@@ -1155,7 +1155,7 @@ mod spill_tests {
             crash_at: u64::MAX,
         };
         let refused = Ledger::with_store(Box::new(probe), None).map(drop);
-        let message = refused.expect_err("format 4 is refused").to_string();
-        assert!(message.contains("unknown ledger format [4]"), "{message}");
+        let message = refused.expect_err("format 5 is refused").to_string();
+        assert!(message.contains("unknown ledger format [5]"), "{message}");
     }
 }

@@ -18,15 +18,15 @@ use std::path::{Path, PathBuf};
 pub const META_HEAD: &[u8] = b"head";
 /// The key of the ledger format's number in the meta tree.
 pub(crate) const META_FORMAT: &[u8] = b"format";
-/// The ledger format this build writes and reads: 3 since an event's chain hash is taken over its
-/// canonical JSON line and the ledger keeps a Merkle tree over the same leaves (docs/proofs.md).
-/// Formats 1 and 2 hashed the stored codec bytes; they are read only by [`Ledger::upgrade`],
-/// which rebuilds the ledger in format 3 (a ledger of the old format is never read as this one,
-/// whose chain hashes differ).
-pub const LEDGER_FORMAT: u8 = 3;
+/// The ledger format this build writes and reads: 4 since the Merkle tree is RFC 6962's with
+/// SHA-256 (the tree of every C2SP tlog tool), the chain still blake3 over each event's canonical
+/// JSON line (docs/proofs.md). Format 3 had the same chain and a blake3 tree; formats 1 and 2
+/// chained the stored codec bytes. They are read only by [`Ledger::upgrade`], which rebuilds the
+/// ledger in format 4: a ledger of an older format is never read as this one.
+pub const LEDGER_FORMAT: u8 = 4;
 /// Formats [`Ledger::upgrade`] reads: 1 (one id bucket set) and 2 (id runs), both hashing the
-/// stored codec bytes.
-const LEGACY_FORMATS: [u8; 2] = [1, 2];
+/// stored codec bytes; 3 (the chain over JSON lines, a blake3 tree).
+pub(crate) const LEGACY_FORMATS: [u8; 3] = [1, 2, 3];
 
 /// Trailing blocks smaller than this (in events, or half the byte cap) are the tail.
 const SMALL_BLOCK_EVENTS: u32 = (MAX_BLOCK_EVENTS / 2) as u32;
@@ -151,7 +151,7 @@ fn with_sources(e: &dyn std::error::Error) -> String {
 /// Takes the ledger directory's lock file, retrying for up to [`crate::LOCK_RETRY`] (this
 /// process's own earlier handle may still be closing): another process holding it is
 /// [`LogError::Locked`].
-fn lock_dir(path: &Path) -> Result<std::fs::File, LogError> {
+pub(crate) fn lock_dir(path: &Path) -> Result<std::fs::File, LogError> {
     use fs2::FileExt;
     let lock_path = path.join(headfile::LOCK_FILE);
     let file = std::fs::OpenOptions::new()
@@ -223,6 +223,89 @@ pub(crate) fn is_small_facts(bytes: usize) -> bool {
     bytes < SMALL_FACTS_BYTES
 }
 
+/// Refuses a ledger directory holding anything but regular files and directories (a FIFO, a
+/// socket, a device, a symbolic link): sled would hang opening a FIFO, and a link would let writes
+/// land outside the ledger. Reads only metadata.
+pub(crate) fn refuse_special_files(dir: &Path) -> Result<(), LogError> {
+    let io = |e| LogError::from_io(dir, "reading the ledger directory", e);
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let kind = entry.file_type().map_err(io)?;
+        if kind.is_dir() {
+            refuse_special_files(&entry.path())?;
+        } else if !kind.is_file() {
+            let what = if kind.is_symlink() { "a symbolic link" } else { "not a regular file" };
+            return Err(LogError::Corrupt {
+                place: format!("the ledger {}", dir.display()),
+                detail: format!(
+                    "{} is {what} (a FIFO, socket, device or link where sled keeps a file); \
+                     nothing was opened or written. Put the ledger's own files back, from a \
+                     backup if need be",
+                    entry.path().display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses, writing nothing, a ledger of a format other than [`LEDGER_FORMAT`]: by its head file
+/// when it has one (format 3 and later), else (a ledger from before format 3, or one that lost its
+/// head file) by opening a copy of it.
+fn refuse_other_format(path: &Path) -> Result<(), LogError> {
+    match headfile::read(path)? {
+        Some(rec) if rec.format == LEDGER_FORMAT => Ok(()),
+        Some(rec) => Err(other_format(path, rec.format)),
+        None => {
+            let copy = headfile::copy_to_temp(path)?;
+            let opened = SledStore::open(copy.path())
+                .and_then(|store| Ledger::with_store_any_format(Box::new(store), None));
+            let l = match opened {
+                Ok(l) => l,
+                Err(e @ (LogError::Corrupt { .. } | LogError::OldFormat { .. })) => return Err(e),
+                Err(e) => {
+                    return Err(LogError::Damaged {
+                        path: path.to_path_buf(),
+                        expected: Head::EMPTY,
+                        found: format!("a store that does not open ({})", with_sources(&e)),
+                        untouched: true,
+                    })
+                }
+            };
+            if l.format != LEDGER_FORMAT {
+                return Err(other_format(path, l.format));
+            }
+            if l.head.seq > 0 {
+                return Err(LogError::Damaged {
+                    path: path.to_path_buf(),
+                    expected: Head::EMPTY,
+                    found: format!(
+                        "a store of {} events but no head file ({}): it was removed, or the \
+                         ledger was copied without it",
+                        l.head.seq,
+                        headfile::HEAD_FILE
+                    ),
+                    untouched: true,
+                });
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The error for a ledger of format `format`: [`LogError::OldFormat`] for one [`Ledger::upgrade`]
+/// reads, [`LogError::Corrupt`] for any other.
+pub(crate) fn other_format(path: &Path, format: u8) -> LogError {
+    if LEGACY_FORMATS.contains(&format) {
+        LogError::OldFormat { path: path.to_path_buf(), format }
+    } else {
+        LogError::Corrupt {
+            place: format!("the ledger {}", path.display()),
+            detail: format!("unknown ledger format {format} (this build reads {LEDGER_FORMAT})"),
+        }
+    }
+}
+
 impl Ledger {
     /// Opens (creating if needed) the sled ledger at `path`, discarding anything a crashed append
     /// left beyond the committed head. Another process holding it is [`LogError::Locked`] at once.
@@ -275,9 +358,18 @@ impl Ledger {
             // The free-space check comes before anything is created or read.
             crate::store::check_free_space_of(path, free)?;
         }
+        if path.is_dir() {
+            // Before anything opens a file: sled would hang on a FIFO, block on a device.
+            refuse_special_files(path)?;
+        }
         let has_store = path.join("conf").is_file() || path.join("db").is_file();
         if !has_store && !create {
             return Err(LogError::NoLedger { path: path.to_path_buf() });
+        }
+        if has_store {
+            // Before the lock file or sled touch anything: a ledger of another format is refused
+            // with its files exactly as they were.
+            refuse_other_format(path)?;
         }
         if create {
             std::fs::create_dir_all(path)
@@ -349,7 +441,7 @@ impl Ledger {
 
     /// Refuses a store that does not hold `expected`: fewer events, or another chain hash at its
     /// seq. A store holding more is a crash after a commit and before its head file was written.
-    fn check_recorded(&self, path: &Path, expected: Head) -> Result<(), LogError> {
+    pub(crate) fn check_recorded(&self, path: &Path, expected: Head) -> Result<(), LogError> {
         let damaged = |found: String| LogError::Damaged {
             path: path.to_path_buf(),
             expected,

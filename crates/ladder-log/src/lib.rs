@@ -255,11 +255,13 @@ pub enum LogError {
         #[source]
         source: DecodeError,
     },
-    /// The ledger was written by an older format, whose chain hashes are taken over other bytes:
-    /// it is never read as this format's history. [`Ledger::upgrade`] rebuilds it.
+    /// The ledger was written by an older format, whose tree (format 3: blake3) or chain
+    /// (formats 1 and 2: over the stored bytes) is hashed otherwise: it is never read as this
+    /// format's history, and refusing it writes nothing to it. [`Ledger::upgrade`] rebuilds it.
     #[error(
-        "the ledger {} is in format {format}, from before events were hashed as their JSON lines; \
-         run `ladder upgrade --ledger {}` to rebuild it in format {} (the old one is kept beside it)",
+        "the ledger {} is in format {format}, from before its Merkle tree was SHA-256 (RFC 6962, \
+         as every C2SP tlog tool checks it); nothing was written to it. Run `ladder upgrade \
+         --ledger {}` to rebuild it in format {} (the old one is kept beside it, unchanged)",
         path.display(),
         path.display(),
         ledger::LEDGER_FORMAT
