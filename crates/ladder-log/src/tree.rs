@@ -1,4 +1,4 @@
-//! The Merkle tree the ledger keeps over its leaves (RFC 6962 section 2.1 with blake3): what is
+//! The Merkle tree the ledger keeps over its leaves (RFC 6962 section 2.1 with SHA-256): what is
 //! stored, and the frontier an append grows.
 //!
 //! A leaf is an event's canonical JSON line ([`ladder_events::json::write_line`]). Only the hashes of
