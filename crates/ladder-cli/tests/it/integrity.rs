@@ -52,26 +52,53 @@ fn commands_that_read_create_no_ledger() {
     }
 }
 
+/// A ledger of format 2 or 3 (each written by the last build of its format) is refused by every
+/// command that reads it, naming the upgrade and writing nothing; `upgrade` rebuilds it in format
+/// 4 with the same events (and from format 3 the same head) and keeps the old one unchanged.
 #[test]
-fn a_format_2_ledger_is_refused_naming_the_upgrade_which_keeps_the_old_one() {
-    let e = Env::new();
-    std::fs::create_dir(e.ledger()).unwrap();
-    for f in std::fs::read_dir(fixture("format2/ledger")).unwrap() {
-        let f = f.unwrap();
-        if f.path().is_file() {
-            std::fs::copy(f.path(), e.ledger().join(f.file_name())).unwrap();
+fn old_format_ledgers_are_refused_naming_the_upgrade_which_keeps_the_old_one() {
+    for from in [2u64, 3] {
+        let e = Env::new();
+        std::fs::create_dir(e.ledger()).unwrap();
+        let mut original = Vec::new();
+        for f in std::fs::read_dir(fixture(&format!("format{from}/ledger"))).unwrap() {
+            let f = f.unwrap();
+            if f.path().is_file() {
+                std::fs::copy(f.path(), e.ledger().join(f.file_name())).unwrap();
+                original.push((f.file_name(), std::fs::read(f.path()).unwrap()));
+            }
         }
+        original.sort();
+        let files = |dir: &std::path::Path| {
+            let mut v: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|f| {
+                    let f = f.unwrap();
+                    (f.file_name(), std::fs::read(f.path()).unwrap())
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        for args in [&["verify"][..], &["log"], &["replay", "--algo", "elo"], &["append", "tick", "--at", "2026-07-01"]] {
+            let r = e.run(args, b"");
+            assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+            assert!(r.stderr.contains("ladder upgrade"), "{}", r.stderr);
+            assert!(files(&e.ledger()) == original, "{args:?} wrote to a format {from} ledger");
+        }
+        let out = e.ok(&["upgrade", "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!((v["from_format"].as_u64(), v["format"].as_u64()), (Some(from), Some(4)));
+        assert_eq!(v["head"].as_str().unwrap(), head(&e));
+        if from == 3 {
+            assert_eq!(v["old_head"], v["head"], "format 3's chain is format 4's");
+        }
+        let export = e.ok(&["log", "--format", "jsonl"]);
+        let want = std::fs::read_to_string(fixture(&format!("format{from}/export.jsonl"))).unwrap();
+        assert_eq!(export, want);
+        let kept = std::path::Path::new(v["kept"].as_str().unwrap());
+        assert!(files(kept) == original, "the kept format {from} ledger is not the original");
     }
-    let r = e.run(&["verify"], b"");
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stderr.contains("ladder upgrade"), "{}", r.stderr);
-    let out = e.ok(&["upgrade", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!((v["from_format"].as_u64(), v["format"].as_u64()), (Some(2), Some(3)));
-    assert_eq!(v["head"].as_str().unwrap(), head(&e));
-    let export = e.ok(&["log", "--format", "jsonl"]);
-    assert_eq!(export, std::fs::read_to_string(fixture("format2/export.jsonl")).unwrap());
-    assert!(std::path::Path::new(v["kept"].as_str().unwrap()).join("db").is_file());
 }
 
 #[test]
