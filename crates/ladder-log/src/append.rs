@@ -158,6 +158,7 @@ impl Ledger {
         if self.poisoned {
             return Err(AppendError::Storage(LogError::Poisoned));
         }
+        self.check_before_writing()?;
         self.merge_tail()?;
         let mut batch = Batch::new(self, *opts)?;
         for (index, item) in events.into_iter().enumerate() {

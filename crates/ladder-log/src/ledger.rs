@@ -128,6 +128,10 @@ pub(crate) struct Disk {
     _lock: std::fs::File,
     /// True when its files did not match their seals, so a copy was opened first.
     checked_on_copy: bool,
+    /// True until a whole verify passes, for a ledger opened through a copy: what changed its
+    /// files may have damaged events the open did not read, so it takes no write before a
+    /// verify, and it is not sealed on close (the next open goes through a copy again).
+    unverified: std::sync::atomic::AtomicBool,
 }
 
 impl Disk {
@@ -186,7 +190,10 @@ impl Drop for Ledger {
         if spent {
             return;
         }
-        if let Ok(seals) = headfile::seals(&disk.dir) {
+        if disk.unverified.load(std::sync::atomic::Ordering::Relaxed) {
+            // Not sealed: the next open checks it on a copy again, and writes wait for a verify.
+            let _ = disk.record(self.head, Vec::new());
+        } else if let Ok(seals) = headfile::seals(&disk.dir) {
             let _ = disk.record(self.head, seals);
         }
     }
@@ -431,7 +438,12 @@ impl Ledger {
             }
             None => {}
         }
-        let disk = Disk { dir: path.to_path_buf(), _lock: lock, checked_on_copy };
+        let disk = Disk {
+            dir: path.to_path_buf(),
+            _lock: lock,
+            checked_on_copy,
+            unverified: std::sync::atomic::AtomicBool::new(checked_on_copy),
+        };
         if recorded.as_ref().map(|r| r.head) != Some(ledger.head) {
             disk.record(ledger.head, Vec::new())?;
         }
@@ -634,6 +646,28 @@ impl Ledger {
     /// still hold the recorded head. False for a ledger in memory, or opened in place.
     pub fn was_checked_on_a_copy(&self) -> bool {
         self.disk.as_ref().is_some_and(|d| d.checked_on_copy)
+    }
+
+    /// Refuses writes to a ledger opened through a copy (its files changed since this build
+    /// closed them: a crash, a copy, or damage) until a whole [`Ledger::verify`] passes, which
+    /// it runs now: damage the open did not read must not be extended by a new chain.
+    pub(crate) fn check_before_writing(&self) -> Result<(), LogError> {
+        let Some(disk) = &self.disk else { return Ok(()) };
+        if !disk.unverified.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
+        match self.verify(None) {
+            Ok(_) => Ok(()),
+            Err(crate::VerifyError::Storage(e)) => Err(e),
+            Err(e) => Err(LogError::Unverified { path: disk.dir.clone(), detail: e.to_string() }),
+        }
+    }
+
+    /// Marks the ledger verified (a whole verify passed): it takes writes and is sealed on close.
+    pub(crate) fn mark_verified(&self) {
+        if let Some(disk) = &self.disk {
+            disk.unverified.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// The committed head.

@@ -310,6 +310,21 @@ pub enum LogError {
     /// event outside it, a consistency proof from 0 or backwards).
     #[error("no such proof: {0}")]
     Proof(String),
+    /// The ledger's files changed since this build closed them, and a verify found damage: it
+    /// refuses writes, so a new chain is never built on a damaged one.
+    #[error(
+        "the ledger {} is damaged ({detail}); it refuses writes. Run `ladder verify --ledger {}` \
+         for the first bad event, and restore the directory from a backup or import an export \
+         of a good copy into a new ledger",
+        path.display(),
+        path.display()
+    )]
+    Unverified {
+        /// The ledger's path.
+        path: PathBuf,
+        /// What verify found.
+        detail: String,
+    },
     /// A stored event is missing.
     #[error("the event at seq {seq} is missing (the head is {head})")]
     Missing {

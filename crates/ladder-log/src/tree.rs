@@ -116,7 +116,7 @@ impl Ledger {
         Frontier::from_subtrees(self.head.seq, &mut LedgerSubtrees::new(self))
     }
 
-    /// The root of the Merkle tree over every event through the head (RFC 6962 with blake3;
+    /// The root of the Merkle tree over every event through the head (RFC 6962 with SHA-256;
     /// docs/proofs.md). Reads O(log n) stored hashes and at most 255 events.
     pub fn root(&self) -> Result<Hash, LogError> {
         Ok(self.frontier()?.root())

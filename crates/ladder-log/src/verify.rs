@@ -73,6 +73,9 @@ impl Ledger {
         });
         let head = chain?;
         self.check_ids(&ids)?;
+        if expect.is_none() {
+            self.mark_verified();
+        }
         Ok(head)
     }
 

@@ -80,7 +80,12 @@ fn old_format_ledgers_are_refused_naming_the_upgrade_which_keeps_the_old_one() {
             v.sort();
             v
         };
-        for args in [&["verify"][..], &["log"], &["replay", "--algo", "elo"], &["append", "tick", "--at", "2026-07-01"]] {
+        for args in [
+            &["verify"][..],
+            &["log"],
+            &["replay", "--algo", "elo"],
+            &["append", "tick", "--at", "2026-07-01"],
+        ] {
             let r = e.run(args, b"");
             assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
             assert!(r.stderr.contains("ladder upgrade"), "{}", r.stderr);

@@ -337,8 +337,10 @@ fn refused_then_upgraded(format: u8, old_head: &str) {
     // The old ledger is kept exactly as it was: the same files, the same bytes.
     let kept = up.kept.unwrap();
     assert_eq!(kept, dir.path().join(format!("club.db.format{format}")));
-    let kept_bytes: Vec<_> =
-        file_bytes(&kept).into_iter().map(|(p, b)| (p.file_name().unwrap().to_owned(), b)).collect();
+    let kept_bytes: Vec<_> = file_bytes(&kept)
+        .into_iter()
+        .map(|(p, b)| (p.file_name().unwrap().to_owned(), b))
+        .collect();
     let original: Vec<_> =
         original.into_iter().map(|(p, b)| (p.file_name().unwrap().to_owned(), b)).collect();
     assert!(kept_bytes == original, "the kept ledger differs from the one upgraded");
