@@ -146,3 +146,52 @@ fn proofs_and_signed_checkpoints_from_the_ledger_check_offline() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("does not hold the checkpoint"), "{}", r.stderr);
 }
+
+/// `log --format jsonl` of a ledger damaged in the middle prints the readable prefix and exits 1,
+/// so a backup redirected to a file is silently partial; `--output FILE` writes FILE whole or
+/// not at all (a temporary file renamed at the end), and on an intact ledger writes exactly what
+/// stdout gets.
+#[test]
+fn log_output_writes_a_backup_whole_or_not_at_all() {
+    use ladder_log::{SledStore, Store, Tree};
+    let e = Env::new();
+    let mut text = String::from(
+        "{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T00:00:00Z\",\"player\":\"a\"}\n\
+         {\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T00:00:00Z\",\"player\":\"b\"}\n",
+    );
+    for i in 0..600 {
+        text.push_str(&format!(
+            "{{\"type\":\"MatchResult\",\"at\":\"2026-03-01T01:{:02}:{:02}Z\",\"id\":\"m{i}\",\"seats\":[{{\"player\":\"a\",\"score\":1}},{{\"player\":\"b\",\"score\":0}}]}}\n",
+            i / 60,
+            i % 60
+        ));
+    }
+    let input = e.file("in.jsonl", text.as_bytes());
+    e.ok(&["import", input.to_str().unwrap()]);
+    let backup = e.dir.path().join("backup.jsonl");
+    let out = e.ok(&["log", "--format", "jsonl", "--output", backup.to_str().unwrap()]);
+    assert_eq!(out, "");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), e.ok(&["log", "--format", "jsonl"]));
+    std::fs::remove_file(&backup).unwrap();
+    // Damage the second block of events (its bytes cut short) below the ledger, in sled.
+    {
+        let store = SledStore::open(&e.ledger()).unwrap();
+        let blocks: Vec<_> = store.scan(Tree::Events, &[]).map(|kv| kv.unwrap()).collect();
+        assert!(blocks.len() >= 3, "{} blocks", blocks.len());
+        let (k, v) = &blocks[1];
+        store.insert(Tree::Events, k, &v[..v.len() / 2]).unwrap();
+        store.flush().unwrap();
+    }
+    let r = e.run(&["log", "--format", "jsonl"], b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(!r.stdout.is_empty(), "stdout gets the readable prefix");
+    let r = e.run(&["log", "--format", "jsonl", "--output", backup.to_str().unwrap()], b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(!backup.exists(), "no partial backup");
+    let left: Vec<_> = std::fs::read_dir(e.dir.path())
+        .unwrap()
+        .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}

@@ -427,3 +427,33 @@ fn roots_and_proofs_agree_with_a_tree_of_the_json_lines() {
     assert_eq!(l.root().unwrap(), MemTree::from_leaves(lines.iter().map(|s| s.as_bytes())).root());
     assert_eq!(l.verify(None).unwrap(), l.head());
 }
+
+/// The copies a check makes in the temporary directory carry a lock while in use; a copy left by
+/// a killed process (its lock free) is removed by the next check, and one in use is left alone.
+#[test]
+fn check_copies_left_by_killed_processes_are_removed() {
+    use fs2::FileExt;
+    let temp = std::env::temp_dir();
+    let stamp = std::process::id();
+    let abandoned = temp.join(format!("ladder-check-abandoned-{stamp}"));
+    let in_use = temp.join(format!("ladder-check-in-use-{stamp}"));
+    for d in [&abandoned, &in_use] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("db"), b"a copy's bytes").unwrap();
+        std::fs::write(d.join("ladder-copy-lock"), b"").unwrap();
+    }
+    let held = std::fs::File::open(in_use.join("ladder-copy-lock")).unwrap();
+    held.try_lock_exclusive().unwrap();
+    // A ledger whose files changed since it was closed is checked on a copy.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    build(&path, 5);
+    let db = path.join("db");
+    std::fs::write(&db, std::fs::read(&db).unwrap()).unwrap();
+    let l = Ledger::open(&path).unwrap();
+    assert!(l.was_checked_on_a_copy());
+    assert!(!abandoned.exists(), "the abandoned copy was removed");
+    assert!(in_use.join("db").exists(), "the copy in use was kept");
+    drop(held);
+    std::fs::remove_dir_all(&in_use).unwrap();
+}
