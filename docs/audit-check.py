@@ -12,7 +12,7 @@ RFC 6962 defines for these lines. Exit 0 if all holds, 1 otherwise.
 
 Needs Python 3 and its standard library alone: the tree is SHA-256 (hashlib), and the chain's
 BLAKE3 is written out below from the BLAKE3 specification ("BLAKE3: one function, fast
-everywhere", section 2), since hashlib has no BLAKE3. It is slow (about 10,000 events a second),
+everywhere", section 2), since hashlib has no BLAKE3. It is slow (about 4,000 events a second),
 which is fine for a check and is why ladder's own code uses the blake3 crate.
 """
 import hashlib

@@ -128,6 +128,9 @@ pub(crate) struct Disk {
     _lock: std::fs::File,
     /// True when its files did not match their seals, so a copy was opened first.
     checked_on_copy: bool,
+    /// For a reader ([`Ledger::open_existing`]) of such a ledger, the copy sled reads instead of
+    /// the ledger's files, removed on close.
+    copy: Option<headfile::TempCopy>,
     /// True until a whole verify passes, for a ledger opened through a copy: what changed its
     /// files may have damaged events the open did not read, so it takes no write before a
     /// verify, and it is not sealed on close (the next open goes through a copy again).
@@ -190,10 +193,16 @@ impl Drop for Ledger {
         if spent {
             return;
         }
-        if disk.unverified.load(std::sync::atomic::Ordering::Relaxed) {
+        let unverified = disk.unverified.load(std::sync::atomic::Ordering::Relaxed);
+        if disk.copy.is_some() && unverified {
+            // Read from a copy and not verified: the ledger's files and head file stay as they
+            // were (the next open checks them on a copy again).
+        } else if unverified {
             // Not sealed: the next open checks it on a copy again, and writes wait for a verify.
             let _ = disk.record(self.head, Vec::new());
         } else if let Ok(seals) = headfile::seals(&disk.dir) {
+            // Verified (on the copy, whose bytes are the ledger's untouched files), or closed
+            // cleanly: sealed as they are.
             let _ = disk.record(self.head, seals);
         }
     }
@@ -385,6 +394,7 @@ impl Ledger {
         let lock = lock_dir(path)?;
         let recorded = headfile::read(path)?;
         let mut checked_on_copy = false;
+        let mut kept_copy = None;
         if let Some(rec) = &recorded {
             if rec.seals.is_empty() || headfile::seals(path)? != rec.seals {
                 checked_on_copy = true;
@@ -396,6 +406,9 @@ impl Ledger {
                     Ok(())
                 });
                 match found {
+                    // A reader goes on reading the copy: sled's recovery never writes to a
+                    // ledger that may be damaged, and every run reads the same bytes.
+                    Ok(()) if !create => kept_copy = Some(copy),
                     Ok(()) => {}
                     Err(e @ LogError::Damaged { .. }) => return Err(e),
                     Err(e) => {
@@ -411,7 +424,9 @@ impl Ledger {
         }
         // This process holds the directory's lock file: sled's lock can only be held by this
         // process's previous handle, still closing.
-        let store = wrap(SledStore::open_retrying(path, faults, crate::store::OWN_HANDLE_RETRY)?);
+        let sled_dir = kept_copy.as_ref().map_or(path, |c: &headfile::TempCopy| c.path());
+        let store =
+            wrap(SledStore::open_retrying(sled_dir, faults, crate::store::OWN_HANDLE_RETRY)?);
         let mut ledger = Ledger::with_store(store, Some(path.to_path_buf()))?;
         match &recorded {
             // After a check on a copy this passes; opened in place (seals intact), a failure
@@ -442,6 +457,7 @@ impl Ledger {
             dir: path.to_path_buf(),
             _lock: lock,
             checked_on_copy,
+            copy: kept_copy,
             unverified: std::sync::atomic::AtomicBool::new(checked_on_copy),
         };
         if recorded.as_ref().map(|r| r.head) != Some(ledger.head) {

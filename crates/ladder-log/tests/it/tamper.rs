@@ -433,6 +433,29 @@ fn a_damaged_ledger_refuses_writes_naming_verify_every_time() {
         drop(l);
         assert_eq!(broken_at(&path), 1280);
     }
+    // A reader (what `verify`, `log` and `replay` open) reads a copy of such a ledger: every run
+    // finds the same first bad event, and the ledger's files are never written.
+    let files = |dir: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|f| f.unwrap().path())
+            .filter(|p| p.is_file() && !p.ends_with(ladder_log::LOCK_FILE))
+            .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = files(&path);
+    for _ in 0..3 {
+        let l = Ledger::open_existing(&path).unwrap();
+        assert!(l.was_checked_on_a_copy());
+        match l.verify(None) {
+            Err(VerifyError::Broken { seq, .. }) => assert_eq!(seq, 1280),
+            other => panic!("expected a broken chain, got {other:?}"),
+        }
+        drop(l);
+        assert!(files(&path) == before, "a reader wrote to the damaged ledger");
+    }
     // An intact ledger opened through a copy (its files rewritten with the same bytes) is
     // verified once by its first append, which then goes through, and is sealed again on close.
     let other = dir.path().join("intact");
@@ -445,4 +468,11 @@ fn a_damaged_ledger_refuses_writes_naming_verify_every_time() {
     assert_eq!(l.head().seq, head.seq + 1);
     drop(l);
     assert!(!Ledger::open(&other).unwrap().was_checked_on_a_copy());
+    // A reader's verify of such a ledger, on its copy, seals it too.
+    std::fs::write(&db, std::fs::read(&db).unwrap()).unwrap();
+    let l = Ledger::open_existing(&other).unwrap();
+    assert!(l.was_checked_on_a_copy());
+    assert_eq!(l.verify(None).unwrap().seq, head.seq + 1);
+    drop(l);
+    assert!(!Ledger::open_existing(&other).unwrap().was_checked_on_a_copy());
 }
