@@ -1,24 +1,27 @@
-//! The arithmetic of `ladder-audit`, with no input or output of its own: the chain head and the
-//! Merkle tree (RFC 6962 2.1, blake3 for SHA-256) over the lines of a `ladder log --format jsonl`
-//! export, and the check of a proof against them. It depends on nothing but blake3, so a skeptic
-//! can read all of it; `main.rs` reads the files and prints. docs/proofs.md.
+//! The arithmetic of `ladder-audit`, with no input or output of its own: the chain head (blake3)
+//! and the Merkle tree (RFC 6962 2.1, with SHA-256 as RFC 6962 defines it) over the lines of a
+//! `ladder log --format jsonl` export, and the check of a proof against them. It depends on
+//! nothing but blake3 and sha2, so a skeptic can read all of it; `main.rs` reads the files and
+//! prints. docs/proofs.md.
 
-/// A blake3 hash.
+use sha2::{Digest, Sha256};
+
+/// A 32-byte hash: blake3 in the chain, SHA-256 in the tree.
 pub type Hash = [u8; 32];
 
 fn leaf(line: &[u8]) -> Hash {
-    let mut h = blake3::Hasher::new();
-    h.update(&[0x00]);
+    let mut h = Sha256::new();
+    h.update([0x00]);
     h.update(line);
-    *h.finalize().as_bytes()
+    h.finalize().into()
 }
 
 fn node(left: &Hash, right: &Hash) -> Hash {
-    let mut h = blake3::Hasher::new();
-    h.update(&[0x01]);
+    let mut h = Sha256::new();
+    h.update([0x01]);
     h.update(left);
     h.update(right);
-    *h.finalize().as_bytes()
+    h.finalize().into()
 }
 
 /// The largest power of two strictly below n (n >= 2).
@@ -33,7 +36,7 @@ fn split(n: usize) -> usize {
 /// MTH(D[n]), RFC 6962 2.1, over leaf hashes.
 fn mth(d: &[Hash]) -> Hash {
     match d.len() {
-        0 => *blake3::hash(b"").as_bytes(),
+        0 => Sha256::digest(b"").into(),
         1 => d[0],
         n => node(&mth(&d[..split(n)]), &mth(&d[split(n)..])),
     }
@@ -67,7 +70,7 @@ fn subproof(m: usize, d: &[Hash], b: bool) -> Vec<Hash> {
 }
 
 fn hex(h: &Hash) -> String {
-    blake3::Hash::from(*h).to_hex().to_string()
+    h.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A JSON value of the kinds a proof holds: strings, whole numbers, lists.

@@ -1,8 +1,8 @@
 //! `ladder-audit EXPORT.jsonl [PROOF.json]`: an independent check of a ladder, depending on
-//! nothing but blake3. EXPORT is `ladder log --format jsonl` output: one event per line, and the
+//! nothing but blake3 and sha2. EXPORT is `ladder log --format jsonl` output: one event per line, and the
 //! line without its newline is the event's leaf. Prints
 //!   head N:HEX   the chain: h_0 = 32 zero bytes, h_n = blake3(h_(n-1) || line_n)
-//!   root HEX     the Merkle tree (RFC 6962 2.1, blake3 for SHA-256) over all the lines
+//!   root HEX     the Merkle tree (RFC 6962 2.1, SHA-256) over all the lines
 //! With a proof (`ladder prove --format json`) it also checks that the proof is exactly the one
 //! RFC 6962 defines for these lines. Exit 0 if all holds, 1 otherwise. docs/proofs.md.
 //!

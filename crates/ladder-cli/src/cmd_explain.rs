@@ -661,7 +661,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
             )?;
             writeln!(
                 out,
-                "inclusion (RFC 6962 with blake3): event {} is in the tree of the first {} events\n  \
+                "inclusion (RFC 6962 with SHA-256): event {} is in the tree of the first {} events\n  \
                  root      {}   (the tree head `ladder checkpoint` publishes now)\n  \
                  leaf hash {}   (blake3 of 0x00 and the line above)\n  \
                  path      {} hashes, from the leaf up:",

@@ -12,7 +12,9 @@ use std::process::ExitCode;
 pub const EXAMPLES: &str = "Examples:
   ladder log                                the history as a table
   ladder log --from 100 --limit 20          events 100 to 119
-  ladder log --format jsonl > export.jsonl  export; `ladder import` of it rebuilds the same chain
+  ladder log --format jsonl --output export.jsonl
+                                            a backup: `ladder import` of it rebuilds the same
+                                            chain; written whole or not at all
   ladder log --format json                  one JSON object per line with seq and hash";
 
 /// Output formats of `log`.
@@ -38,6 +40,12 @@ pub struct LogArgs {
     /// Print at most this many events.
     #[arg(long)]
     pub limit: Option<u64>,
+    /// Write to FILE instead of standard output, atomically: a temporary file beside it is
+    /// renamed to FILE only once every event was read and written (and synced), so a damaged
+    /// ledger or a full disk leaves no partial backup. Use it for backups: a redirection (`>`)
+    /// keeps whatever was printed before a failure.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub events: EventsArg,
 }
@@ -80,7 +88,32 @@ fn short_id(id: Option<&str>) -> String {
 
 pub fn run(ledger_path: &Path, args: LogArgs) -> anyhow::Result<ExitCode> {
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    let mut out = std::io::BufWriter::new(crate::out::stdout());
+    let Some(path) = &args.output else {
+        let mut out = std::io::BufWriter::new(crate::out::stdout());
+        write_events(&ledger, &args, &mut out)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // Removed on any failure (dropped unpersisted): FILE is never partial.
+    let temp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    let mut out = std::io::BufWriter::new(temp);
+    write_events(&ledger, &args, &mut out)?;
+    let temp = out.into_inner().map_err(|e| e.into_error())?;
+    temp.as_file().sync_all().with_context(|| format!("syncing {}", path.display()))?;
+    temp.persist(path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_events(
+    ledger: &ladder_log::Ledger,
+    args: &LogArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     if args.format == LogFormat::Table {
         writeln!(
             out,
@@ -117,6 +150,5 @@ pub fn run(ledger_path: &Path, args: LogArgs) -> anyhow::Result<ExitCode> {
             )?,
         }
     }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

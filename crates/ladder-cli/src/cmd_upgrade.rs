@@ -10,17 +10,20 @@ pub const EXAMPLES: &str = "Examples:
   ladder upgrade                         upgrade ./ladder.db in place (the old one is kept)
   ladder --ledger club.db upgrade --format json
 
-Ledger format 3 hashes each event's JSON line (as `ladder log --format jsonl` prints it) and keeps
-a Merkle tree for proofs, so every chain hash of an older ledger changes: the upgrade verifies the
-old chain whole, appends the same events to a new ledger, then swaps the directories and keeps the
-old one as PATH.formatN. A ledger already in format 3 is left as it is.";
+Ledger format 4 chains each event's JSON line (as `ladder log --format jsonl` prints it) with
+blake3 and keeps the Merkle tree of RFC 6962 with SHA-256, the tree every C2SP tlog tool checks.
+From format 3 (the same chain, a blake3 tree) the head stays and the tree is rebuilt; from
+formats 1 and 2 (the chain over stored bytes) every chain hash changes. The upgrade reads the old
+ledger from a copy (nothing is written to it), verifies its chain whole, appends the same events
+to a new ledger, then swaps the directories and keeps the old one, unchanged, as PATH.formatN. A
+ledger already in format 4 is left as it is.";
 
 /// Output formats of `upgrade`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum UpgradeFormat {
     /// Lines for people.
     Text,
-    /// `{"from_format":2,"format":3,"old_head":"SEQ:HASH","head":"SEQ:HASH","root":"HEX","kept":"PATH"}`.
+    /// `{"from_format":3,"format":4,"old_head":"SEQ:HASH","head":"SEQ:HASH","root":"HEX","kept":"PATH"}`.
     Json,
 }
 
@@ -65,7 +68,9 @@ pub fn run(ledger_path: &Path, args: UpgradeArgs) -> anyhow::Result<ExitCode> {
                         up.from_format,
                         up.head.seq
                     )?;
-                    outln!("old head {} (the chain over stored bytes)", up.old_head)?;
+                    if up.from_format < 3 {
+                        outln!("old head {} (the chain over stored bytes)", up.old_head)?;
+                    }
                     outln!("head {}", up.head)?;
                     outln!("root {}", hex(&up.root))?;
                     outln!("the old ledger is kept at {kept}; remove it once you have checked the new one")?;

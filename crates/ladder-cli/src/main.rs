@@ -116,6 +116,10 @@ pub fn rule_hint(rule: ladder_events::Rule, auto_join: bool) -> &'static str {
              --allow-future if it is meant"
         }
         Rule::LineLength => "lines are at most 1 MiB (1,048,576 bytes): is this a JSON Lines file?",
+        Rule::TooManySeats | Rule::EventTooLong => {
+            "a match has at most 1,000 seats and an event's line at most 65,535 bytes: split a \
+             larger match into several, or shorten its names and ids"
+        }
         Rule::Unreadable => {
             "the input could not be read to its end, so nothing was stored: check the file (or \
              the disk) and run the same command again"

@@ -12,6 +12,12 @@ pub const MAX_NAME_CHARS: usize = 128;
 pub const MAX_ID_BYTES: usize = 256;
 /// Longest MatchVoided reason, in Unicode scalar values (our choice, keeps blocks small).
 pub const MAX_REASON_CHARS: usize = 1024;
+/// Most seats in one match (docs/events.md, rule `too-many-seats`): a replay's memory per match
+/// is linear in its seats, and 1,000 bounds it.
+pub const MAX_SEATS: usize = 1000;
+/// Longest canonical JSON line of an event, in bytes (rule `event-too-long`): the C2SP
+/// tlog-tiles entry bundles that publish a ledger prefix each entry with a 16-bit length.
+pub const MAX_EVENT_LINE_BYTES: usize = 65_535;
 
 /// A named append rule. `Display` prints the stable kebab-case name scripts can match on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,6 +45,8 @@ pub enum Rule {
     Seconds,
     /// Fewer than two seats.
     TooFewSeats,
+    /// More than [`MAX_SEATS`] seats.
+    TooManySeats,
     /// A player sits twice in one match.
     SeatRepeated,
     /// All seats are on one side.
@@ -70,6 +78,8 @@ pub enum Rule {
     Unreadable,
     /// (log) `at` later than the append's `not_after` bound (the clock plus a margin).
     FutureInstant,
+    /// (log) The event's canonical JSON line is longer than [`MAX_EVENT_LINE_BYTES`].
+    EventTooLong,
 }
 
 /// Longest line of a JSON Lines file or a CSV file, in bytes without its line end: 1 MiB. A
@@ -92,6 +102,7 @@ impl Rule {
             Rule::PriorRange => "prior-range",
             Rule::Seconds => "seconds-positive",
             Rule::TooFewSeats => "two-seats",
+            Rule::TooManySeats => "too-many-seats",
             Rule::SeatRepeated => "seat-repeated",
             Rule::OneSided => "two-sides",
             Rule::TickNotMidnight => "tick-at-midnight",
@@ -107,6 +118,7 @@ impl Rule {
             Rule::LineLength => "line-length",
             Rule::Unreadable => "unreadable-input",
             Rule::FutureInstant => "future-instant",
+            Rule::EventTooLong => "event-too-long",
         }
     }
 
@@ -276,6 +288,12 @@ fn check_seats(seats: &[Seat]) -> Result<(), Violation> {
         return Err(Violation::new(
             Rule::TooFewSeats,
             format!("a match needs at least two seats, this one has {}", seats.len()),
+        ));
+    }
+    if seats.len() > MAX_SEATS {
+        return Err(Violation::new(
+            Rule::TooManySeats,
+            format!("a match has at most {MAX_SEATS} seats, this one has {}", seats.len()),
         ));
     }
     for (i, seat) in seats.iter().enumerate() {

@@ -13,8 +13,10 @@
 //! byte of a random file is flipped or a random file is cut at a random length, and the ledger
 //! is opened (half the trials once, half four times). Each outcome is one of: refused at open
 //! (its files left byte for byte as they were), opened but failing `verify`, or opened whole
-//! (the exact same events). "Read as another history" (opened, verified, and different) must
-//! never happen; the program exits 1 if it does, or if a kill lost an acknowledged event.
+//! (the exact same events). Each ledger that opens is first asked to append one event, and
+//! then verified: a damaged ledger must refuse the append. "Read as another history" (opened,
+//! verified, and different) and "an append extended a damaged chain" must never happen; the
+//! program exits 1 if either does, or if a kill lost an acknowledged event.
 
 use ladder_events::json::{parse_line, to_line};
 use ladder_events::{Event, Violation};
@@ -27,6 +29,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const ROLE: &str = "LADDER_CAMPAIGN_ROLE";
+/// The event each damaged ledger that opens is asked to append: a new player, after every event
+/// of the input.
+const EXTRA: &str =
+    r#"{"type":"PlayerJoined","at":"2100-01-01T00:00:00Z","player":"campaign-extra"}"#;
 const LEDGER: &str = "LADDER_CAMPAIGN_LEDGER";
 const EVENTS: &str = "LADDER_CAMPAIGN_EVENTS";
 
@@ -178,6 +184,10 @@ struct Damages {
     wrote_when_refused: u64,
     /// Opens refused as "locked" although nothing held the ledger.
     locked: u64,
+    /// Damaged ledgers that refused the append before verify (naming `ladder verify`).
+    append_refused: u64,
+    /// Appends accepted by a ledger that verify then found damaged.
+    append_on_damage: u64,
 }
 
 fn files_of(dir: &Path) -> Vec<PathBuf> {
@@ -267,18 +277,36 @@ fn damages(dir: &Path, events: usize, count: u64, rng: &mut SplitMix64) -> Damag
                         out.wrote_when_refused += 1;
                     }
                 }
-                Ok(l) => {
+                Ok(mut l) => {
                     if k > 0 {
                         continue;
                     }
+                    let appended = l.append(items(&[EXTRA.to_string()]), &AppendOptions::default());
+                    match &appended {
+                        Err(ladder_log::AppendError::Storage(LogError::Unverified { .. })) => {
+                            out.append_refused += 1
+                        }
+                        Err(e) => eprintln!("damage {events}/{t}: the append failed: {e}"),
+                        Ok(_) => {}
+                    }
+                    let mut want = lines.clone();
+                    if appended.is_ok() {
+                        want.push(EXTRA.to_string());
+                    }
                     match l.verify(None) {
-                        Err(_) => out.verify_failed += 1,
+                        Err(_) => {
+                            out.verify_failed += 1;
+                            if appended.is_ok() {
+                                out.append_on_damage += 1;
+                                eprintln!("damage {events}/{t}: an append extended it");
+                            }
+                        }
                         Ok(_) => {
                             let stored: Vec<String> = l
                                 .events(1)
                                 .map(|e| e.map(|e| to_line(&e.event)).unwrap_or_default())
                                 .collect();
-                            if stored == lines {
+                            if stored == want {
                                 out.whole += 1;
                             } else {
                                 out.other_history += 1;
@@ -320,14 +348,16 @@ fn main() {
         k.runs, k.killed, k.completed, k.opened_whole, k.refused, k.lost
     );
     println!();
-    println!("| ledger | damages | refused at open | opened, verify failed | opened whole (same events) | read as another history | a refused open wrote | refused as locked |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| ledger | damages | refused at open | opened, verify failed | of which refused the append | an append extended a damaged chain | opened whole (same events) | read as another history | a refused open wrote | refused as locked |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (name, d) in [("1,000 events", small), ("100,000 events", large)] {
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             d.trials,
             d.refused,
             d.verify_failed,
+            d.append_refused,
+            d.append_on_damage,
             d.whole,
             d.other_history,
             d.wrote_when_refused,
@@ -341,7 +371,9 @@ fn main() {
         + small.other_history
         + large.other_history
         + small.locked
-        + large.locked;
+        + large.locked
+        + small.append_on_damage
+        + large.append_on_damage;
     let wrote = small.wrote_when_refused + large.wrote_when_refused;
     std::process::exit(if bad + wrote == 0 { 0 } else { 1 });
 }

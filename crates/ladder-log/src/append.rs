@@ -25,7 +25,9 @@ use crate::runs::{self, Runs};
 use crate::store::Tree;
 use crate::tree;
 use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
-use ladder_events::{codec, json, Body, Event, Prior, Rule, Timestamp, Violation};
+use ladder_events::{
+    codec, json, Body, Event, Prior, Rule, Timestamp, Violation, MAX_EVENT_LINE_BYTES,
+};
 use ladder_proof::Frontier;
 use std::collections::HashMap;
 
@@ -98,6 +100,9 @@ struct Batch {
     encoded: Vec<u8>,
     /// The canonical JSON line of the event being written: its leaf bytes, what the chain hashes.
     line: Vec<u8>,
+    /// The canonical JSON line of the input event being checked, written once at step 2 (its
+    /// length is a rule) and moved into `line` when the event itself is written.
+    checked_line: Vec<u8>,
     /// The Merkle tree over the leaves through the last event written.
     frontier: Frontier,
     /// Keys of the stored subtree hashes this batch wrote beyond the base head.
@@ -153,6 +158,7 @@ impl Ledger {
         if self.poisoned {
             return Err(AppendError::Storage(LogError::Poisoned));
         }
+        self.check_before_writing()?;
         self.merge_tail()?;
         let mut batch = Batch::new(self, *opts)?;
         for (index, item) in events.into_iter().enumerate() {
@@ -214,6 +220,7 @@ impl Batch {
             cache: None,
             encoded: Vec::with_capacity(256),
             line: Vec::with_capacity(256),
+            checked_line: Vec::with_capacity(256),
             frontier: ledger.frontier()?,
             nodes_written: Vec::new(),
             report: AppendReport { head: base, ..AppendReport::default() },
@@ -445,8 +452,21 @@ impl Batch {
             _ => {}
         }
 
-        // 2. The rules of the event alone.
+        // 2. The rules of the event alone, and the length of its canonical line (a C2SP entry
+        // bundle prefixes each entry with a 16-bit length).
         event.check().map_err(Fail::Invalid)?;
+        self.checked_line.clear();
+        json::write_line(&event, &mut self.checked_line);
+        if self.checked_line.len() > MAX_EVENT_LINE_BYTES {
+            return Err(Fail::Invalid(Violation::new(
+                Rule::EventTooLong,
+                format!(
+                    "its canonical JSON line has {} bytes; at most {MAX_EVENT_LINE_BYTES} are \
+                     allowed",
+                    self.checked_line.len()
+                ),
+            )));
+        }
 
         // 3. The rules of the history.
         if let Some(bound) = self.opts.not_after {
@@ -578,16 +598,22 @@ impl Batch {
         if self.input_of(seq) != Some(index) {
             self.inputs.push((seq, index));
         }
-        self.write(ledger, event)?;
+        std::mem::swap(&mut self.line, &mut self.checked_line);
+        self.write_lined(ledger, event)?;
         Ok(())
     }
 
     /// Writes a checked event: chain, block, indexes.
     fn write(&mut self, ledger: &Ledger, event: Event) -> Result<(), LogError> {
-        self.encoded.clear();
-        codec::encode_into(&event, &mut self.encoded);
         self.line.clear();
         json::write_line(&event, &mut self.line);
+        self.write_lined(ledger, event)
+    }
+
+    /// [`Self::write`] of an event whose canonical line `self.line` already holds.
+    fn write_lined(&mut self, ledger: &Ledger, event: Event) -> Result<(), LogError> {
+        self.encoded.clear();
+        codec::encode_into(&event, &mut self.encoded);
         let hash = block::chain_hash(&self.prev, &self.line);
         let seq = self.next_seq;
         let mut completed = Vec::new();
@@ -1165,7 +1191,7 @@ mod spill_tests {
         }
         // A format this build does not know is refused, naming it.
         drop(l);
-        store.insert(Tree::Meta, crate::ledger::META_FORMAT, &[4]).unwrap();
+        store.insert(Tree::Meta, crate::ledger::META_FORMAT, &[5]).unwrap();
         let probe = Probe {
             inner: store.clone(),
             ids_bytes: Arc::new(AtomicU64::new(0)),
@@ -1173,7 +1199,7 @@ mod spill_tests {
             crash_at: u64::MAX,
         };
         let refused = Ledger::with_store(Box::new(probe), None).map(drop);
-        let message = refused.expect_err("format 4 is refused").to_string();
-        assert!(message.contains("unknown ledger format [4]"), "{message}");
+        let message = refused.expect_err("format 5 is refused").to_string();
+        assert!(message.contains("unknown ledger format [5]"), "{message}");
     }
 }

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! ladder ledger
-//! format 3
+//! format 4
 //! head 89:5ae8f091d6513304e6bc1a1cfd1fd2ebc15752b18a159410e79751eb8aabfc26
 //! file conf 62 1732464000123456789 1732464000123456789 1234
 //! file db 524287 1732464000123456789 1732464000123456789 1235
@@ -214,14 +214,47 @@ fn seal_of(name: String, meta: &fs::Metadata) -> Seal {
     Seal { name, len: meta.len(), mtime, ctime: mtime, ino: 0 }
 }
 
+/// The prefix of the temporary copies' directory names.
+const COPY_PREFIX: &str = "ladder-check-";
+/// The lock file inside a temporary copy, held while the copy is in use.
+const COPY_LOCK: &str = "ladder-copy-lock";
+
 /// Copies the ledger directory at `dir` (but for our files) to a fresh temporary directory, for
-/// sled to open there: its recovery then writes to the copy, never to the ledger.
+/// sled to open there: its recovery then writes to the copy, never to the ledger. The copy holds
+/// a lock while it is in use; copies whose lock nobody holds (left by a process that was killed)
+/// are removed first.
 pub fn copy_to_temp(dir: &Path) -> Result<TempCopy, LogError> {
+    use fs2::FileExt;
+    let temp = std::env::temp_dir();
+    remove_abandoned_copies(&temp);
     let n = COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let to = std::env::temp_dir().join(format!("ladder-check-{}-{n}", std::process::id()));
-    let copy = TempCopy(to.clone());
+    let to = temp.join(format!("{COPY_PREFIX}{}-{n}", std::process::id()));
+    let io = |e| LogError::from_io(&to, "making a copy of the ledger to check it", e);
+    fs::create_dir_all(&to).map_err(io)?;
+    // Locked under another name first, so a sweeper never sees the lock file unlocked.
+    let pending = to.join(format!("{COPY_LOCK}{TEMP_SUFFIX}"));
+    let lock = fs::File::create(&pending).map_err(io)?;
+    lock.try_lock_exclusive().map_err(io)?;
+    fs::rename(&pending, to.join(COPY_LOCK)).map_err(io)?;
+    let copy = TempCopy(to.clone(), lock);
     copy_dir(dir, &to)?;
     Ok(copy)
+}
+
+/// Removes the temporary copies in `temp` that no process holds (their owner was killed before it
+/// could remove them). A copy still being made, or in use, holds its lock and is left alone.
+fn remove_abandoned_copies(temp: &Path) {
+    use fs2::FileExt;
+    let Ok(entries) = fs::read_dir(temp) else { return };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(COPY_PREFIX) {
+            continue;
+        }
+        let Ok(lock) = fs::File::open(entry.path().join(COPY_LOCK)) else { continue };
+        if lock.try_lock_exclusive().is_ok() {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<(), LogError> {
@@ -231,7 +264,7 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), LogError> {
         let entry = entry.map_err(io)?;
         let path = entry.path();
         let name = entry.file_name();
-        if is_ours(&name.to_string_lossy()) {
+        if is_ours(&name.to_string_lossy()) || name == COPY_LOCK {
             continue;
         }
         if entry.file_type().map_err(io)?.is_dir() {
@@ -246,8 +279,8 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), LogError> {
 /// Copies made by [`copy_to_temp`] in this process, to name each one.
 static COPIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// A temporary copy of a ledger, removed when dropped.
-pub struct TempCopy(PathBuf);
+/// A temporary copy of a ledger, removed when dropped; it holds its lock file while it lives.
+pub struct TempCopy(PathBuf, fs::File);
 
 impl TempCopy {
     /// Where it is.
@@ -259,6 +292,7 @@ impl TempCopy {
 impl Drop for TempCopy {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
+        let _ = self.1.unlock();
     }
 }
 

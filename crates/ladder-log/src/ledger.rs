@@ -18,15 +18,15 @@ use std::path::{Path, PathBuf};
 pub const META_HEAD: &[u8] = b"head";
 /// The key of the ledger format's number in the meta tree.
 pub(crate) const META_FORMAT: &[u8] = b"format";
-/// The ledger format this build writes and reads: 3 since an event's chain hash is taken over its
-/// canonical JSON line and the ledger keeps a Merkle tree over the same leaves (docs/proofs.md).
-/// Formats 1 and 2 hashed the stored codec bytes; they are read only by [`Ledger::upgrade`],
-/// which rebuilds the ledger in format 3 (a ledger of the old format is never read as this one,
-/// whose chain hashes differ).
-pub const LEDGER_FORMAT: u8 = 3;
+/// The ledger format this build writes and reads: 4 since the Merkle tree is RFC 6962's with
+/// SHA-256 (the tree of every C2SP tlog tool), the chain still blake3 over each event's canonical
+/// JSON line (docs/proofs.md). Format 3 had the same chain and a blake3 tree; formats 1 and 2
+/// chained the stored codec bytes. They are read only by [`Ledger::upgrade`], which rebuilds the
+/// ledger in format 4: a ledger of an older format is never read as this one.
+pub const LEDGER_FORMAT: u8 = 4;
 /// Formats [`Ledger::upgrade`] reads: 1 (one id bucket set) and 2 (id runs), both hashing the
-/// stored codec bytes.
-const LEGACY_FORMATS: [u8; 2] = [1, 2];
+/// stored codec bytes; 3 (the chain over JSON lines, a blake3 tree).
+pub(crate) const LEGACY_FORMATS: [u8; 3] = [1, 2, 3];
 
 /// Trailing blocks smaller than this (in events, or half the byte cap) are the tail.
 const SMALL_BLOCK_EVENTS: u32 = (MAX_BLOCK_EVENTS / 2) as u32;
@@ -128,6 +128,13 @@ pub(crate) struct Disk {
     _lock: std::fs::File,
     /// True when its files did not match their seals, so a copy was opened first.
     checked_on_copy: bool,
+    /// For a reader ([`Ledger::open_existing`]) of such a ledger, the copy sled reads instead of
+    /// the ledger's files, removed on close.
+    copy: Option<headfile::TempCopy>,
+    /// True until a whole verify passes, for a ledger opened through a copy: what changed its
+    /// files may have damaged events the open did not read, so it takes no write before a
+    /// verify, and it is not sealed on close (the next open goes through a copy again).
+    unverified: std::sync::atomic::AtomicBool,
 }
 
 impl Disk {
@@ -151,7 +158,7 @@ fn with_sources(e: &dyn std::error::Error) -> String {
 /// Takes the ledger directory's lock file, retrying for up to [`crate::LOCK_RETRY`] (this
 /// process's own earlier handle may still be closing): another process holding it is
 /// [`LogError::Locked`].
-fn lock_dir(path: &Path) -> Result<std::fs::File, LogError> {
+pub(crate) fn lock_dir(path: &Path) -> Result<std::fs::File, LogError> {
     use fs2::FileExt;
     let lock_path = path.join(headfile::LOCK_FILE);
     let file = std::fs::OpenOptions::new()
@@ -186,7 +193,16 @@ impl Drop for Ledger {
         if spent {
             return;
         }
-        if let Ok(seals) = headfile::seals(&disk.dir) {
+        let unverified = disk.unverified.load(std::sync::atomic::Ordering::Relaxed);
+        if disk.copy.is_some() && unverified {
+            // Read from a copy and not verified: the ledger's files and head file stay as they
+            // were (the next open checks them on a copy again).
+        } else if unverified {
+            // Not sealed: the next open checks it on a copy again, and writes wait for a verify.
+            let _ = disk.record(self.head, Vec::new());
+        } else if let Ok(seals) = headfile::seals(&disk.dir) {
+            // Verified (on the copy, whose bytes are the ledger's untouched files), or closed
+            // cleanly: sealed as they are.
             let _ = disk.record(self.head, seals);
         }
     }
@@ -221,6 +237,89 @@ pub(crate) fn is_small_block(count: u32, bytes: usize) -> bool {
 
 pub(crate) fn is_small_facts(bytes: usize) -> bool {
     bytes < SMALL_FACTS_BYTES
+}
+
+/// Refuses a ledger directory holding anything but regular files and directories (a FIFO, a
+/// socket, a device, a symbolic link): sled would hang opening a FIFO, and a link would let writes
+/// land outside the ledger. Reads only metadata.
+pub(crate) fn refuse_special_files(dir: &Path) -> Result<(), LogError> {
+    let io = |e| LogError::from_io(dir, "reading the ledger directory", e);
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let kind = entry.file_type().map_err(io)?;
+        if kind.is_dir() {
+            refuse_special_files(&entry.path())?;
+        } else if !kind.is_file() {
+            let what = if kind.is_symlink() { "a symbolic link" } else { "not a regular file" };
+            return Err(LogError::Corrupt {
+                place: format!("the ledger {}", dir.display()),
+                detail: format!(
+                    "{} is {what} (a FIFO, socket, device or link where sled keeps a file); \
+                     nothing was opened or written. Put the ledger's own files back, from a \
+                     backup if need be",
+                    entry.path().display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses, writing nothing, a ledger of a format other than [`LEDGER_FORMAT`]: by its head file
+/// when it has one (format 3 and later), else (a ledger from before format 3, or one that lost its
+/// head file) by opening a copy of it.
+fn refuse_other_format(path: &Path) -> Result<(), LogError> {
+    match headfile::read(path)? {
+        Some(rec) if rec.format == LEDGER_FORMAT => Ok(()),
+        Some(rec) => Err(other_format(path, rec.format)),
+        None => {
+            let copy = headfile::copy_to_temp(path)?;
+            let opened = SledStore::open(copy.path())
+                .and_then(|store| Ledger::with_store_any_format(Box::new(store), None));
+            let l = match opened {
+                Ok(l) => l,
+                Err(e @ (LogError::Corrupt { .. } | LogError::OldFormat { .. })) => return Err(e),
+                Err(e) => {
+                    return Err(LogError::Damaged {
+                        path: path.to_path_buf(),
+                        expected: Head::EMPTY,
+                        found: format!("a store that does not open ({})", with_sources(&e)),
+                        untouched: true,
+                    })
+                }
+            };
+            if l.format != LEDGER_FORMAT {
+                return Err(other_format(path, l.format));
+            }
+            if l.head.seq > 0 {
+                return Err(LogError::Damaged {
+                    path: path.to_path_buf(),
+                    expected: Head::EMPTY,
+                    found: format!(
+                        "a store of {} events but no head file ({}): it was removed, or the \
+                         ledger was copied without it",
+                        l.head.seq,
+                        headfile::HEAD_FILE
+                    ),
+                    untouched: true,
+                });
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The error for a ledger of format `format`: [`LogError::OldFormat`] for one [`Ledger::upgrade`]
+/// reads, [`LogError::Corrupt`] for any other.
+pub(crate) fn other_format(path: &Path, format: u8) -> LogError {
+    if LEGACY_FORMATS.contains(&format) {
+        LogError::OldFormat { path: path.to_path_buf(), format }
+    } else {
+        LogError::Corrupt {
+            place: format!("the ledger {}", path.display()),
+            detail: format!("unknown ledger format {format} (this build reads {LEDGER_FORMAT})"),
+        }
+    }
 }
 
 impl Ledger {
@@ -275,9 +374,18 @@ impl Ledger {
             // The free-space check comes before anything is created or read.
             crate::store::check_free_space_of(path, free)?;
         }
+        if path.is_dir() {
+            // Before anything opens a file: sled would hang on a FIFO, block on a device.
+            refuse_special_files(path)?;
+        }
         let has_store = path.join("conf").is_file() || path.join("db").is_file();
         if !has_store && !create {
             return Err(LogError::NoLedger { path: path.to_path_buf() });
+        }
+        if has_store {
+            // Before the lock file or sled touch anything: a ledger of another format is refused
+            // with its files exactly as they were.
+            refuse_other_format(path)?;
         }
         if create {
             std::fs::create_dir_all(path)
@@ -286,6 +394,7 @@ impl Ledger {
         let lock = lock_dir(path)?;
         let recorded = headfile::read(path)?;
         let mut checked_on_copy = false;
+        let mut kept_copy = None;
         if let Some(rec) = &recorded {
             if rec.seals.is_empty() || headfile::seals(path)? != rec.seals {
                 checked_on_copy = true;
@@ -297,6 +406,9 @@ impl Ledger {
                     Ok(())
                 });
                 match found {
+                    // A reader goes on reading the copy: sled's recovery never writes to a
+                    // ledger that may be damaged, and every run reads the same bytes.
+                    Ok(()) if !create => kept_copy = Some(copy),
                     Ok(()) => {}
                     Err(e @ LogError::Damaged { .. }) => return Err(e),
                     Err(e) => {
@@ -312,7 +424,9 @@ impl Ledger {
         }
         // This process holds the directory's lock file: sled's lock can only be held by this
         // process's previous handle, still closing.
-        let store = wrap(SledStore::open_retrying(path, faults, crate::store::OWN_HANDLE_RETRY)?);
+        let sled_dir = kept_copy.as_ref().map_or(path, |c: &headfile::TempCopy| c.path());
+        let store =
+            wrap(SledStore::open_retrying(sled_dir, faults, crate::store::OWN_HANDLE_RETRY)?);
         let mut ledger = Ledger::with_store(store, Some(path.to_path_buf()))?;
         match &recorded {
             // After a check on a copy this passes; opened in place (seals intact), a failure
@@ -339,7 +453,13 @@ impl Ledger {
             }
             None => {}
         }
-        let disk = Disk { dir: path.to_path_buf(), _lock: lock, checked_on_copy };
+        let disk = Disk {
+            dir: path.to_path_buf(),
+            _lock: lock,
+            checked_on_copy,
+            copy: kept_copy,
+            unverified: std::sync::atomic::AtomicBool::new(checked_on_copy),
+        };
         if recorded.as_ref().map(|r| r.head) != Some(ledger.head) {
             disk.record(ledger.head, Vec::new())?;
         }
@@ -349,7 +469,7 @@ impl Ledger {
 
     /// Refuses a store that does not hold `expected`: fewer events, or another chain hash at its
     /// seq. A store holding more is a crash after a commit and before its head file was written.
-    fn check_recorded(&self, path: &Path, expected: Head) -> Result<(), LogError> {
+    pub(crate) fn check_recorded(&self, path: &Path, expected: Head) -> Result<(), LogError> {
         let damaged = |found: String| LogError::Damaged {
             path: path.to_path_buf(),
             expected,
@@ -542,6 +662,28 @@ impl Ledger {
     /// still hold the recorded head. False for a ledger in memory, or opened in place.
     pub fn was_checked_on_a_copy(&self) -> bool {
         self.disk.as_ref().is_some_and(|d| d.checked_on_copy)
+    }
+
+    /// Refuses writes to a ledger opened through a copy (its files changed since this build
+    /// closed them: a crash, a copy, or damage) until a whole [`Ledger::verify`] passes, which
+    /// it runs now: damage the open did not read must not be extended by a new chain.
+    pub(crate) fn check_before_writing(&self) -> Result<(), LogError> {
+        let Some(disk) = &self.disk else { return Ok(()) };
+        if !disk.unverified.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
+        match self.verify(None) {
+            Ok(_) => Ok(()),
+            Err(crate::VerifyError::Storage(e)) => Err(e),
+            Err(e) => Err(LogError::Unverified { path: disk.dir.clone(), detail: e.to_string() }),
+        }
+    }
+
+    /// Marks the ledger verified (a whole verify passed): it takes writes and is sealed on close.
+    pub(crate) fn mark_verified(&self) {
+        if let Some(disk) = &self.disk {
+            disk.unverified.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// The committed head.

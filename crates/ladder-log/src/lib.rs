@@ -258,11 +258,13 @@ pub enum LogError {
         #[source]
         source: DecodeError,
     },
-    /// The ledger was written by an older format, whose chain hashes are taken over other bytes:
-    /// it is never read as this format's history. [`Ledger::upgrade`] rebuilds it.
+    /// The ledger was written by an older format, whose tree (format 3: blake3) or chain
+    /// (formats 1 and 2: over the stored bytes) is hashed otherwise: it is never read as this
+    /// format's history, and refusing it writes nothing to it. [`Ledger::upgrade`] rebuilds it.
     #[error(
-        "the ledger {} is in format {format}, from before events were hashed as their JSON lines; \
-         run `ladder upgrade --ledger {}` to rebuild it in format {} (the old one is kept beside it)",
+        "the ledger {} is in format {format}, from before its Merkle tree was SHA-256 (RFC 6962, \
+         as every C2SP tlog tool checks it); nothing was written to it. Run `ladder upgrade \
+         --ledger {}` to rebuild it in format {} (the old one is kept beside it, unchanged)",
         path.display(),
         path.display(),
         ledger::LEDGER_FORMAT
@@ -311,6 +313,21 @@ pub enum LogError {
     /// event outside it, a consistency proof from 0 or backwards).
     #[error("no such proof: {0}")]
     Proof(String),
+    /// The ledger's files changed since this build closed them, and a verify found damage: it
+    /// refuses writes, so a new chain is never built on a damaged one.
+    #[error(
+        "the ledger {} is damaged ({detail}); it refuses writes. Run `ladder verify --ledger {}` \
+         for the first bad event, and restore the directory from a backup or import an export \
+         of a good copy into a new ledger",
+        path.display(),
+        path.display()
+    )]
+    Unverified {
+        /// The ledger's path.
+        path: PathBuf,
+        /// What verify found.
+        detail: String,
+    },
     /// A stored event is missing.
     #[error("the event at seq {seq} is missing (the head is {head})")]
     Missing {

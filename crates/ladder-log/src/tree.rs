@@ -1,4 +1,4 @@
-//! The Merkle tree the ledger keeps over its leaves (RFC 6962 section 2.1 with blake3): what is
+//! The Merkle tree the ledger keeps over its leaves (RFC 6962 section 2.1 with SHA-256): what is
 //! stored, and the frontier an append grows.
 //!
 //! A leaf is an event's canonical JSON line ([`ladder_events::json::write_line`]). Only the hashes of
@@ -116,7 +116,7 @@ impl Ledger {
         Frontier::from_subtrees(self.head.seq, &mut LedgerSubtrees::new(self))
     }
 
-    /// The root of the Merkle tree over every event through the head (RFC 6962 with blake3;
+    /// The root of the Merkle tree over every event through the head (RFC 6962 with SHA-256;
     /// docs/proofs.md). Reads O(log n) stored hashes and at most 255 events.
     pub fn root(&self) -> Result<Hash, LogError> {
         Ok(self.frontier()?.root())

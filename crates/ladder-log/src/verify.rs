@@ -1,51 +1,86 @@
-//! `verify`: everything the ledger stores, recomputed from its events.
+//! `verify`: everything the ledger stores, recomputed from its events, on every core.
 //!
-//! One pass reads the blocks in order. A second thread reads them (block layout, gapless
-//! sequence numbers), reads every event in place, checks the facts index (joins, voids, ticks) against
-//! it, and writes its canonical JSON line (the leaf bytes); this thread recomputes the chain
-//! hash of every leaf against the stored one, and the Merkle tree against its stored subtree
-//! hashes. Then the id index is checked (every event with an id is found under it) and every
-//! checkpoint (its own hash, and that the head it was computed at is in the chain). The first
-//! failure in sequence order is reported, as one pass checking each event in turn would.
+//! One thread scans the blocks in order and hands them out in numbered jobs of a few dozen
+//! blocks; workers (one per core the machine has) each take a job and, for every record, check
+//! the block layout and gapless sequence numbers, read the event in place, check the facts index
+//! (joins, voids, ticks) against it, write its canonical JSON line (the leaf bytes), and check its
+//! chain hash against the stored one: `blake3(stored hash before it || line)`, the hash before the
+//! first record being the one its block names. Each job's leaf hashes (SHA-256) come back to this
+//! thread, which takes the jobs in their order, checks that each block names the last hash of the
+//! block before it (so the chain is whole), and grows the Merkle tree, comparing it with its
+//! stored subtree hashes. Then the id index is checked (every event with an id is found under it)
+//! and every checkpoint (its own hash, and that the head it was computed at is in the chain).
+//!
+//! The first failure in sequence order is reported, whichever worker met it first, as one pass
+//! checking each event in turn would: the same first bad event on every run. At most
+//! [`IN_FLIGHT`] jobs are out at once, so memory does not grow with the ledger.
 
 use crate::block::{self, Block};
 use crate::index;
 use crate::ledger::Ledger;
 use crate::store::{Tree, Value};
 use crate::tree;
-use crate::{Head, VerifyError, GENESIS};
+use crate::{Head, LogError, VerifyError, GENESIS};
 use ladder_events::codec::{self, BodyView, EventView};
 use ladder_events::json;
 use ladder_proof::Frontier;
-use std::collections::HashMap;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Mutex;
 
-/// What the reading thread hands over for one block: every record's stored hash and leaf line.
-struct Lines {
+/// Blocks in one job (about 2,000 events).
+const JOB_BLOCKS: usize = 32;
+/// Jobs out at once (scanned, being checked, or waiting for their turn).
+const IN_FLIGHT: usize = 16;
+
+/// One job: its number and its blocks in order, or the storage error that ended the scan.
+struct Job {
+    number: usize,
+    blocks: Vec<Result<(Value, Value), LogError>>,
+}
+
+/// What a worker found in one block.
+struct Checked {
     first: u64,
+    /// The previous hash the block names.
     prev: [u8; 32],
+    /// The stored chain hash of every record checked (through the first bad one, excluded).
     hashes: Vec<[u8; 32]>,
-    /// The lines one after another; `ends[i]` is where line `i` ends.
-    lines: Vec<u8>,
-    ends: Vec<usize>,
-    /// The leaf hashes, when the reader computed them (every other block, so the two threads'
-    /// work is about even: the reader's decoding and writing costs about as much as the chain's
-    /// and tree's hashes of half the blocks); empty otherwise.
+    /// The leaf hash of every record checked.
     leaves: Vec<[u8; 32]>,
+    /// The first bad record (or the block's own failure), and why.
+    failure: Option<(u64, String)>,
+    /// Facts seen: joins, voids, ticks.
+    facts: (usize, usize, usize),
+    /// (seq, id fingerprint) of every event with an id.
+    ids: Vec<(u64, u64)>,
 }
 
-enum Item {
-    Block(Lines),
-    /// The first bad sequence number the reader found, and why.
-    Broken(u64, String),
+/// What a worker found in one job: its blocks in order, or where the scan failed.
+enum Done {
+    Blocks(Vec<Checked>),
+    /// A block that does not parse, or a storage error, after the blocks before it.
+    Broken(Vec<Checked>, String),
 }
 
-/// What the reading thread learned besides the lines: the id fingerprint of every event that has
-/// one, by seq.
+/// What the reading learned besides the chain and the tree: the id fingerprint of every event
+/// that has one, by seq.
 #[derive(Default)]
 struct Ids {
     fps: Vec<u64>,
     has_id: Vec<bool>,
+}
+
+impl Ids {
+    fn add(&mut self, seq: u64, fp: u64) {
+        let at = seq as usize;
+        if self.fps.len() <= at {
+            self.fps.resize(at + 1, 0);
+            self.has_id.resize(at + 1, false);
+        }
+        self.fps[at] = fp;
+        self.has_id[at] = true;
+    }
 }
 
 impl Ledger {
@@ -54,86 +89,119 @@ impl Ledger {
     /// indexes, and every replay checkpoint's own hash and head. `Ok(head)` when all agree, else
     /// the first bad sequence number (or the index or checkpoint that disagrees). With `expect`,
     /// also fails when the ledger does not hold that head (its seq is beyond the head, or its hash
-    /// is not the chain hash at its seq), which is how a chain cut at its tail is detected.
+    /// is not the chain hash at its seq), which is how a chain cut at its tail is detected. Uses
+    /// every core the machine has; the answer does not depend on how many.
     pub fn verify(&self, expect: Option<Head>) -> Result<Head, VerifyError> {
         let checkpoints = self.checkpoint_heads()?;
-        let mut want: HashMap<u64, [u8; 32]> = HashMap::new();
-        if let Some(e) = expect {
-            want.insert(e.seq, e.hash);
-        }
-        let (chain, ids) = std::thread::scope(|scope| {
-            let (tx, rx) = sync_channel::<Item>(8);
-            let reader = scope.spawn(move || self.read_lines(tx));
-            let chain = self.check_chain(rx, expect, &checkpoints);
-            let ids = match reader.join() {
-                Ok(ids) => ids,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            (chain, ids)
-        });
-        let head = chain?;
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let mut ids = Ids::default();
+        let (job_tx, job_rx) = sync_channel::<Job>(IN_FLIGHT);
+        let job_rx = Mutex::new(job_rx);
+        let head = std::thread::scope(|scope| {
+            let (done_tx, done_rx) = sync_channel::<(usize, Done)>(IN_FLIGHT);
+            let (token_tx, token_rx) = sync_channel::<()>(IN_FLIGHT);
+            for _ in 0..IN_FLIGHT {
+                let _ = token_tx.send(());
+            }
+            scope.spawn(move || self.scan_jobs(job_tx, token_rx));
+            let job_rx = &job_rx;
+            for _ in 0..workers {
+                let done_tx = done_tx.clone();
+                scope.spawn(move || loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(job) = job else { return };
+                    let done = self.check_job(job.blocks);
+                    if done_tx.send((job.number, done)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(done_tx);
+            // Owns the receiving ends: returning drops them, which ends the other threads.
+            self.check_in_order(done_rx, token_tx, expect, &checkpoints, &mut ids)
+        })?;
         self.check_ids(&ids)?;
+        if expect.is_none() {
+            self.mark_verified();
+        }
         Ok(head)
     }
 
-    /// The reading half: blocks in order, decoded, facts checked, lines written. Stops at the
-    /// first problem, which it sends as [`Item::Broken`].
-    fn read_lines(&self, tx: SyncSender<Item>) -> Ids {
+    /// The scanning thread: the blocks through the head, in order, in numbered jobs, each sent
+    /// once a token says fewer than [`IN_FLIGHT`] are out. Stops at a storage error (sent in
+    /// place of the next block) or when the checking side hangs up.
+    fn scan_jobs(&self, jobs: std::sync::mpsc::SyncSender<Job>, tokens: Receiver<()>) {
         let head = self.head.seq;
-        let mut ids = Ids::default();
-        let mut next = 1u64;
-        let mut facts = (0usize, 0usize, 0usize);
-        let broken = |tx: &SyncSender<Item>, seq: u64, why: String| {
-            let _ = tx.send(Item::Broken(seq, why));
+        let mut blocks = Vec::with_capacity(JOB_BLOCKS);
+        let mut number = 0;
+        let mut send = |blocks: Vec<_>| -> bool {
+            if tokens.recv().is_err() {
+                return false;
+            }
+            let ok = jobs.send(Job { number, blocks }).is_ok();
+            number += 1;
+            ok
         };
-        for (blocks_read, entry) in self.store.scan(Tree::Events, &[]).enumerate() {
-            let (k, v): (Value, Value) = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    broken(&tx, next, e.to_string());
-                    return ids;
+        for entry in self.store.scan(Tree::Events, &[]) {
+            let stop = entry.is_err();
+            if let Ok((k, _)) = &entry {
+                if block::seq_of_key(k).is_some_and(|first| first > head) {
+                    break;
                 }
+            }
+            blocks.push(entry);
+            if stop {
+                break;
+            }
+            if blocks.len() == JOB_BLOCKS
+                && !send(std::mem::replace(&mut blocks, Vec::with_capacity(JOB_BLOCKS)))
+            {
+                return;
+            }
+        }
+        if !blocks.is_empty() {
+            send(blocks);
+        }
+    }
+
+    /// A worker's part: every block of a job checked on its own (see the module documentation).
+    fn check_job(&self, blocks: Vec<Result<(Value, Value), LogError>>) -> Done {
+        let head = self.head.seq;
+        let mut out = Vec::with_capacity(blocks.len());
+        let mut line = Vec::with_capacity(512);
+        for entry in blocks {
+            let (k, v) = match entry {
+                Ok(e) => e,
+                Err(e) => return Done::Broken(out, e.to_string()),
             };
             let b = match Block::parse(&k, &v) {
                 Ok(b) => b,
-                Err(e) => {
-                    broken(&tx, next, e.to_string());
-                    return ids;
-                }
+                Err(e) => return Done::Broken(out, e.to_string()),
             };
-            if b.first > head {
-                break;
-            }
-            if b.first != next {
-                let why = if b.first > next {
-                    format!("missing: the next stored block starts at seq {}", b.first)
-                } else {
-                    format!("a block starting at seq {} overlaps the one before", b.first)
-                };
-                broken(&tx, next, why);
-                return ids;
-            }
-            let mut out = Lines {
+            let mut c = Checked {
                 first: b.first,
                 prev: b.prev,
                 hashes: Vec::with_capacity(b.count as usize),
-                lines: Vec::with_capacity(v.len() * 2),
-                ends: Vec::with_capacity(b.count as usize),
-                leaves: Vec::new(),
+                leaves: Vec::with_capacity(b.count as usize),
+                failure: None,
+                facts: (0, 0, 0),
+                ids: Vec::new(),
             };
-            let hash_leaves = blocks_read % 2 == 1;
+            let mut prev = b.prev;
             let mut rest = b.body();
-            let mut failure = None;
             for i in 0..b.count {
                 let seq = b.first + u64::from(i);
                 if seq > head {
-                    failure = Some((seq, format!("stored beyond the head {head}")));
+                    c.failure = Some((seq, format!("stored beyond the head {head}")));
                     break;
                 }
                 let (stored, bytes, r) = match block::read_record(b.first, seq, rest) {
                     Ok(r) => r,
                     Err(e) => {
-                        failure = Some((seq, e.to_string()));
+                        c.failure = Some((seq, e.to_string()));
                         break;
                     }
                 };
@@ -141,46 +209,137 @@ impl Ledger {
                 let event = match codec::view(bytes) {
                     Ok(e) => e,
                     Err(e) => {
-                        failure = Some((seq, format!("its bytes do not decode: {e}")));
+                        c.failure = Some((seq, format!("its bytes do not decode: {e}")));
                         break;
                     }
                 };
-                if let Err(why) = self.check_fact(seq, &event, &mut facts) {
-                    failure = Some((seq, why));
+                line.clear();
+                json::write_view_line(&event, &mut line);
+                if block::chain_hash(&prev, &line) != *stored {
+                    c.failure = Some((
+                        seq,
+                        "its chain hash does not match its JSON line and the previous hash".into(),
+                    ));
+                    break;
+                }
+                if let Err(why) = self.check_fact(seq, &event, &mut c.facts) {
+                    c.failure = Some((seq, why));
                     break;
                 }
                 if let Some(id) = event.id {
-                    let at = seq as usize;
-                    if ids.fps.len() <= at {
-                        ids.fps.resize(at + 1, 0);
-                        ids.has_id.resize(at + 1, false);
-                    }
-                    ids.fps[at] = index::fingerprint(id);
-                    ids.has_id[at] = true;
+                    c.ids.push((seq, index::fingerprint(id)));
                 }
-                let start = out.ends.last().copied().unwrap_or(0);
-                json::write_view_line(&event, &mut out.lines);
-                out.ends.push(out.lines.len());
-                if hash_leaves {
-                    out.leaves.push(ladder_proof::leaf_hash(&out.lines[start..]));
-                }
-                out.hashes.push(*stored);
+                c.leaves.push(ladder_proof::leaf_hash(&line));
+                c.hashes.push(*stored);
+                prev = *stored;
             }
-            if failure.is_none() && !rest.is_empty() {
-                failure = Some((b.last(), "bytes after the block's last record".into()));
+            if c.failure.is_none() && !rest.is_empty() {
+                c.failure = Some((b.last(), "bytes after the block's last record".into()));
             }
-            if tx.send(Item::Block(out)).is_err() {
-                return ids;
-            }
-            if let Some((seq, why)) = failure {
-                broken(&tx, seq, why);
-                return ids;
-            }
-            next = b.last() + 1;
+            out.push(c);
         }
-        if next <= head {
-            broken(&tx, next, format!("missing: the head says {head}"));
-            return ids;
+        Done::Blocks(out)
+    }
+
+    /// This thread's part: the jobs in their order (each returns a token once taken), the chain
+    /// joined across blocks, the tree grown and compared, the facts counted; the first failure in
+    /// sequence order.
+    fn check_in_order(
+        &self,
+        done: Receiver<(usize, Done)>,
+        tokens: std::sync::mpsc::SyncSender<()>,
+        expect: Option<Head>,
+        checkpoints: &[(Vec<u8>, Head)],
+        ids: &mut Ids,
+    ) -> Result<Head, VerifyError> {
+        let broken = |seq: u64, reason: String| Err(VerifyError::Broken { seq, reason });
+        let head = self.head;
+        let mut prev = GENESIS;
+        let mut next = 1u64;
+        let mut frontier = Frontier::new();
+        let mut facts = (0usize, 0usize, 0usize);
+        let mut at_expected = expect.filter(|e| e.seq == 0).map(|_| GENESIS);
+        let mut at_checkpoint: HashMap<u64, [u8; 32]> =
+            checkpoints.iter().map(|(_, h)| (h.seq, GENESIS)).collect();
+        let mut waiting: BTreeMap<usize, Done> = BTreeMap::new();
+        let mut turn = 0usize;
+        loop {
+            let job = match waiting.remove(&turn) {
+                Some(job) => job,
+                None => match done.recv() {
+                    Ok((number, job)) if number == turn => job,
+                    Ok((number, job)) => {
+                        waiting.insert(number, job);
+                        continue;
+                    }
+                    // Every job is in: the scan ended.
+                    Err(_) => break,
+                },
+            };
+            turn += 1;
+            let _ = tokens.send(());
+            let (blocks, scan_failure) = match job {
+                Done::Blocks(b) => (b, None),
+                Done::Broken(b, why) => (b, Some(why)),
+            };
+            for c in blocks {
+                if c.first != next {
+                    let why = if c.first > next {
+                        format!("missing: the next stored block starts at seq {}", c.first)
+                    } else {
+                        format!("a block starting at seq {} overlaps the one before", c.first)
+                    };
+                    return broken(next, why);
+                }
+                if c.prev != prev {
+                    return broken(next, "its block names a different previous hash".into());
+                }
+                for (i, (leaf, stored)) in c.leaves.iter().zip(&c.hashes).enumerate() {
+                    let seq = c.first + i as u64;
+                    let mut bad_node = None;
+                    frontier.push(*leaf, |level, index, node| {
+                        if level >= tree::TILE_LEVEL && bad_node.is_none() {
+                            bad_node = match tree::stored_node(&*self.store, level, index) {
+                                Ok(s) if s == node => None,
+                                Ok(_) => Some(format!(
+                                    "the Merkle tree's stored hash of level {level}, index \
+                                     {index} does not match the events"
+                                )),
+                                Err(e) => Some(e.to_string()),
+                            };
+                        }
+                    });
+                    if let Some(reason) = bad_node {
+                        return broken(seq, reason);
+                    }
+                    if expect.is_some_and(|e| e.seq == seq) {
+                        at_expected = Some(*stored);
+                    }
+                    if let Some(slot) = at_checkpoint.get_mut(&seq) {
+                        *slot = *stored;
+                    }
+                    prev = *stored;
+                    next = seq + 1;
+                }
+                if let Some((seq, why)) = c.failure {
+                    return broken(seq, why);
+                }
+                facts.0 += c.facts.0;
+                facts.1 += c.facts.1;
+                facts.2 += c.facts.2;
+                for (seq, fp) in c.ids {
+                    ids.add(seq, fp);
+                }
+            }
+            if let Some(why) = scan_failure {
+                return broken(next, why);
+            }
+        }
+        if next <= head.seq {
+            return broken(next, format!("missing: the head says {}", head.seq));
+        }
+        if prev != head.hash {
+            return broken(head.seq, "the head record names a different hash".into());
         }
         let (joins, voids, ticks) = facts;
         if joins != self.players.len() || voids != self.voids.len() || ticks != self.ticks.len() {
@@ -191,9 +350,22 @@ impl Ledger {
                 self.voids.len(),
                 self.ticks.len()
             );
-            broken(&tx, head, why);
+            return broken(head.seq, why);
         }
-        ids
+        for (key, at) in checkpoints {
+            if at.seq > head.seq || at_checkpoint.get(&at.seq) != Some(&at.hash) {
+                return Err(VerifyError::Index {
+                    what: format!("the checkpoint {}", ladder_proof::hex(key)),
+                    detail: format!("it was computed at {at}, which is not in the chain"),
+                });
+            }
+        }
+        if let Some(e) = expect {
+            if at_expected != Some(e.hash) {
+                return Err(VerifyError::HeadMissing { expected: e, actual: head });
+            }
+        }
+        Ok(head)
     }
 
     /// Checks one event against the facts index loaded at open; counts the facts seen.
@@ -225,93 +397,6 @@ impl Ledger {
             Some(other) => format!("the facts index files {what} at seq {other}, not here"),
             None => format!("the facts index does not list {what}"),
         })
-    }
-
-    /// The chain and tree half: reads what [`Ledger::read_lines`] sends, in order.
-    fn check_chain(
-        &self,
-        rx: Receiver<Item>,
-        expect: Option<Head>,
-        checkpoints: &[(Vec<u8>, Head)],
-    ) -> Result<Head, VerifyError> {
-        let broken = |seq: u64, reason: String| Err(VerifyError::Broken { seq, reason });
-        let head = self.head;
-        let mut prev = GENESIS;
-        let mut next = 1u64;
-        let mut frontier = Frontier::new();
-        let mut at_expected = expect.filter(|e| e.seq == 0).map(|_| GENESIS);
-        let mut at_checkpoint: HashMap<u64, [u8; 32]> =
-            checkpoints.iter().map(|(_, h)| (h.seq, GENESIS)).collect();
-        for item in rx {
-            let lines = match item {
-                Item::Block(l) => l,
-                Item::Broken(seq, reason) => return broken(seq, reason),
-            };
-            if lines.prev != prev {
-                return broken(next, "its block names a different previous hash".into());
-            }
-            let mut start = 0;
-            for (i, (&end, stored)) in lines.ends.iter().zip(&lines.hashes).enumerate() {
-                let seq = lines.first + i as u64;
-                let leaf = &lines.lines[start..end];
-                start = end;
-                let h = block::chain_hash(&prev, leaf);
-                if &h != stored {
-                    return broken(
-                        seq,
-                        "its chain hash does not match its JSON line and the previous hash".into(),
-                    );
-                }
-                let mut bad_node = None;
-                let leaf_hash = match lines.leaves.get(i) {
-                    Some(&h) => h,
-                    None => ladder_proof::leaf_hash(leaf),
-                };
-                frontier.push(leaf_hash, |level, index, node| {
-                    if level >= tree::TILE_LEVEL && bad_node.is_none() {
-                        bad_node = match tree::stored_node(&*self.store, level, index) {
-                            Ok(s) if s == node => None,
-                            Ok(_) => Some(format!(
-                                "the Merkle tree's stored hash of level {level}, index {index} \
-                                 does not match the events"
-                            )),
-                            Err(e) => Some(e.to_string()),
-                        };
-                    }
-                });
-                if let Some(reason) = bad_node {
-                    return broken(seq, reason);
-                }
-                if expect.is_some_and(|e| e.seq == seq) {
-                    at_expected = Some(h);
-                }
-                if let Some(slot) = at_checkpoint.get_mut(&seq) {
-                    *slot = h;
-                }
-                prev = h;
-                next = seq + 1;
-            }
-        }
-        if next <= head.seq {
-            return broken(next, format!("missing: the head says {}", head.seq));
-        }
-        if prev != head.hash {
-            return broken(head.seq, "the head record names a different hash".into());
-        }
-        for (key, at) in checkpoints {
-            if at.seq > head.seq || at_checkpoint.get(&at.seq) != Some(&at.hash) {
-                return Err(VerifyError::Index {
-                    what: format!("the checkpoint {}", ladder_proof::hex(key)),
-                    detail: format!("it was computed at {at}, which is not in the chain"),
-                });
-            }
-        }
-        if let Some(e) = expect {
-            if at_expected != Some(e.hash) {
-                return Err(VerifyError::HeadMissing { expected: e, actual: head });
-            }
-        }
-        Ok(head)
     }
 
     /// Every event with an id is filed under it in the id index (entries left by refused appends

@@ -49,9 +49,9 @@ fn main() {
             black_box((f.root(), kept))
         })
     });
-    // What format 3 hashes for each event (docs/proofs.md): the chain, blake3(h_(n-1) || line),
-    // 4 compressions of 64 bytes for this line; the leaf, blake3(0x00 || line), 3; and about one
-    // node, blake3(0x01 || left || right), 2.
+    // What format 4 hashes for each event (docs/proofs.md): the chain, blake3(h_(n-1) || line),
+    // 4 compressions of 64 bytes for this line; the leaf, SHA-256(0x00 || line), 3 blocks of 64
+    // bytes; and about one node, SHA-256(0x01 || left || right), 2 blocks.
     let line: &[u8] = br#"{"type":"MatchResult","at":"2020-03-17T12:18:11Z","id":"s1-m143473","seats":[{"player":"p044388","score":1.0,"seconds":481.0},{"player":"p054277","score":0.0,"seconds":481.0}]}"#;
     let prev = [7u8; 32];
     let chain = |line: &[u8]| {

@@ -1,10 +1,11 @@
-//! Proofs that anyone can check without ladder: an RFC 6962 Merkle tree over blake3, its inclusion
-//! and consistency proofs, and signed tree heads.
+//! Proofs that anyone can check without ladder: an RFC 6962 Merkle tree with SHA-256, its
+//! inclusion and consistency proofs, and signed tree heads.
 //!
-//! The tree is RFC 6962 section 2.1 ("Certificate Transparency") with blake3 in place of
-//! SHA-256: the empty tree hashes to `blake3("")`, a leaf to `blake3(0x00 || leaf)`, a node to
-//! `blake3(0x01 || left || right)`, and a tree of `n` leaves splits at the largest power of two
-//! below `n`. docs/proofs.md gives the exact bytes with a worked example.
+//! The tree is exactly RFC 6962 section 2.1 ("Certificate Transparency"), so its roots, proofs and
+//! checkpoints are those of every C2SP tlog tool: the empty tree hashes to `SHA-256("")`, a leaf to
+//! `SHA-256(0x00 || leaf)`, a node to `SHA-256(0x01 || left || right)`, and a tree of `n` leaves
+//! splits at the largest power of two below `n` (`tests/tessera.rs` reproduces every root and
+//! checkpoint of transparency-dev/tessera's test log). docs/proofs.md gives the exact bytes with a worked example.
 //!
 //! - [`Subtrees`] is where the hashes come from: any store that can hand out the hash of a
 //!   *perfect* subtree (2^level leaves, aligned) can serve [`root`], [`inclusion_proof`] and

@@ -1,28 +1,30 @@
 //! The RFC 6962 tree hash and proof generation over a source of perfect-subtree hashes.
 
-/// A blake3 hash: leaf, node or root.
+use sha2::{Digest, Sha256};
+
+/// A SHA-256 hash: leaf, node or root.
 pub type Hash = [u8; 32];
 
-/// The hash of a leaf: `blake3(0x00 || leaf)` (RFC 6962 2.1, blake3 for SHA-256).
+/// The hash of a leaf: `SHA-256(0x00 || leaf)` (RFC 6962 section 2.1).
 pub fn leaf_hash(leaf: &[u8]) -> Hash {
-    let mut h = blake3::Hasher::new();
-    h.update(&[0x00]);
+    let mut h = Sha256::new();
+    h.update([0x00]);
     h.update(leaf);
-    *h.finalize().as_bytes()
+    h.finalize().into()
 }
 
-/// The hash of an interior node: `blake3(0x01 || left || right)`.
+/// The hash of an interior node: `SHA-256(0x01 || left || right)` (RFC 6962 section 2.1).
 pub fn node_hash(left: &Hash, right: &Hash) -> Hash {
     let mut buf = [0u8; 65];
     buf[0] = 0x01;
     buf[1..33].copy_from_slice(left);
     buf[33..].copy_from_slice(right);
-    *blake3::hash(&buf).as_bytes()
+    Sha256::digest(buf).into()
 }
 
-/// The root of the empty tree: `blake3("")`.
+/// The root of the empty tree: `SHA-256("")` (RFC 6962 section 2.1: `MTH({}) = SHA-256()`).
 pub fn empty_root() -> Hash {
-    *blake3::hash(b"").as_bytes()
+    Sha256::digest(b"").into()
 }
 
 /// The root of a perfect tree over `leaves` (leaf hashes; the length must be a power of two,
@@ -214,20 +216,17 @@ mod tests {
     }
 
     #[test]
-    fn hashes_are_the_rfc_6962_prefixed_blake3() {
-        // blake3 of the concatenated bytes, written out here independently of the functions.
-        let mut leaf = vec![0x00];
-        leaf.extend_from_slice(b"abc");
-        assert_eq!(leaf_hash(b"abc"), *blake3::hash(&leaf).as_bytes());
-        let (l, r) = ([1u8; 32], [2u8; 32]);
-        let mut node = vec![0x01];
-        node.extend_from_slice(&l);
-        node.extend_from_slice(&r);
-        assert_eq!(node_hash(&l, &r), *blake3::hash(&node).as_bytes());
+    fn hashes_are_the_rfc_6962_prefixed_sha256() {
+        // Known SHA-256 digests, independent of the functions: SHA-256("") from FIPS 180-4's
+        // examples, and the RFC 6962 leaf hash of the empty entry, SHA-256(0x00), as published
+        // with Certificate Transparency's test vectors.
         assert_eq!(
             crate::hex(&empty_root()),
-            // blake3 of the empty input, from the BLAKE3 specification's test vectors
-            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            crate::hex(&leaf_hash(b"")),
+            "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d"
         );
     }
 }

@@ -155,7 +155,8 @@ pub struct PairAudit {
 pub struct GameAudit {
     /// Per seat, in seat order.
     pub seats: Vec<SeatAudit>,
-    /// Every pair of seats on different sides, in seat order.
+    /// Every pair of seats on different sides, in seat order (empty when not kept:
+    /// [`rate_game_keeping`]).
     pub pairs: Vec<PairAudit>,
     /// Equation 5: the seat whose `|rating_offset|` is largest (`None` when every offset is 0).
     pub highest_seat: Option<usize>,
@@ -176,6 +177,13 @@ impl GameAudit {
 /// final rating offset. The offsets sum to zero up to rounding: each pair adds `x` to one seat and
 /// `-x` to the other, and equation 6 scales all seats by the same factor.
 pub fn rate_game(k: &Constants, seats: &[GameSeat]) -> GameAudit {
+    rate_game_keeping(k, seats, true)
+}
+
+/// [`rate_game`], keeping [`GameAudit::pairs`] only when `keep_pairs` (a trace wants them): a
+/// replay's memory for one match is then linear in its seats, where every pair of a 1,000-seat
+/// match would take half a million entries.
+pub fn rate_game_keeping(k: &Constants, seats: &[GameSeat], keep_pairs: bool) -> GameAudit {
     // docs/events.md: a missing `seconds` is the whole game, the longest `seconds` given, or
     // `max_game_length` when no seat has one.
     let whole_game = seats
@@ -225,6 +233,9 @@ pub fn rate_game(k: &Constants, seats: &[GameSeat]) -> GameAudit {
             // Equation 4: summed per player; the opponent gets the negation (zero sum).
             out[a].rating_offset += adjustment;
             out[b].rating_offset -= adjustment;
+            if !keep_pairs {
+                continue;
+            }
             pairs.push(PairAudit {
                 a,
                 b,
@@ -489,7 +500,7 @@ impl Projector for ZoneStats {
                         }
                     }
                 }
-                let g = rate_game(&self.k, &buf);
+                let g = rate_game_keeping(&self.k, &buf, trace.is_some());
                 self.seats = buf;
                 for (s, a) in seats.iter().zip(&g.seats) {
                     let r = self.rating(s.player) + a.final_offset;

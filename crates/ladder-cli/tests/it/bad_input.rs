@@ -246,3 +246,35 @@ fn skip_invalid_reports_each_line_and_keeps_the_rest() {
     assert!(v["skipped_lines"][1]["line"].as_str().unwrap().ends_with("mixed.jsonl:2"), "{out}");
     assert_eq!(v["skipped_lines"][1]["rule"], "unknown-type");
 }
+
+/// The event size bound through the binary: a 1,000-seat match is accepted and every algorithm
+/// replays it (before the bound, 10,000 seats made `replay --algo zonestats` allocate 4 GiB and
+/// abort); 1,001 seats are refused naming rule `too-many-seats` and the line, nothing stored.
+#[test]
+fn a_thousand_seat_match_is_the_largest_and_every_algorithm_replays_it() {
+    let e = crate::support::Env::new();
+    let seats = |n: usize| -> String {
+        let s: Vec<String> =
+            (0..n).map(|i| format!(r#"{{"player":"p{i}","score":{}}}"#, i % 5)).collect();
+        s.join(",")
+    };
+    let line = |n: usize, id: &str| {
+        format!(
+            "{{\"type\":\"MatchResult\",\"at\":\"2026-03-01T12:00:00Z\",\"id\":\"{id}\",\"seats\":[{}]}}\n",
+            seats(n)
+        )
+    };
+    let ok = e.file("ok.jsonl", line(1000, "big").as_bytes());
+    e.ok(&["import", "--auto-join", ok.to_str().unwrap()]);
+    let too_many = e.file("many.jsonl", line(1001, "bigger").as_bytes());
+    let r = e.run(&["import", "--auto-join", too_many.to_str().unwrap()], b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("too-many-seats"), "{}", r.stderr);
+    assert!(r.stderr.contains("many.jsonl:1: rule too-many-seats"), "{}", r.stderr);
+    for algo in ["tgr", "glicko", "glicko2", "elo", "zonestats", "performance", "weng-lin"] {
+        let out = e.ok(&["replay", "--algo", algo, "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["through"].as_u64(), Some(1001), "{algo}");
+        assert_eq!(v["players"].as_array().map(Vec::len), Some(1000), "{algo}");
+    }
+}

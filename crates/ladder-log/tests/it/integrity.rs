@@ -246,32 +246,80 @@ fn reading_never_creates_a_ledger() {
     assert!(!dir.path().join("missing").exists());
 }
 
-/// `fixtures/format2/ledger` was written by the last build of format 2. It is refused as it is
-/// (naming the command), and `upgrade` rebuilds it: the same events, and the chain recomputed here
-/// from their JSON lines with blake3 alone.
-#[test]
-fn a_format_2_ledger_is_refused_then_upgraded() {
+/// Copies a fixture ledger directory (files only) to `to`.
+fn copy_fixture(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// RFC 6962 section 2.1's MTH with SHA-256, written out here from the RFC (not ladder-proof's):
+/// the root every C2SP tool computes over these leaves.
+fn sha256_root(leaves: &[String]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    fn mth(d: &[[u8; 32]]) -> [u8; 32] {
+        match d.len() {
+            0 => Sha256::digest(b"").into(),
+            1 => d[0],
+            n => {
+                let k = 1usize << (usize::BITS - (n - 1).leading_zeros() - 1);
+                let mut h = Sha256::new();
+                h.update([0x01]);
+                h.update(mth(&d[..k]));
+                h.update(mth(&d[k..]));
+                h.finalize().into()
+            }
+        }
+    }
+    let hashes: Vec<[u8; 32]> = leaves
+        .iter()
+        .map(|l| {
+            let mut h = Sha256::new();
+            h.update([0x00]);
+            h.update(l.as_bytes());
+            h.finalize().into()
+        })
+        .collect();
+    mth(&hashes)
+}
+
+/// `fixtures/formatN/ledger` (N = 2, 3) was written by the last build of format N. It is refused
+/// as it is (naming the command) and nothing is written to it; `upgrade` rebuilds it: the same
+/// events, the chain recomputed here from their JSON lines with blake3 alone, the SHA-256 root
+/// from the lines by RFC 6962, and the old ledger kept byte for byte as it was.
+fn refused_then_upgraded(format: u8, old_head: &str) {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("club.db");
-    std::fs::create_dir(&path).unwrap();
-    for e in std::fs::read_dir(fixtures.join("format2/ledger")).unwrap() {
-        let e = e.unwrap();
-        if e.path().is_file() {
-            std::fs::copy(e.path(), path.join(e.file_name())).unwrap();
-        }
+    copy_fixture(&fixtures.join(format!("format{format}/ledger")), &path);
+    let original = file_bytes(&path);
+    let names = |d: &Path| {
+        let mut n: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        n.sort();
+        n
+    };
+    let original_names = names(&path);
+    for _ in 0..2 {
+        let e = Ledger::open(&path).unwrap_err();
+        assert!(matches!(e, LogError::OldFormat { format: f, .. } if f == format), "{e}");
+        assert!(e.to_string().contains("ladder upgrade"), "{e}");
+        let e = Ledger::open_existing(&path).unwrap_err();
+        assert!(matches!(e, LogError::OldFormat { .. }), "{e}");
+        assert!(file_bytes(&path) == original, "a refused open wrote to the ledger");
+        assert_eq!(names(&path), original_names, "a refused open created a file");
     }
-    let e = Ledger::open(&path).unwrap_err();
-    assert!(matches!(e, LogError::OldFormat { format: 2, .. }), "{e}");
-    assert!(e.to_string().contains("ladder upgrade"), "{e}");
     let up = Ledger::upgrade(&path).unwrap();
-    let old = "89:5ae8f091d6513304e6bc1a1cfd1fd2ebc15752b18a159410e79751eb8aabfc26";
-    assert_eq!((up.from_format, up.old_head.to_string()), (2, old.to_string()));
-    let lines: Vec<String> = std::fs::read_to_string(fixtures.join("format2/export.jsonl"))
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
+    assert_eq!((up.from_format, up.old_head.to_string()), (format, old_head.to_string()));
+    let lines: Vec<String> =
+        std::fs::read_to_string(fixtures.join(format!("format{format}/export.jsonl")))
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
     let mut h = GENESIS;
     for line in &lines {
         let mut hasher = blake3::Hasher::new();
@@ -280,14 +328,58 @@ fn a_format_2_ledger_is_refused_then_upgraded() {
         h = *hasher.finalize().as_bytes();
     }
     assert_eq!(up.head, Head { seq: 89, hash: h });
+    assert_eq!(up.root, sha256_root(&lines));
     let l = Ledger::open(&path).unwrap();
     assert_eq!(stored_lines(&l), lines);
     assert_eq!(l.verify(None).unwrap(), up.head);
-    assert!(up.kept.unwrap().join("db").is_file(), "the old ledger is kept");
+    assert_eq!(l.root().unwrap(), up.root);
     drop(l);
+    // The old ledger is kept exactly as it was: the same files, the same bytes.
+    let kept = up.kept.unwrap();
+    assert_eq!(kept, dir.path().join(format!("club.db.format{format}")));
+    let kept_bytes: Vec<_> = file_bytes(&kept)
+        .into_iter()
+        .map(|(p, b)| (p.file_name().unwrap().to_owned(), b))
+        .collect();
+    let original: Vec<_> =
+        original.into_iter().map(|(p, b)| (p.file_name().unwrap().to_owned(), b)).collect();
+    assert!(kept_bytes == original, "the kept ledger differs from the one upgraded");
+    assert_eq!(names(&kept), original_names);
     // Upgrading again does nothing.
     let again = Ledger::upgrade(&path).unwrap();
     assert_eq!((again.kept, again.head), (None, up.head));
+}
+
+#[test]
+fn a_format_2_ledger_is_refused_untouched_then_upgraded() {
+    refused_then_upgraded(2, "89:5ae8f091d6513304e6bc1a1cfd1fd2ebc15752b18a159410e79751eb8aabfc26");
+}
+
+/// Format 3 chained the same lines as format 4: the upgrade keeps the head and changes the root.
+#[test]
+fn a_format_3_ledger_is_refused_untouched_then_upgraded_to_the_same_head() {
+    let head = "89:9b66bf452de92c10417f39b643cb1e4ee21a0b23bc5f21ce220427c67f4e005e";
+    refused_then_upgraded(3, head);
+}
+
+/// A FIFO where sled keeps a file made every command hang in open(): refused at once, naming it.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_a_file_is_refused_without_opening_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    build(&path, 5);
+    std::fs::remove_file(path.join("db")).unwrap();
+    let status = std::process::Command::new("mkfifo").arg(path.join("db")).status().unwrap();
+    assert!(status.success());
+    for open in [Ledger::open, Ledger::open_existing] {
+        let e = open(&path).unwrap_err();
+        assert!(matches!(e, LogError::Corrupt { .. }), "{e}");
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        assert!(e.to_string().contains("db"), "{e}");
+    }
+    let e = Ledger::upgrade(&path).unwrap_err();
+    assert!(e.to_string().contains("not a regular file"), "{e}");
 }
 
 /// The stored tree serves RFC 6962 roots and proofs that agree with a tree built in memory from
@@ -334,4 +426,34 @@ fn roots_and_proofs_agree_with_a_tree_of_the_json_lines() {
     let lines = stored_lines(&l);
     assert_eq!(l.root().unwrap(), MemTree::from_leaves(lines.iter().map(|s| s.as_bytes())).root());
     assert_eq!(l.verify(None).unwrap(), l.head());
+}
+
+/// The copies a check makes in the temporary directory carry a lock while in use; a copy left by
+/// a killed process (its lock free) is removed by the next check, and one in use is left alone.
+#[test]
+fn check_copies_left_by_killed_processes_are_removed() {
+    use fs2::FileExt;
+    let temp = std::env::temp_dir();
+    let stamp = std::process::id();
+    let abandoned = temp.join(format!("ladder-check-abandoned-{stamp}"));
+    let in_use = temp.join(format!("ladder-check-in-use-{stamp}"));
+    for d in [&abandoned, &in_use] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("db"), b"a copy's bytes").unwrap();
+        std::fs::write(d.join("ladder-copy-lock"), b"").unwrap();
+    }
+    let held = std::fs::File::open(in_use.join("ladder-copy-lock")).unwrap();
+    held.try_lock_exclusive().unwrap();
+    // A ledger whose files changed since it was closed is checked on a copy.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    build(&path, 5);
+    let db = path.join("db");
+    std::fs::write(&db, std::fs::read(&db).unwrap()).unwrap();
+    let l = Ledger::open(&path).unwrap();
+    assert!(l.was_checked_on_a_copy());
+    assert!(!abandoned.exists(), "the abandoned copy was removed");
+    assert!(in_use.join("db").exists(), "the copy in use was kept");
+    drop(held);
+    std::fs::remove_dir_all(&in_use).unwrap();
 }

@@ -598,3 +598,47 @@ fn unreadable_input_is_never_skipped() {
     }
     assert_eq!((l.head(), stored_lines(&l)), before);
 }
+
+/// A match of `n` seats among players `p0..p{n-1}`, in canonical form (as `ladder log --format
+/// jsonl` prints it): names zero-padded to `width` digits, one more for the first `wider` seats.
+fn big_match(n: usize, width: usize, wider: usize, id: &str) -> String {
+    let seats: Vec<String> = (0..n)
+        .map(|i| {
+            let w = width + usize::from(i < wider);
+            format!(r#"{{"player":"p{i:0w$}","score":{}.0}}"#, i % 7)
+        })
+        .collect();
+    format!(
+        r#"{{"type":"MatchResult","at":"2026-03-02T00:00:00Z","id":"{id}","seats":[{}]}}"#,
+        seats.join(",")
+    )
+}
+
+/// The event size bounds: 1,000 seats is the most (`too-many-seats` beyond), and an event's
+/// canonical line at most 65,535 bytes (`event-too-long` beyond), each refused whole, naming the
+/// rule, and skipped under `--skip-invalid`.
+#[test]
+fn a_match_has_at_most_1000_seats_and_an_event_line_at_most_65535_bytes() {
+    let mut l = Ledger::memory();
+    append_ok(&mut l, &big_match(1000, 3, 0, "ok"), AUTO);
+    assert_eq!(l.head().seq, 1001);
+    assert_eq!(refused(&mut l, &big_match(1001, 3, 0, "many"), AUTO), (0, Rule::TooManySeats));
+    // The bound is on the line as stored. The line is 70 bytes around its seats (with id "e"),
+    // and a seat `{"player":"p<w digits>","score":S.0}` is 27 + w bytes, its comma included
+    // (the last has none): 70 + 1000 * (27 + 38) - 1 = 65,069 bytes at w = 38, so 466 seats one
+    // digit wider make exactly 65,535, and 467 one byte more.
+    let exact = big_match(1000, 38, 466, "e");
+    assert_eq!(exact.len(), 65_535);
+    let mut fresh = Ledger::memory();
+    append_ok(&mut fresh, &exact, AUTO);
+    assert_eq!(stored_lines(&fresh).pop().unwrap(), exact, "the input is canonical already");
+    let over = big_match(1000, 38, 467, "e");
+    let mut fresh = Ledger::memory();
+    assert_eq!(refused(&mut fresh, &over, AUTO), (0, Rule::EventTooLong));
+    // Skipped under --skip-invalid, by index and rule.
+    let mut l = Ledger::memory();
+    let both = format!("{}\n{}\n", big_match(1001, 3, 0, "a"), over);
+    let r = l.append(items(&both), &AppendOptions { skip_invalid: true, ..AUTO }).unwrap();
+    let rules: Vec<_> = r.skipped.iter().map(|(i, v)| (*i, v.rule)).collect();
+    assert_eq!(rules, vec![(0, Rule::TooManySeats), (1, Rule::EventTooLong)]);
+}

@@ -398,3 +398,81 @@ fn read_records_reports_a_missing_block_as_events_does() {
         assert_eq!((lent, end), (want, want_end), "from {from}");
     }
 }
+
+/// Damage in the middle of a ledger that opening does not read (the head is intact) is found
+/// before any write: an append through a ledger whose files changed since it was closed runs a
+/// whole verify first, and refuses, naming `ladder verify`; the ledger is left unsealed, so it
+/// keeps refusing on every later open, and verify names the same first bad event every time.
+/// (The fault campaign found appends extending the chain of such a ledger.)
+#[test]
+fn a_damaged_ledger_refuses_writes_naming_verify_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let (head, _) = build(&path);
+    tamper(&path, |b| {
+        let Some(r) = 1280u64.checked_sub(b.first).and_then(|i| b.records.get_mut(i as usize))
+        else {
+            return false;
+        };
+        let at = r.bytes.windows(5).position(|w| w == b"alice" || w == b"carol" || w == b"bob\0\0");
+        let at = at.unwrap_or(r.bytes.len() - 1);
+        r.bytes[at + 4] ^= 1;
+        true
+    });
+    let one = events(
+        r#"{"type":"MatchResult","at":"2026-03-02T00:00:00Z","seats":[{"player":"alice","score":1},{"player":"bob","score":0}]}"#,
+    );
+    for _ in 0..3 {
+        let mut l = Ledger::open(&path).unwrap();
+        assert_eq!(l.head(), head, "the open reads only the head");
+        let e = l.append(one.iter().cloned().map(Ok), &AppendOptions::default()).unwrap_err();
+        assert!(matches!(e, ladder_log::AppendError::Storage(LogError::Unverified { .. })), "{e}");
+        assert!(e.to_string().contains("ladder verify"), "{e}");
+        assert!(e.to_string().contains("seq 1280"), "{e}");
+        assert_eq!(l.head(), head, "nothing was appended");
+        drop(l);
+        assert_eq!(broken_at(&path), 1280);
+    }
+    // A reader (what `verify`, `log` and `replay` open) reads a copy of such a ledger: every run
+    // finds the same first bad event, and the ledger's files are never written.
+    let files = |dir: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|f| f.unwrap().path())
+            .filter(|p| p.is_file() && !p.ends_with(ladder_log::LOCK_FILE))
+            .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = files(&path);
+    for _ in 0..3 {
+        let l = Ledger::open_existing(&path).unwrap();
+        assert!(l.was_checked_on_a_copy());
+        match l.verify(None) {
+            Err(VerifyError::Broken { seq, .. }) => assert_eq!(seq, 1280),
+            other => panic!("expected a broken chain, got {other:?}"),
+        }
+        drop(l);
+        assert!(files(&path) == before, "a reader wrote to the damaged ledger");
+    }
+    // An intact ledger opened through a copy (its files rewritten with the same bytes) is
+    // verified once by its first append, which then goes through, and is sealed again on close.
+    let other = dir.path().join("intact");
+    let (head, _) = build(&other);
+    let db = other.join("db");
+    std::fs::write(&db, std::fs::read(&db).unwrap()).unwrap();
+    let mut l = Ledger::open(&other).unwrap();
+    assert!(l.was_checked_on_a_copy());
+    append_ok(&mut l, &to_line(&one[0]), AppendOptions::default());
+    assert_eq!(l.head().seq, head.seq + 1);
+    drop(l);
+    assert!(!Ledger::open(&other).unwrap().was_checked_on_a_copy());
+    // A reader's verify of such a ledger, on its copy, seals it too.
+    std::fs::write(&db, std::fs::read(&db).unwrap()).unwrap();
+    let l = Ledger::open_existing(&other).unwrap();
+    assert!(l.was_checked_on_a_copy());
+    assert_eq!(l.verify(None).unwrap().seq, head.seq + 1);
+    drop(l);
+    assert!(!Ledger::open_existing(&other).unwrap().was_checked_on_a_copy());
+}

@@ -52,3 +52,26 @@ proptest! {
         }
     }
 }
+
+/// A replay keeps no pair of a match (only a trace asks for them): its memory for a 1,000-seat
+/// match is the 1,000 seats' audits, where the pairs would be 499,500 entries. The seats come out
+/// the same either way.
+#[test]
+fn a_thousand_seat_match_is_rated_in_memory_linear_in_its_seats() {
+    let k = Constants::default();
+    let seats: Vec<GameSeat> = (0..1000)
+        .map(|i| GameSeat {
+            rating: 400.0 + f64::from(i % 17) * 13.0,
+            score: f64::from(i % 7),
+            side: i,
+            seconds: None,
+        })
+        .collect();
+    let lean = ladder_zonestats::rate_game_keeping(&k, &seats, false);
+    assert_eq!(lean.pairs.capacity(), 0, "no pair is kept");
+    assert_eq!(lean.seats.len(), 1000);
+    let full = rate_game(&k, &seats);
+    assert_eq!(full.pairs.len(), 1000 * 999 / 2);
+    assert_eq!(lean.seats, full.seats);
+    assert_eq!((lean.scale, lean.highest_seat), (full.scale, full.highest_seat));
+}
