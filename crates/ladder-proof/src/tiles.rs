@@ -234,7 +234,7 @@ impl fmt::Display for Tile {
 /// The hash tiles and entry bundles a tree of `size` leaves has at `level` (for the bundles,
 /// those of level 0): full ones from index `from` on, then its partial one, if any.
 fn level_tiles(size: u64, level: u32, from: u64, kind: TileKind, out: &mut Vec<Tile>) {
-    let count = size >> (TILE_HEIGHT * level);
+    let count = size.checked_shr(TILE_HEIGHT * level).unwrap_or(0);
     let full = count / u64::from(TILE_WIDTH);
     out.extend((from..full).map(|index| Tile { kind, index, width: TILE_WIDTH }));
     let width = (count % u64::from(TILE_WIDTH)) as u32;
@@ -258,8 +258,8 @@ pub fn tiles_added(old: u64, new: u64) -> Vec<Tile> {
     let mut out = Vec::new();
     let old = old.min(new);
     let mut level = 0u32;
-    while level < 64 && (new >> (TILE_HEIGHT * level)) > 0 {
-        let old_count = old >> (TILE_HEIGHT * level);
+    while new.checked_shr(TILE_HEIGHT * level).unwrap_or(0) > 0 {
+        let old_count = old.checked_shr(TILE_HEIGHT * level).unwrap_or(0);
         let old_full = old_count / u64::from(TILE_WIDTH);
         let mut at_level = Vec::new();
         level_tiles(new, level, old_full, TileKind::Hashes(level as u8), &mut at_level);
@@ -585,6 +585,12 @@ mod tests {
             assert_eq!(a, e, "{old} -> {new}");
         }
         assert!(tiles_added(500, 500).is_empty());
+        // The largest sizes, eight levels deep, without overflow: only level 0 changes.
+        let last = u64::MAX / 256;
+        assert_eq!(
+            tiles_added(u64::MAX - 1, u64::MAX),
+            vec![Tile::entries(last, 255), Tile::hashes(0, last, 255)]
+        );
     }
 
     #[test]

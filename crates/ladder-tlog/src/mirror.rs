@@ -5,8 +5,12 @@ use crate::fetch::{Fetch, FetchError};
 use ladder_events::{Rule, Violation};
 use ladder_log::{AppendError, Head, Ledger, LogError};
 use ladder_proof::note::{Checkpoint, NoteError, VerifierKey};
-use ladder_proof::tiles::{read_entry_bundle, Tile, TileReadError, TileTree, TILE_WIDTH};
-use ladder_proof::{consistency_proof, hex, leaf_hash, root, verify_consistency, Hash};
+use ladder_proof::tiles::{
+    read_entry_bundle, read_hash_tile, Tile, TileReadError, TileTree, TILE_WIDTH,
+};
+use ladder_proof::{
+    consistency_proof, hex, leaf_hash, root, verify_consistency, Frontier, Hash, Subtrees,
+};
 use std::path::{Path, PathBuf};
 
 /// What a mirror run did.
@@ -258,22 +262,28 @@ pub fn mirror(
         }
     }
 
-    // 4. The new entries, each checked against its leaf hash, appended all at once.
+    // 4. The new entries, appended all at once.
+    drop(tree);
     let mut failure: Option<MirrorError> = None;
+    // The entries are believed only once their leaf hashes, appended to the ledger's own tree,
+    // give the signed root: checked after the last entry, before the batch is committed.
+    let frontier = Frontier::from_subtrees(local, &mut LedgerTree(ledger))?;
     let events = NewEntries {
         source,
-        tree: &mut tree,
         next: local,
         end: cp.size,
         bundle: Vec::new(),
         at: 0,
+        frontier,
+        root: cp.root,
+        checked: false,
     };
-    let result = ledger.replicate(events.map_while(|item| match item {
-        Ok(event) => Some(Ok(event)),
+    let result = ledger.replicate(events.map(|item| match item {
+        Ok(event) => Ok(event),
         Err(e) => {
             failure = Some(e);
-            // Ends the batch refused: nothing of it is stored.
-            Some(Err(Violation::new(Rule::Unreadable, "the source could not be read")))
+            // Refuses the batch: nothing of it is stored.
+            Err(Violation::new(Rule::Unreadable, "the source could not be read".to_string()))
         }
     }));
     let report = match result {
@@ -309,29 +319,50 @@ pub fn mirror(
     })
 }
 
-/// The source's entries from `next` to `end`, read a bundle at a time, each checked against its
-/// leaf hash in the verified level-0 tiles, as events.
-struct NewEntries<'a, 'b, F>
-where
-    F: FnMut(&Tile) -> Result<Vec<u8>, FetchError>,
-{
+/// The ledger's stored tree as a [`Subtrees`] source.
+struct LedgerTree<'a>(&'a Ledger);
+
+impl Subtrees for LedgerTree<'_> {
+    type Error = LogError;
+    fn subtree(&mut self, level: u32, index: u64) -> Result<Hash, LogError> {
+        self.0.subtree(level, index)
+    }
+}
+
+/// The source's entries from `next` to `end`, read a bundle at a time, as events. Each bundle is
+/// checked against its level-0 tile (to name a damaged entry), and every entry's leaf hash is
+/// appended to `frontier`, the ledger's tree: after the last entry the frontier's root must be
+/// the signed `root`, or the iterator ends with an error, which refuses the whole batch.
+struct NewEntries<'a> {
     source: &'a dyn Fetch,
-    tree: &'b mut TileTree<F, FetchError>,
     next: u64,
     end: u64,
     /// The current bundle's entries, and the index of its first.
     bundle: Vec<Vec<u8>>,
     at: u64,
+    frontier: Frontier,
+    root: Hash,
+    checked: bool,
 }
 
-impl<F> Iterator for NewEntries<'_, '_, F>
-where
-    F: FnMut(&Tile) -> Result<Vec<u8>, FetchError>,
-{
+impl Iterator for NewEntries<'_> {
     type Item = Result<ladder_events::Event, MirrorError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.next >= self.end {
+            if self.checked {
+                return None;
+            }
+            self.checked = true;
+            let ours = self.frontier.root();
+            if self.frontier.size() != self.end || ours != self.root {
+                return Some(Err(MirrorError::Inconsistent(format!(
+                    "its entries give root {} for {} events, and its checkpoint says {}",
+                    hex(&ours),
+                    self.frontier.size(),
+                    hex(&self.root)
+                ))));
+            }
             return None;
         }
         let width = u64::from(TILE_WIDTH);
@@ -343,7 +374,9 @@ where
                 let bytes = self.source.fetch(&tile.path())?;
                 let entries = read_entry_bundle(&tile, &bytes)
                     .map_err(|e| MirrorError::Inconsistent(e.to_string()))?;
-                let hashes = self.tree.tile(0, n).map_err(tile_error)?.to_vec();
+                let hash_tile = Tile::hashes(0, n, w);
+                let hashes = read_hash_tile(&hash_tile, &self.source.fetch(&hash_tile.path())?)
+                    .map_err(|e| MirrorError::Inconsistent(e.to_string()))?;
                 for (i, (entry, hash)) in entries.iter().zip(&hashes).enumerate() {
                     if leaf_hash(entry) != *hash {
                         return Err(MirrorError::Inconsistent(format!(
@@ -369,6 +402,7 @@ where
         let entry = &self.bundle[(self.next - self.at) as usize];
         let index = self.next;
         self.next += 1;
+        self.frontier.push(leaf_hash(entry), |_, _, _| {});
         let event = std::str::from_utf8(entry)
             .map_err(|_| Violation::new(Rule::Syntax, "the entry is not UTF-8".to_string()))
             .and_then(ladder_events::json::parse_line)

@@ -3,7 +3,7 @@
 use crate::ledger_tiles::LedgerTiles;
 use ladder_log::{Ledger, LogError};
 use ladder_proof::note::{split_note, Checkpoint, NoteError, SignerKey};
-use ladder_proof::tiles::{tile_bytes, tiles_added, TileError};
+use ladder_proof::tiles::{tile_bytes, tiles_added, Tile, TileError, TileKind};
 use ladder_proof::{hex, Hash};
 use std::path::{Path, PathBuf};
 
@@ -113,6 +113,39 @@ fn published(dir: &Path) -> Result<Option<Checkpoint>, PublishError> {
     Checkpoint::parse(text).map(Some).map_err(|e| foreign(format!("its checkpoint: {e}")))
 }
 
+/// Writes `tiles` (of the tree of the first `size` events) under `dir`: the files written, their
+/// bytes, and their paths.
+fn write_tiles(
+    ledger: &Ledger,
+    size: u64,
+    dir: &Path,
+    tiles: &[Tile],
+) -> Result<(u64, u64, Vec<PathBuf>), PublishError> {
+    let mut src = LedgerTiles::new(ledger, size);
+    let (mut written, mut bytes) = (0u64, 0u64);
+    let mut paths = Vec::new();
+    for tile in tiles {
+        let data = tile_bytes(tile, &mut src).map_err(|e| match e {
+            TileError::EntryTooLong { index, len } => {
+                PublishError::EntryTooLong { seq: index + 1, len }
+            }
+            TileError::Source(e) => PublishError::Log(e),
+            other => PublishError::Log(LogError::Proof(other.to_string())),
+        })?;
+        let path = dir.join(tile.path());
+        // A full tile beyond the published checkpoint may be left by an interrupted publish:
+        // it is kept when whole and the same, and replaced otherwise (no checkpoint named it).
+        if tile.is_full() && std::fs::read(&path).is_ok_and(|b| b == data) {
+            continue;
+        }
+        write_replacing(&path, &data)?;
+        written += 1;
+        bytes += data.len() as u64;
+        paths.push(path);
+    }
+    Ok((written, bytes, paths))
+}
+
 /// Publishes the ledger's tree through its head into `dir` as C2SP tlog-tiles, signed by `key`
 /// under `origin`: every tile and entry bundle the tree has that the directory's checkpoint's
 /// tree did not (a full tile is never rewritten), made durable, then the checkpoint, written
@@ -158,31 +191,37 @@ pub fn publish(
         }
     };
     let checkpoint = Checkpoint { origin: origin.to_owned(), size, root }.sign(key)?;
-    let mut tiles = tiles_added(old_size, size);
-    // Each entry bundle beside the level-0 tile of the same index: one read of its events.
-    tiles.sort_by_key(|t| (t.leaves().start, std::cmp::Reverse(t.leaves().end)));
-    let mut src = LedgerTiles::new(ledger, size);
-    let (mut written, mut bytes) = (0u64, 0u64);
-    let mut paths = Vec::new();
-    for tile in &tiles {
-        let data = tile_bytes(tile, &mut src).map_err(|e| match e {
-            TileError::EntryTooLong { index, len } => {
-                PublishError::EntryTooLong { seq: index + 1, len }
-            }
-            TileError::Source(e) => PublishError::Log(e),
-            other => PublishError::Log(LogError::Proof(other.to_string())),
-        })?;
-        let path = dir.join(tile.path());
-        // A full tile beyond the published checkpoint may be left by an interrupted publish:
-        // it is kept when whole and the same, and replaced otherwise (no checkpoint named it).
-        if tile.is_full() && std::fs::read(&path).is_ok_and(|b| b == data) {
-            continue;
-        }
-        write_replacing(&path, &data)?;
-        written += 1;
-        bytes += data.len() as u64;
-        paths.push(path);
+    // Level 0 and the entry bundles are the work (every event read, hashed and written): split
+    // in contiguous runs of tile indexes over every core, each bundle beside the level-0 tile of
+    // the same index (one read of its events). The levels above are stored hashes.
+    let (mut low, high): (Vec<Tile>, Vec<Tile>) = tiles_added(old_size, size)
+        .into_iter()
+        .partition(|t| matches!(t.kind, TileKind::Entries | TileKind::Hashes(0)));
+    low.sort_by_key(|t| (t.index, t.kind));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let per = low.len().div_ceil(threads).max(2).next_multiple_of(2);
+    let mut done = write_tiles(ledger, size, dir, &high)?;
+    let parts = std::thread::scope(|scope| {
+        let handles: Vec<_> = low
+            .chunks(per)
+            .map(|part| scope.spawn(move || write_tiles(ledger, size, dir, part)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(PublishError::Log(LogError::Proof("a publishing thread panicked".into())))
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    for part in parts {
+        let (w, b, p) = part?;
+        done.0 += w;
+        done.1 += b;
+        done.2.extend(p);
     }
+    let (written, bytes, paths) = done;
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     sync_dir_tree(dir, &paths)?;
     let cp_path = dir.join("checkpoint");

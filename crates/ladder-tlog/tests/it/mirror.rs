@@ -162,3 +162,45 @@ fn a_ledger_that_was_not_made_by_mirroring_is_refused() {
     ));
     assert_eq!(other.head().seq, 10);
 }
+
+#[test]
+fn forged_entries_with_a_matching_forged_leaf_tile_are_refused_before_anything_is_stored() {
+    // The root of 600 leaves is read from the level-1 tile and tile/0/002: tile/0/000 is not
+    // among the tiles it reads, so a forger who changes an entry and recomputes tile/0/000 to
+    // match gets past the tiles' root. The entries' own hashes, appended to the mirror's tree,
+    // must still give the signed root before the batch is committed.
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, _) = ledger(tmp.path(), "a.db", 600, "a");
+    let site = tmp.path().join("site");
+    publish(&a, &site, ORIGIN, &key()).unwrap();
+    let bundle_tile = Tile::entries(0, 256);
+    let bytes = std::fs::read(site.join(bundle_tile.path())).unwrap();
+    let entries = ladder_proof::tiles::read_entry_bundle(&bundle_tile, &bytes).unwrap();
+    let mut forged_bundle = Vec::new();
+    let mut leaves = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let mut line = String::from_utf8(e.to_vec()).unwrap();
+        if i == 20 {
+            // The winner becomes the loser: still a valid, canonical event line.
+            let swapped = line.replacen(r#""score":1.0"#, r#""score":X"#, 1);
+            let swapped = swapped.replacen(r#""score":0.0"#, r#""score":1.0"#, 1);
+            line = swapped.replacen(r#""score":X"#, r#""score":0.0"#, 1);
+            assert_ne!(line.as_bytes(), *e);
+        }
+        ladder_proof::tiles::push_entry::<()>(&mut forged_bundle, i as u64, line.as_bytes())
+            .unwrap();
+        leaves.extend_from_slice(&ladder_proof::leaf_hash(line.as_bytes()));
+    }
+    std::fs::write(site.join(bundle_tile.path()), &forged_bundle).unwrap();
+    std::fs::write(site.join(Tile::hashes(0, 0, 256).path()), &leaves).unwrap();
+    let m_path = tmp.path().join("m.db");
+    let mut m = Ledger::open(&m_path).unwrap();
+    match mirror(&DirSource::new(&site), &key().verifier(), &mut m, &m_path) {
+        Err(MirrorError::Inconsistent(why)) => {
+            assert!(why.contains("its entries give root"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.head().seq, 0, "nothing appended");
+    assert!(!mirror_state_dir(&m_path).join("checkpoint").exists());
+}
