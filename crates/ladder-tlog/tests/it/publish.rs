@@ -7,16 +7,17 @@ use ladder_proof::{
 use ladder_tlog::{publish, PublishError};
 use std::path::Path;
 
+/// Reads a published file.
+type Fetcher<'a> = Box<dyn FnMut(&Tile) -> Result<Vec<u8>, String> + 'a>;
+
 /// The tree of the published checkpoint, read from the files alone.
-fn from_files(
-    dir: &Path,
-) -> (Checkpoint, TileTree<impl FnMut(&Tile) -> Result<Vec<u8>, String> + '_, String>) {
+fn from_files(dir: &Path) -> (Checkpoint, TileTree<Fetcher<'_>, String>) {
     let note = std::fs::read_to_string(dir.join("checkpoint")).unwrap();
     let cp = Checkpoint::open(&note, &[key().verifier()]).unwrap();
-    let tree = TileTree::new(cp.size, move |t: &Tile| {
+    let fetch: Fetcher<'_> = Box::new(move |t: &Tile| {
         std::fs::read(dir.join(t.path())).map_err(|e| format!("{t}: {e}"))
     });
-    (cp, tree)
+    (cp.clone(), TileTree::new(cp.size, fetch))
 }
 
 #[test]
