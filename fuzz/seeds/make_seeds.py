@@ -129,8 +129,9 @@ out("perf_lines", "one-win", "\x00" + "+1000\n" * 20)
 out("perf_lines", "mixed", "\x85+2400\n-2600 x 1.5\n\n=1800 y 0\n+1500 x\n")
 out("perf_lines", "refused", "\x02+1500\n*1500 abc\n")
 
-# proof_inputs: first byte = the parser (mod 5): 0 proof JSON, 1 checkpoint text, 2 signed note,
-# 3 key text, 4 stored frontier bytes. The examples of docs/proofs.md.
+# proof_inputs: first byte = the parser (mod 8): 0 proof JSON, 1 checkpoint text, 2 signed note,
+# 3 key text, 4 stored frontier bytes, 5 tile path, 6 entry bundle (then its width - 1),
+# 7 tlog-proof. The examples of docs/proofs.md and of C2SP tlog-tiles, and tessera's test log.
 with open(os.path.join(ROOT, "docs", "proofs.md"), encoding="utf-8") as f:
     page = f.read()
 
@@ -150,3 +151,9 @@ out("proof_inputs", "signer-key", "\x03" + example("signer-key"))
 # A frontier of 5 leaves: version 1, size 5 (LE), two hashes, 8 checksum bytes (the checksum is
 # left wrong: the fuzzer finds its way past it from the parse error paths).
 out("proof_inputs", "frontier", b"\x04\x01" + struct.pack("<Q", 5) + bytes(range(64)) + bytes(8))
+out("proof_inputs", "tile-path", "\x05tile/0/x001/x234/067.p/8")
+out("proof_inputs", "entry-bundle", b"\x06\x01" + b"\x00\x03one\x00\x03two")
+# A tlog-proof of tessera's first entry in its checkpoint of size 1 (an empty audit path).
+with open(os.path.join(ROOT, "fixtures", "conformance", "tessera-log", "checkpoint.1"), encoding="utf-8") as f:
+    tessera_note = f.read()
+out("proof_inputs", "tlog-proof", "\x07c2sp.org/tlog-proof@v1\nextra b25l\nindex 0\n\n" + tessera_note)

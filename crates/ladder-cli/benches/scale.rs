@@ -1,8 +1,8 @@
 //! The whole program at scale: `ladder sim` ladders of 1M, 10M and 30M matches among 100,000
-//! players, then `ladder import`, `ladder verify`, `ladder replay` per algorithm and 8- and
-//! 64-configuration Glicko-2 `ladder sweep`s, each as its own process (wall time and peak resident
-//! memory from GNU time), beside the same games through skillratings' Glicko, Glicko-2 and Elo in
-//! this process.
+//! players, then `ladder import`, `ladder verify`, `ladder publish` (every tile, then nothing
+//! new), `ladder replay` per algorithm and 8- and 64-configuration Glicko-2 `ladder sweep`s,
+//! each as its own process (wall time and peak resident memory from GNU time), beside the same
+//! games through skillratings' Glicko, Glicko-2 and Elo in this process.
 //!
 //! `cargo bench -p ladder-cli --bench scale` runs 1,000,000 matches; `LADDER_SCALE=1000000,10000000`
 //! chooses the sizes, `LADDER_SCALE_DIR` where ledgers go (default a temporary directory; each
@@ -146,6 +146,29 @@ fn main() {
             let verify =
                 median((0..runs).map(|_| ladder(&["verify", "--ledger", db_s], None)).collect());
             row("verify", &verify, None);
+            // `ladder publish` of the whole ledger into an empty directory (every tile and
+            // entry bundle), then again with nothing new (the checkpoint alone).
+            let key = dir.join("scale.key");
+            if !key.exists() {
+                ladder(&["keygen", key.to_str().expect("utf-8 path"), "--name", "scale"], None);
+            }
+            let site = dir.join(format!("site-{matches}"));
+            let site_s = site.to_str().expect("utf-8 path");
+            let key_s = key.to_str().expect("utf-8 path");
+            let publish = ["publish", site_s, "--ledger", db_s, "--key", key_s];
+            let first = median(
+                (0..runs)
+                    .map(|_| {
+                        let _ = std::fs::remove_dir_all(&site);
+                        ladder(&publish, None)
+                    })
+                    .collect(),
+            );
+            row("publish (every tile, into an empty directory)", &first, None);
+            let again = median((0..runs).map(|_| ladder(&publish, None)).collect());
+            row("publish again (nothing new)", &again, None);
+            println!("\npublished tree: {:.0} MB\n", dir_size(&site) as f64 / 1e6);
+            let _ = std::fs::remove_dir_all(&site);
             proofs(db_s, events as u64, runs, disk);
         }
         if steps == "ledger" {

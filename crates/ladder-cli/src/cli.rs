@@ -2,8 +2,8 @@
 
 use crate::{
     cmd_append, cmd_check_proof, cmd_checkpoint, cmd_demo, cmd_diff, cmd_explain, cmd_history,
-    cmd_import, cmd_keygen, cmd_log, cmd_pair, cmd_perf, cmd_plot, cmd_prove, cmd_replay, cmd_sim,
-    cmd_sweep, cmd_tune, cmd_upgrade, cmd_verify,
+    cmd_import, cmd_keygen, cmd_log, cmd_mirror, cmd_pair, cmd_perf, cmd_plot, cmd_prove,
+    cmd_publish, cmd_replay, cmd_sim, cmd_sweep, cmd_tune, cmd_upgrade, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -74,6 +74,12 @@ pub enum Command {
     /// Print the tree head as a C2SP checkpoint note, signed with --key.
     #[command(after_help = cmd_checkpoint::EXAMPLES)]
     Checkpoint(cmd_checkpoint::CheckpointArgs),
+    /// Write the log as a static C2SP tlog-tiles tree (signed checkpoint, tiles, entries).
+    #[command(after_help = cmd_publish::EXAMPLES)]
+    Publish(cmd_publish::PublishArgs),
+    /// Copy a published log into a ledger, checked against its signed checkpoints.
+    #[command(after_help = cmd_mirror::EXAMPLES)]
+    Mirror(cmd_mirror::MirrorArgs),
     /// Rebuild a ledger of an older format in this one (the old one is kept beside it).
     #[command(after_help = cmd_upgrade::EXAMPLES)]
     Upgrade(cmd_upgrade::UpgradeArgs),
@@ -140,6 +146,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Upgrade(args) => cmd_upgrade::run(&cli.ledger, args),
         Command::Prove(args) => cmd_prove::run(&cli.ledger, args),
         Command::Checkpoint(args) => cmd_checkpoint::run(&cli.ledger, args),
+        Command::Publish(args) => cmd_publish::run(&cli.ledger, args),
+        Command::Mirror(args) => cmd_mirror::run(&cli.ledger, args),
         Command::Replay(args) => cmd_replay::run_replay(&cli.ledger, args),
         Command::Leaderboard(args) => cmd_replay::run_leaderboard(&cli.ledger, args),
         Command::Pair(args) => cmd_pair::run(&cli.ledger, args),

@@ -1,10 +1,12 @@
 //! `ladder check-proof`: verify an inclusion or consistency proof offline, and optionally the
 //! signed checkpoint it should end in. Needs no ledger.
 
+use crate::UsageError;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_proof::note::{Checkpoint, VerifierKey};
-use ladder_proof::{hex, Proof};
+use ladder_proof::tlog_proof::TlogProof;
+use ladder_proof::{hex, InclusionProof, Proof};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,6 +16,7 @@ pub const EXAMPLES: &str = "Examples:
   ladder check-proof proof.json --checkpoint checkpoint.txt --pubkey 'ladder+1a2b3c4d+AX...'
   ladder prove --event 6 --format json | ladder check-proof -
   ladder check-proof c.json --old-checkpoint mon.txt --checkpoint tue.txt --pubkey club.key.pub
+  ladder check-proof event.tlog-proof --pubkey club.key.pub        a C2SP tlog-proof
 
 Exit 0 and `ok: ...` when everything holds; exit 1 naming what failed otherwise. With a
 checkpoint, the note's signature must verify with the key, and the proof must end in the
@@ -33,17 +36,22 @@ pub enum CheckFormat {
 /// Arguments of `check-proof`.
 #[derive(Debug, Args)]
 pub struct CheckProofArgs {
-    /// The proof, as `ladder prove --format json` prints it (`-` reads standard input).
-    #[arg(value_name = "PROOF.json")]
+    /// The proof, as `ladder prove --format json` or `--format tlog-proof` prints it (`-` reads
+    /// standard input).
+    #[arg(value_name = "PROOF")]
     pub proof: PathBuf,
     /// A signed checkpoint note (as `ladder checkpoint --key` prints it): also check its
     /// signature and that the proof ends in the checkpoint's tree.
     #[arg(long, value_name = "NOTE", requires = "pubkey")]
     pub checkpoint: Option<PathBuf>,
     /// The verifier key that signed the checkpoint: its text (NAME+ID+KEY, as `ladder keygen`
-    /// printed it) or a file holding it.
-    #[arg(long, value_name = "KEY", requires = "checkpoint")]
+    /// printed it) or a file holding it. Required with a tlog-proof.
+    #[arg(long, value_name = "KEY")]
     pub pubkey: Option<String>,
+    /// With a tlog-proof: the entry's bytes (an event's JSON line, no newline), for a proof
+    /// that does not carry them.
+    #[arg(long, value_name = "FILE")]
+    pub entry: Option<PathBuf>,
     /// With a consistency proof: the older signed checkpoint (same key), whose tree the proof
     /// must start from, so that the two published checkpoints are shown consistent.
     #[arg(long, value_name = "NOTE", requires = "checkpoint")]
@@ -81,8 +89,65 @@ struct Checked {
     old_checkpoint: Option<Checkpoint>,
 }
 
+/// A C2SP tlog-proof: its checkpoint's signature, then the entry's inclusion.
+fn check_tlog(args: &CheckProofArgs, text: &str) -> anyhow::Result<Result<Checked, String>> {
+    if args.checkpoint.is_some() || args.old_checkpoint.is_some() {
+        return Err(UsageError(
+            "a tlog-proof carries its checkpoint: leave out --checkpoint and --old-checkpoint"
+                .into(),
+        )
+        .into());
+    }
+    let Some(key_arg) = &args.pubkey else {
+        return Err(UsageError(
+            "a tlog-proof is checked against its log's key: give --pubkey KEY".into(),
+        )
+        .into());
+    };
+    let key = match verifier_key(key_arg)? {
+        Ok(k) => k,
+        Err(e) => return Ok(Err(e)),
+    };
+    let proof = match TlogProof::parse(text) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(format!("{}: {e}", args.proof.display()))),
+    };
+    let entry = match &args.entry {
+        Some(f) => Some(std::fs::read(f).with_context(|| format!("reading {}", f.display()))?),
+        None => None,
+    };
+    let checkpoint = match proof.verify(entry.as_deref(), std::slice::from_ref(&key)) {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let leaf = entry.or(proof.extra).unwrap_or_default();
+    Ok(Ok(Checked {
+        proof: Proof::Inclusion(InclusionProof {
+            index: proof.index,
+            size: checkpoint.size,
+            leaf: String::from_utf8_lossy(&leaf).into_owned(),
+            root: checkpoint.root,
+            path: proof.path,
+        }),
+        checkpoint: Some((checkpoint, key.label())),
+        old_checkpoint: None,
+    }))
+}
+
 fn check(args: &CheckProofArgs) -> anyhow::Result<Result<Checked, String>> {
     let text = read(&args.proof)?;
+    if text.starts_with(ladder_proof::tlog_proof::HEADER) {
+        return check_tlog(args, &text);
+    }
+    if args.entry.is_some() {
+        return Err(UsageError("--entry goes with a tlog-proof".into()).into());
+    }
+    if args.pubkey.is_some() && args.checkpoint.is_none() {
+        return Err(UsageError(
+            "--pubkey checks a signed checkpoint: give --checkpoint NOTE too".into(),
+        )
+        .into());
+    }
     let proof = match Proof::from_json(text.trim_end()) {
         Ok(p) => p,
         Err(e) => return Ok(Err(format!("{}: {e}", args.proof.display()))),

@@ -33,26 +33,14 @@ pub struct CheckpointArgs {
 
 pub fn run(ledger_path: &Path, args: CheckpointArgs) -> anyhow::Result<ExitCode> {
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    let origin = match args.origin {
-        Some(o) => o,
-        None => {
-            let source = args.events.events.as_deref().unwrap_or(ledger_path);
-            let name = source.file_name().map(|n| n.to_string_lossy().into_owned());
-            format!("ladder/{}", name.unwrap_or_else(|| "ledger".into()))
-        }
-    };
-    if origin.is_empty() || origin.contains('\n') {
-        return Err(crate::UsageError("--origin must be one non-empty line".into()).into());
-    }
+    let source = args.events.events.as_deref().unwrap_or(ledger_path);
+    let origin = origin_or_default(args.origin, source)?;
     let checkpoint = Checkpoint { origin, size: ledger.head().seq, root: ledger.root()? };
     match &args.key {
         // An unsigned note: its text, then the blank line that ends a note's text.
         None => outln!("{}", checkpoint.to_text())?,
         Some(file) => {
-            let text = std::fs::read_to_string(file)
-                .with_context(|| format!("reading the key {}", file.display()))?;
-            let key = SignerKey::parse(text.trim())
-                .with_context(|| format!("{} is not a signing key", file.display()))?;
+            let key = load_signer(file)?;
             {
                 use std::io::Write as _;
                 write!(crate::out::stdout(), "{}", checkpoint.sign(&key)?)?;
@@ -60,4 +48,25 @@ pub fn run(ledger_path: &Path, args: CheckpointArgs) -> anyhow::Result<ExitCode>
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--origin` given, or the default `ladder/` and the ledger directory's (or events file's)
+/// name; refused unless one non-empty line.
+pub fn origin_or_default(origin: Option<String>, source: &Path) -> anyhow::Result<String> {
+    let origin = origin.unwrap_or_else(|| {
+        let name = source.file_name().map(|n| n.to_string_lossy().into_owned());
+        format!("ladder/{}", name.unwrap_or_else(|| "ledger".into()))
+    });
+    if origin.is_empty() || origin.chars().any(char::is_control) {
+        return Err(crate::UsageError("--origin must be one non-empty line".into()).into());
+    }
+    Ok(origin)
+}
+
+/// The signing key in `file` (as `ladder keygen` wrote it).
+pub fn load_signer(file: &Path) -> anyhow::Result<SignerKey> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("reading the key {}", file.display()))?;
+    SignerKey::parse(text.trim())
+        .with_context(|| format!("{} is not a signing key", file.display()))
 }

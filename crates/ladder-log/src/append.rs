@@ -115,6 +115,8 @@ struct Batch {
     twins: Option<Twins>,
     /// Input events offered so far.
     offered: usize,
+    /// True for [`Ledger::replicate`]: every input event is stored as it is, or the batch refused.
+    replicate: bool,
     /// (seq, input index) at each input event written whose index is not the previous one's
     /// plus its seq's distance (after inserted joins and ticks, duplicates, skipped events): the
     /// input index of any written input event, to name the earlier event of a conflict.
@@ -181,6 +183,52 @@ impl Ledger {
         }
         batch.commit(self)
     }
+
+    /// Appends events copied from another ledger's log (what `ladder mirror` does), so that this
+    /// ledger stores exactly them, in order: every rule of [`Ledger::append`] is checked, without
+    /// its options, but nothing is skipped. An event that `append` would skip as a duplicate of a
+    /// stored one with the same id, the same join or the same date's tick refuses the batch
+    /// (such a log is not a ladder history); one without an id that equals a stored event at
+    /// its instant is stored, as the log being copied stored it (two equal results at one instant
+    /// in one batch are both kept, and a copy may cut its batches elsewhere).
+    pub fn replicate<I>(&mut self, events: I) -> Result<AppendReport, AppendError>
+    where
+        I: IntoIterator<Item = Result<Event, Violation>>,
+    {
+        if self.poisoned {
+            return Err(AppendError::Storage(LogError::Poisoned));
+        }
+        self.merge_tail()?;
+        let mut batch = Batch::new(self, AppendOptions::default())?;
+        batch.replicate = true;
+        for (index, item) in events.into_iter().enumerate() {
+            // The rule a skipped duplicate of this event breaks here.
+            let rule = match item.as_ref().map(|e| (&e.id, &e.body)) {
+                Ok((None, Body::PlayerJoined { .. })) => Rule::JoinedTwice,
+                Ok((None, Body::MidnightTick)) => Rule::TickRepeated,
+                _ => Rule::IdConflict,
+            };
+            let refused = match batch.offer(self, item) {
+                Ok(()) if batch.report.duplicates > 0 => Some(Violation::new(
+                    rule,
+                    "a copy of this event (the same id, join or date's tick) is stored already, \
+                     and a ladder history never holds one twice"
+                        .to_string(),
+                )),
+                Ok(()) => None,
+                Err(Fail::Invalid(v)) => Some(v),
+                Err(Fail::Storage(e)) => {
+                    let _ = batch.abort(self);
+                    return Err(AppendError::Storage(e));
+                }
+            };
+            if let Some(violation) = refused {
+                batch.abort(self)?;
+                return Err(AppendError::Refused { index, violation });
+            }
+        }
+        batch.commit(self)
+    }
 }
 
 impl Batch {
@@ -228,6 +276,7 @@ impl Batch {
             base_last_at,
             twins: None,
             offered: 0,
+            replicate: false,
             inputs: Vec::new(),
         })
     }
@@ -429,7 +478,7 @@ impl Batch {
                 v.earlier = self.input_of(seq);
                 return Err(Fail::Invalid(v));
             }
-        } else if twin_kind(&event.body) && self.take_twin(ledger, &event)? {
+        } else if !self.replicate && twin_kind(&event.body) && self.take_twin(ledger, &event)? {
             self.report.duplicates += 1;
             return Ok(());
         }
@@ -1201,5 +1250,42 @@ mod spill_tests {
         let refused = Ledger::with_store(Box::new(probe), None).map(drop);
         let message = refused.expect_err("format 5 is refused").to_string();
         assert!(message.contains("unknown ledger format [5]"), "{message}");
+    }
+
+    #[test]
+    fn replicate_stores_every_event_as_given_or_refuses_the_batch() {
+        let line = |s: &str| parse_line(s).unwrap();
+        let join = |p: &str| {
+            line(&format!(
+                r#"{{"type":"PlayerJoined","at":"2026-03-01T00:00:00Z","player":"{p}"}}"#
+            ))
+        };
+        let game = line(
+            r#"{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"a","score":1},{"player":"b","score":0}]}"#,
+        );
+        // The copied log stored the same id-less result twice at one instant (two in one batch,
+        // one of them matched to a stored copy): append would skip the second, replicate keeps it.
+        let mut source = Ledger::memory();
+        source
+            .append([Ok(join("a")), Ok(join("b")), Ok(game.clone())], &AppendOptions::default())
+            .unwrap();
+        source.append([Ok(game.clone()), Ok(game.clone())], &AppendOptions::default()).unwrap();
+        assert_eq!(source.head().seq, 4);
+        let events: Vec<Event> = source.events(1).map(|e| e.unwrap().event).collect();
+        let mut copy = Ledger::memory();
+        copy.replicate(events[..3].iter().cloned().map(Ok)).unwrap();
+        let r = copy.replicate(events[3..].iter().cloned().map(Ok)).unwrap();
+        assert_eq!((r.appended, r.duplicates), (1, 0));
+        assert_eq!(copy.head(), source.head());
+        assert_eq!(copy.root().unwrap(), source.root().unwrap());
+        // A second copy of a join is refused (append would skip it), and nothing is stored.
+        let before = copy.head();
+        match copy.replicate([Ok(game.clone()), Ok(join("a"))]) {
+            Err(AppendError::Refused { index: 1, violation }) => {
+                assert_eq!(violation.rule, Rule::JoinedTwice)
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(copy.head(), before);
     }
 }

@@ -128,6 +128,14 @@ impl Ledger {
         ladder_proof::root(size, &mut LedgerSubtrees::new(self)).map_err(prove_error)
     }
 
+    /// The hash of the perfect subtree over events `index << level + 1` through
+    /// `(index + 1) << level` (leaves `[index << level, (index + 1) << level)`), which must lie
+    /// within the head: a stored hash from [`TILE_LEVEL`] up, recomputed from at most 256
+    /// events below it. What C2SP tiles are made of (`ladder publish`).
+    pub fn subtree(&self, level: u32, index: u64) -> Result<Hash, LogError> {
+        LedgerSubtrees::new(self).subtree(level, index)
+    }
+
     fn check_size(&self, size: u64) -> Result<(), LogError> {
         if size > self.head.seq {
             return Err(LogError::Proof(format!(

@@ -17,6 +17,9 @@
 //!   [`Frontier::push`] reports every perfect subtree an append completes, so a store can keep the
 //!   ones it wants. [`MemTree`] keeps every leaf hash in memory and implements [`Subtrees`].
 //! - [`Proof`] is the JSON form of both proofs (`ladder prove --format json`), checkable alone.
+//! - [`tiles`]: the tree as C2SP tlog-tiles: tile paths, and the bytes of any hash tile or entry
+//!   bundle from a [`tiles::TileSource`]; [`tiles::TileTree`] reads a tree back from its tiles.
+//! - [`tlog_proof`]: C2SP tlog-proof, an inclusion proof with its signed checkpoint in one text.
 //! - [`note`]: C2SP tlog-checkpoint notes and C2SP signed notes with Ed25519, in the text forms
 //!   of Go's `golang.org/x/mod/sumdb/note` package.
 //!
@@ -28,6 +31,8 @@ mod hex;
 mod memtree;
 pub mod note;
 mod proof;
+pub mod tiles;
+pub mod tlog_proof;
 mod tree;
 mod verify;
 

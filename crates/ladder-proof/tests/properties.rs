@@ -398,3 +398,54 @@ proptest! {
         }
     }
 }
+
+/// The hash tiles of the tree of the first `size` leaves of `t`, by path.
+fn hash_tiles(
+    t: &mut MemTree,
+    tiles: &[ladder_proof::tiles::Tile],
+) -> std::collections::HashMap<String, Vec<u8>> {
+    use ladder_proof::tiles::{hash_tile, TileKind};
+    tiles
+        .iter()
+        .filter_map(|tile| match tile.kind {
+            TileKind::Hashes(level) => {
+                Some((tile.path(), hash_tile(level, tile.index, tile.width, t).unwrap()))
+            }
+            TileKind::Entries => None,
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// A publisher that wrote the tiles of a tree of `old` leaves, then those `tiles_added` gives
+    /// for `size`, has every tile a reader of the `size` tree needs: the root, inclusion and
+    /// consistency proofs read back from those tiles alone are the RFC 6962 ones.
+    #[test]
+    fn a_tree_read_back_from_its_tiles_gives_the_rfc_proofs(
+        size in prop_oneof![4 => 1u64..1_200, 1 => 65_000u64..70_000],
+        old_pick in any::<u64>(),
+        pick in any::<u64>(),
+    ) {
+        use ladder_proof::tiles::{tiles_added, tiles_of, TileTree};
+        let old = 1 + old_pick % size;
+        let mut small = tree(old, 9);
+        let mut big = tree(size, 9);
+        let mut files = hash_tiles(&mut small, &tiles_of(old));
+        files.extend(hash_tiles(&mut big, &tiles_added(old, size)));
+        let mut read = TileTree::new(size, |t: &ladder_proof::tiles::Tile| {
+            files.get(&t.path()).cloned().ok_or_else(|| format!("{t} was never written"))
+        });
+        prop_assert_eq!(root(size, &mut read).unwrap(), big.root());
+        let index = pick % size;
+        prop_assert_eq!(
+            inclusion_proof(index, size, &mut read).unwrap(),
+            inclusion_proof(index, size, &mut big).unwrap()
+        );
+        prop_assert_eq!(
+            consistency_proof(old, size, &mut read).unwrap(),
+            consistency_proof(old, size, &mut big).unwrap()
+        );
+    }
+}

@@ -17,4 +17,5 @@ mod perf;
 mod proofs;
 mod replay;
 mod support;
+mod tlog;
 mod wenglin;
