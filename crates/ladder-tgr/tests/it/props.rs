@@ -157,6 +157,7 @@ fn history(acts: &[(u32, Act)], ticks: bool) -> Vec<Event> {
                     score,
                     team: None,
                     seconds: None,
+                    home: false,
                 };
                 push(&mut out, at, Body::MatchResult { seats: vec![s(a, sa), s(b, sb)] });
             }
