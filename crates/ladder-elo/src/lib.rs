@@ -18,8 +18,8 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, math, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec,
-    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind, ParamSpec,
+    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace, HOME_PARAM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -51,7 +51,30 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "rating of a player who joins without a prior",
         warn_below: None,
     },
+    HOME_PARAM,
+    ParamSpec {
+        key: "margin",
+        kind: ParamKind::Choice(&["none", "log"]),
+        default: "none",
+        doc: "margin of victory: `log` multiplies K by ln(|margin| + 1) x 2.2 / (0.001 d + 2.2), \
+              d the winner's rating minus the loser's, home included (FiveThirtyEight's Elo)",
+        warn_below: None,
+    },
 ];
+
+/// The margin-of-victory multiplier of FiveThirtyEight's published Elo models ("How Our NFL
+/// Predictions Work"): `ln(|margin| + 1) x 2.2 / (0.001 d + 2.2)`, `margin` the difference of the
+/// two seats' scores and `d` the winner's rating minus the loser's, home advantage included. A
+/// draw takes `ln(2)` (margin 1, no autocorrelation term), as FiveThirtyEight's published
+/// nfl-elo code does for a tie, so that a draw still moves ratings toward each other.
+#[inline]
+pub fn margin_multiplier(margin: f64, d: f64) -> f64 {
+    if margin == 0.0 {
+        std::f64::consts::LN_2
+    } else {
+        math::ln(margin.abs() + 1.0) * 2.2 / (0.001 * d + 2.2)
+    }
+}
 
 /// One player's values. Invariant for joined players: `rating` finite.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -78,6 +101,10 @@ pub struct Elo {
     config: Config,
     k: f64,
     initial_rating: f64,
+    /// `home`: added to the home seat's rating in every expectation.
+    home: f64,
+    /// `margin=log`.
+    margin: bool,
     state: EloState,
     /// Per seat of the current match: the rating change.
     deltas: Vec<f64>,
@@ -120,7 +147,8 @@ impl Algorithm for Elo {
     fn restore(config: Config, state: EloState) -> Result<Elo, ConfigError> {
         config.check(ALGORITHM, PARAMS)?;
         let (k, initial_rating) = (config.number("k"), config.number("initial_rating"));
-        Ok(Elo { config, k, initial_rating, state, deltas: Vec::new() })
+        let (home, margin) = (config.number("home"), config.text("margin") == "log");
+        Ok(Elo { config, k, initial_rating, home, margin, state, deltas: Vec::new() })
     }
 
     fn state(&self) -> &EloState {
@@ -129,6 +157,19 @@ impl Algorithm for Elo {
 }
 
 impl Elo {
+    /// K for one game whose first seat scored `margin` more than the second and is `diff`
+    /// rating points (home included) above it: `k`, times [`margin_multiplier`] with `margin=log`
+    /// (d is the winner's rating minus the loser's).
+    #[inline]
+    fn k_of(&self, margin: f64, diff: f64) -> f64 {
+        if self.margin {
+            let d = if margin < 0.0 { -diff } else { diff };
+            self.k * margin_multiplier(margin, d)
+        } else {
+            self.k
+        }
+    }
+
     fn joined(
         &mut self,
         step: &Step<'_>,
@@ -164,11 +205,13 @@ impl Elo {
     ) -> Result<(), ProjectError> {
         let (i, j) = (x.player.index(), y.player.index());
         let (r, r_j) = (self.state.players[i].rating, self.state.players[j].rating);
-        let e = expected(r, r_j);
+        let (h, h_j) = (x.advantage(self.home), y.advantage(self.home));
+        let e = expected(r + h, r_j + h_j);
         let s = outcome(x.score, y.score);
+        let k = self.k_of(x.score - y.score, r + h - (r_j + h_j));
         // The general path's deltas start at 0.0 and take +K (s - E) and -K (s - E).
-        let d = 0.0 + self.k * (s - e);
-        let d_j = 0.0 - self.k * (s - e);
+        let d = 0.0 + k * (s - e);
+        let d_j = 0.0 - k * (s - e);
         let (new, new_j) = (r + d, r_j + d_j);
         for (seat, value) in [(x, new), (y, new_j)] {
             if !value.is_finite() {
@@ -206,34 +249,60 @@ impl Elo {
         self.deltas.resize(seats.len(), 0.0);
         for (i, x) in seats.iter().enumerate() {
             let r = players[x.player.index()].rating;
+            let h = x.advantage(self.home);
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side == y.side {
                     continue;
                 }
                 let r_j = players[y.player.index()].rating;
-                // E = 1 / (1 + 10^((r_j - r) / 400)); the pair is zero-sum: E_j = 1 - E.
-                let e = expected(r, r_j);
+                let h_j = y.advantage(self.home);
+                // E = 1 / (1 + 10^((r_j + h_j - r - h) / 400)); the pair is zero-sum: E_j = 1 - E.
+                let e = expected(r + h, r_j + h_j);
                 let s = outcome(x.score, y.score);
-                self.deltas[i] += self.k * (s - e);
-                self.deltas[j] -= self.k * (s - e);
+                let k = if self.margin {
+                    let diff = r + h - (r_j + h_j);
+                    self.k_of(x.score - y.score, diff)
+                } else {
+                    self.k
+                };
+                self.deltas[i] += k * (s - e);
+                self.deltas[j] -= k * (s - e);
                 if let Some(t) = trace.as_deref_mut() {
                     // Both seats' sides of the pair, each under its own name: the second seat's
                     // E is 1 - E and its s is 1 - s (the pair is zero-sum).
-                    for (me, opp, r_me, r_opp, e_me, s_me) in
-                        [(x, y, r, r_j, e, s), (y, x, r_j, r, 1.0 - e, 1.0 - s)]
+                    for (me, opp, r_me, r_opp, h_me, h_opp, e_me, s_me) in
+                        [(x, y, r, r_j, h, h_j, e, s), (y, x, r_j, r, h_j, h, 1.0 - e, 1.0 - s)]
                     {
                         let who = Some(me.player);
                         t.opponent(who, opp.player);
                         t.quantity(who, "K", "constant k", self.k);
+                        if self.margin {
+                            t.quantity(
+                                who,
+                                "K_mov",
+                                "K ln(|margin| + 1) 2.2 / (0.001 d + 2.2), d the winner's rating \
+                                 minus the loser's, home included (margin=log)",
+                                k,
+                            );
+                        }
                         t.quantity(who, "r", "rating before the match", r_me);
                         t.quantity(who, "r_j", "opponent's rating before the match", r_opp);
-                        t.quantity(who, "E", "1 / (1 + 10^((r_j - r) / 400))", e_me);
+                        if self.home != 0.0 {
+                            t.quantity(who, "h", "home: this seat's home advantage", h_me);
+                            t.quantity(who, "h_j", "home: the opponent's home advantage", h_opp);
+                        }
+                        let formula = if self.home != 0.0 {
+                            "1 / (1 + 10^((r_j + h_j - r - h) / 400))"
+                        } else {
+                            "1 / (1 + 10^((r_j - r) / 400))"
+                        };
+                        t.quantity(who, "E", formula, e_me);
                         t.quantity(who, "s", "1 win, 0.5 draw, 0 loss (scores compared)", s_me);
                         t.quantity(
                             who,
                             "K (s - E)",
                             "this pair's change for this seat",
-                            self.k * (s_me - e_me),
+                            k * (s_me - e_me),
                         );
                     }
                 }
@@ -305,5 +374,18 @@ impl Projector for Elo {
                 .map_or(self.initial_rating, |s| s.rating)
         };
         expected(rating(a), rating(b))
+    }
+
+    /// The expectation with `home` added to the home seat's rating.
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
+        let rating = |p: PlayerId| {
+            self.state
+                .players
+                .get(p.index())
+                .filter(|s| s.joined)
+                .map_or(self.initial_rating, |s| s.rating)
+        };
+        let _ = at;
+        expected(rating(a) + home.edge(self.home), rating(b))
     }
 }

@@ -563,9 +563,7 @@ pub fn read_files(
                         (Err(v), _) => Err(v.clone()),
                         (Ok(at), Outcome::WinnerLoser { winner, loser }) => {
                             let (w, l) = (player("winner", winner)?, player("loser", loser)?);
-                            w.and_then(|w| {
-                                l.map(|l| two_player(*at, id, (w, 1.0), (l, 0.0), None))
-                            })
+                            w.and_then(|w| l.map(|l| two_player(*at, id, (w, 1.0), (l, 0.0), None)))
                         }
                         (Ok(at), Outcome::Scores { a, b, score_a, score_b }) => {
                             let (pa, pb) = (player("a", a)?, player("b", b)?);
@@ -710,10 +708,12 @@ mod tests {
         let spec = "at=date,a=h,b=aw,score_a=hs,score_b=as,neutral=neutral";
         let m = Mapping::parse_with_home(spec, Some(HomeSeat::A)).unwrap();
         let b = read(text, Preset::Columns(m));
-        let got: Vec<Vec<bool>> = b.events.iter().map(|(_, e)| homes(e.as_ref().unwrap())).collect();
+        let got: Vec<Vec<bool>> =
+            b.events.iter().map(|(_, e)| homes(e.as_ref().unwrap())).collect();
         let (home, neutral) = (vec![true, false], vec![false, false]);
         assert_eq!(got, [home.clone(), neutral.clone(), neutral.clone(), home, neutral]);
-        let m = Mapping::parse_with_home("at=date,a=h,b=aw,score_a=hs,score_b=as", Some(HomeSeat::B));
+        let m =
+            Mapping::parse_with_home("at=date,a=h,b=aw,score_a=hs,score_b=as", Some(HomeSeat::B));
         let b = read(text, Preset::Columns(m.unwrap()));
         assert!(b.events.iter().all(|(_, e)| homes(e.as_ref().unwrap()) == [false, true]));
         // --home needs a and b; neutral needs --home; --home is a or b.

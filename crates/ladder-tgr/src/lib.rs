@@ -37,11 +37,12 @@ mod queue;
 pub use formulas::{glixare, update_player, win_prob, Breakdown, Constants, Player, Update};
 pub use queue::{pair, Candidate, QueueChoice, QUEUE_BAND, QUEUE_WAIT_SECONDS};
 
-use formulas::{day_frac, midnights};
+use formulas::{day_frac, midnights, update_player_home};
 use ladder_events::{Prior, Timestamp};
+use ladder_projector::Home;
 use ladder_projector::{
     Algorithm, Config, ConfigError, Display, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace,
+    ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace, HOME_PARAM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -110,6 +111,7 @@ pub const PARAMS: &[ParamSpec] = &[
               code); simultaneous: both from the values before the battle",
         warn_below: None,
     },
+    HOME_PARAM,
 ];
 
 /// Which values the second UpdatePlayer of a battle sees.
@@ -186,6 +188,8 @@ pub struct Tgr {
     initial_rating: f64,
     initial_rd: f64,
     order: Order,
+    /// `home`: rating points added to the home seat's side of PE and WinProb.
+    home: f64,
     state: TgrState,
 }
 
@@ -236,6 +240,7 @@ impl Algorithm for Tgr {
             initial_rating: config.number("initial_rating"),
             initial_rd: config.number("initial_rd"),
             order,
+            home: config.number("home"),
             config,
             state,
         })
@@ -406,7 +411,8 @@ impl Tgr {
                 } else {
                     0.5
                 };
-                self.battle(seq, a.player, b.player, time, win, trace.as_deref_mut())?;
+                let edge = a.advantage(self.home) - b.advantage(self.home);
+                self.battle(seq, (a.player, b.player), time, win, edge, trace.as_deref_mut())?;
             }
         }
         for seat in seats {
@@ -417,13 +423,14 @@ impl Tgr {
 
     /// TGR text, battle end: `UpdatePlayer(Player1,Player2,Time,Win);
     /// UpdatePlayer(Player2,Player1,Time,1-Win);`. Both players are already caught up to today.
+    /// `edge` is the first seat's home advantage over the second (rating points).
     fn battle(
         &mut self,
         seq: u64,
-        a: PlayerId,
-        b: PlayerId,
+        (a, b): (PlayerId, PlayerId),
         time: f64,
         win: f64,
+        edge: f64,
         trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
         let fail = |e: Breakdown| {
@@ -435,23 +442,23 @@ impl Tgr {
         let a0 = self.state.players[a.index()].values;
         let b0 = self.state.players[b.index()].values;
         // TGR text, battle end: UpdatePlayer(Player1,Player2,Time,Win)
-        let ua = update_player(a0, b0, time, win, &self.k).map_err(fail)?;
+        let ua = update_player_home(a0, b0, time, win, edge, &self.k).map_err(fail)?;
         // as-written: the second call sees Player1's new values, as the seed's code does.
         let opponent = match self.order {
             Order::AsWritten => ua.after,
             Order::Simultaneous => a0,
         };
         // TGR text, battle end: UpdatePlayer(Player2,Player1,Time,1-Win)
-        let ub = update_player(b0, opponent, time, 1.0 - win, &self.k).map_err(fail)?;
+        let ub = update_player_home(b0, opponent, time, 1.0 - win, -edge, &self.k).map_err(fail)?;
         self.state.players[a.index()].values = ua.after;
         self.state.players[b.index()].values = ub.after;
         if let Some(t) = trace {
-            self.trace_update(t, (a, a0), (b, b0), win, &ua, BEFORE_BATTLE);
+            self.trace_update(t, (a, a0), (b, b0), win, &ua, BEFORE_BATTLE, edge);
             let note = match self.order {
                 Order::AsWritten => AFTER_OWN_UPDATE,
                 Order::Simultaneous => BEFORE_BATTLE,
             };
-            self.trace_update(t, (b, b0), (a, opponent), 1.0 - win, &ub, note);
+            self.trace_update(t, (b, b0), (a, opponent), 1.0 - win, &ub, note, -edge);
         }
         Ok(())
     }
@@ -466,6 +473,7 @@ impl Tgr {
         win: f64,
         u: &Update,
         whose: [&'static str; 2],
+        edge: f64,
     ) {
         let p = Some(me);
         t.section(format!("UpdatePlayer(#{}, #{})", me.0, opp.0));
@@ -494,6 +502,15 @@ impl Tgr {
         t.quantity(p, "PTime", "Time - Player1.Time", u.ptime);
         t.quantity(p, "PRD", "min(sqrt(Player1.RD^2 + PTime * SC^2), rd_max)", u.prd);
         t.quantity(p, "PG", "1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)", u.pg);
+        if self.home != 0.0 {
+            t.quantity(
+                p,
+                "Home",
+                "home: Player1's home advantage over Player2 (home, -home or 0), added to \
+                 Player1.Rating in PE and WinProb",
+                edge,
+            );
+        }
         t.quantity(p, "PE", "1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400))", u.pe);
         t.quantity(
             p,
@@ -644,6 +661,14 @@ impl Projector for Tgr {
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         match (self.values_at(a, at), self.values_at(b, at)) {
             (Some(x), Some(y)) => win_prob(x.rating, x.rd, y.rating, y.rd),
+            _ => 0.5,
+        }
+    }
+
+    /// [`Projector::expectation`] with `home` added to the home seat's rating.
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
+        match (self.values_at(a, at), self.values_at(b, at)) {
+            (Some(x), Some(y)) => win_prob(x.rating + home.edge(self.home), x.rd, y.rating, y.rd),
             _ => 0.5,
         }
     }

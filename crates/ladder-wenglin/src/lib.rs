@@ -28,7 +28,7 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, math, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec,
+    check_seats, math, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind, ParamSpec,
     PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
@@ -67,6 +67,14 @@ pub const PARAMS: &[ParamSpec] = &[
         default: "1e-6",
         doc: "floor of the factor sigma'^2 / sigma^2 = max(1 - sigma^2/sigma_i^2 Delta_i, kappa), \
               so sigma stays positive (Weng & Lin, Algorithm 1)",
+        warn_below: None,
+    },
+    ParamSpec {
+        key: "home",
+        kind: ParamKind::any(),
+        default: "0",
+        doc: "home advantage in skill units: added once to the home side's mu_i in every p_iq \
+              (`\"home\": true` on a seat; 0 leaves every replay as it was)",
         warn_below: None,
     },
 ];
@@ -108,6 +116,8 @@ struct Team {
     /// Omega_i and Delta_i.
     omega: f64,
     delta: f64,
+    /// The constant `home` if a seat of the side is at home, else 0.
+    home: f64,
 }
 
 impl Team {
@@ -127,6 +137,7 @@ pub struct WengLin {
     sigma: f64,
     beta: f64,
     kappa: f64,
+    home: f64,
     state: WengLinState,
     /// Reused buffers (not state): the match's sides, each seat's side index, the new values.
     teams: Vec<Team>,
@@ -178,6 +189,7 @@ impl Algorithm for WengLin {
             sigma: config.number("sigma"),
             beta: config.number("beta"),
             kappa: config.number("kappa"),
+            home: config.number("home"),
             config,
             state,
             teams: Vec::new(),
@@ -255,6 +267,9 @@ impl WengLin {
             team.seats += 1;
             team.mu += p.mu;
             team.sigma2 += p.sigma * p.sigma;
+            if seat.home {
+                team.home = self.home;
+            }
             team_of.push(k as u32);
         }
         // Algorithm 1, step 2: Omega_i and Delta_i of every side from the values before the match.
@@ -275,7 +290,11 @@ impl WengLin {
                     continue;
                 }
                 let c = c_of(me.sigma2, other.sigma2, beta);
-                let p = p_win(me.mu, other.mu, c);
+                let p = if self.home == 0.0 {
+                    p_win(me.mu, other.mu, c)
+                } else {
+                    p_win(me.mu + me.home, other.mu + other.home, c)
+                };
                 let s = result(me.mean_score(), other.mean_score());
                 let small_delta = me.sigma2 / c * (s - p);
                 let gamma = sigma_i / c;
@@ -284,6 +303,10 @@ impl WengLin {
                 delta += eta;
                 if let Some(t) = trace.as_deref_mut() {
                     t.quantity(who, "mu_q", "the other side's Σ mu", other.mu);
+                    if self.home != 0.0 {
+                        t.quantity(who, "h_i", "home: this side's home advantage", me.home);
+                        t.quantity(who, "h_q", "home: the other side's home advantage", other.home);
+                    }
                     t.quantity(who, "sigma_q^2", "the other side's Σ sigma^2", other.sigma2);
                     t.quantity(who, "c_iq", "sqrt(sigma_i^2 + sigma_q^2 + 2 beta^2)", c);
                     t.quantity(
@@ -391,5 +414,13 @@ impl Projector for WengLin {
         let of = |p: PlayerId| self.values(p).unwrap_or((self.mu, self.sigma));
         let ((mu_a, sigma_a), (mu_b, sigma_b)) = (of(a), of(b));
         p_win(mu_a, mu_b, c_of(sigma_a * sigma_a, sigma_b * sigma_b, self.beta))
+    }
+
+    /// [`Projector::expectation`] with `home` added to the home seat's mu.
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, _at: Timestamp, home: Home) -> f64 {
+        let of = |p: PlayerId| self.values(p).unwrap_or((self.mu, self.sigma));
+        let ((mu_a, sigma_a), (mu_b, sigma_b)) = (of(a), of(b));
+        let c = c_of(sigma_a * sigma_a, sigma_b * sigma_b, self.beta);
+        p_win(mu_a + home.edge(self.home), mu_b, c)
     }
 }

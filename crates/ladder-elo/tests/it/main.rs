@@ -30,7 +30,13 @@ fn play(
 ) -> Result<(), ladder_projector::ProjectError> {
     let seats: Vec<SeatIn> = seats
         .iter()
-        .map(|&(id, score, side)| SeatIn { player: PlayerId(id), score, side, seconds: None })
+        .map(|&(id, score, side)| SeatIn {
+            player: PlayerId(id),
+            score,
+            side,
+            seconds: None,
+            home: false,
+        })
         .collect();
     p.apply(
         &Step { seq: 7, at: Timestamp(NANOS_PER_DAY), input: Input::Match { seats: &seats } },
