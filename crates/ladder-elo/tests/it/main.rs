@@ -12,6 +12,8 @@ use proptest::prelude::*;
 use skillratings::elo::{elo, EloConfig, EloRating};
 use skillratings::Outcomes;
 
+mod home;
+
 fn projector(sets: &str) -> Elo {
     Elo::configure(&Config::parse_assignments(sets).unwrap()).unwrap()
 }
