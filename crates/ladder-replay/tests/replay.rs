@@ -488,6 +488,8 @@ fn parallel_folds_equal_sequential_ones() {
 }
 #[path = "replay/extremes.rs"]
 mod extremes;
+#[path = "replay/home.rs"]
+mod home;
 
 /// A history long enough for several of the fast driver's chunks (8,192 steps) and many of the
 /// default `records_from` runs (64 events), with ticks, voids, a three-seat match and teams.

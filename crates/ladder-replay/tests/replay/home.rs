@@ -1,0 +1,146 @@
+//! Home advantage in every algorithm with a win expectancy (docs/spec.md, `home`): the constant is
+//! added to the home seat's side of the expectation and nowhere else. So a home player's update
+//! equals their update on neutral ground against an opponent rated `home` lower, and the away
+//! player's equals theirs against an opponent rated `home` higher, whatever the algorithm; and a
+//! prediction with a seat at home equals one with that seat's rating raised by `home`. One Glicko
+//! game is worked by hand.
+
+use ladder_events::{json::parse_line, Event, Timestamp};
+use ladder_projector::{fold_all, Home, PlayerId, Projector};
+use ladder_replay::registry;
+
+/// The algorithms with a win expectancy, with the constants each is tried under, and a home
+/// advantage on their own scale.
+const CASES: &[(&str, &str, f64)] = &[
+    ("elo", "", 80.0),
+    ("tgr", "order=as-written", 80.0),
+    ("tgr", "order=simultaneous", 80.0),
+    ("glicko", "period=game", 80.0),
+    ("glicko", "period=5d", 80.0),
+    ("glicko2", "period=game", 80.0),
+    ("glicko2", "period=10d", 80.0),
+    ("weng-lin", "", 3.0),
+];
+
+fn events(ra: f64, rb: f64, a_home: bool, b_home: bool, a_wins: bool) -> Vec<Event> {
+    let (sa, sb) = if a_wins { (1, 0) } else { (0, 1) };
+    let home = |h: bool| if h { r#","home":true"# } else { "" };
+    [
+        format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-01T10:00:00Z","player":"a","rating":{ra},"rd":90}}"#
+        ),
+        format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-01T10:00:00Z","player":"b","rating":{rb},"rd":120}}"#
+        ),
+        format!(
+            r#"{{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{{"player":"a","score":{sa}{}}},{{"player":"b","score":{sb}{}}}]}}"#,
+            home(a_home),
+            home(b_home)
+        ),
+    ]
+    .iter()
+    .map(|l| parse_line(l).unwrap())
+    .collect()
+}
+
+fn ratings(algo: &str, sets: &str, home: f64, events: &[Event]) -> (f64, f64) {
+    let mut pairs: Vec<(String, String)> =
+        ladder_projector::Config::parse_assignments(sets).unwrap();
+    pairs.push(("home".into(), home.to_string()));
+    let mut p = registry::build(registry::config(algo, &pairs).unwrap()).unwrap();
+    fold_all(events, &mut p).unwrap();
+    let s = p.standings();
+    (s[0].rating, s[1].rating)
+}
+
+#[track_caller]
+fn close(got: f64, want: f64, what: &str) {
+    assert!((got - want).abs() <= 1e-9 * want.abs().max(1.0), "{what}: got {got}, want {want}");
+}
+
+#[test]
+fn home_is_the_opponent_moved_by_home_in_every_algorithm() {
+    for &(algo, sets, h) in CASES {
+        let (ra, rb) = if algo == "weng-lin" { (27.0, 24.0) } else { (1560.0, 1490.0) };
+        for a_wins in [true, false] {
+            let what = format!("{algo} {sets} a_wins={a_wins}");
+            // a at home.
+            let (a1, b1) = ratings(algo, sets, h, &events(ra, rb, true, false, a_wins));
+            let (a_neutral, _) =
+                ratings(algo, sets, 0.0, &events(ra, rb - h, false, false, a_wins));
+            let (_, b_neutral) =
+                ratings(algo, sets, 0.0, &events(ra + h, rb, false, false, a_wins));
+            close(a1, a_neutral, &format!("{what}: home a"));
+            close(b1, b_neutral, &format!("{what}: away b"));
+            // b at home.
+            let (a2, b2) = ratings(algo, sets, h, &events(ra, rb, false, true, a_wins));
+            let (a_neutral, _) =
+                ratings(algo, sets, 0.0, &events(ra, rb + h, false, false, a_wins));
+            let (_, b_neutral) =
+                ratings(algo, sets, 0.0, &events(ra - h, rb, false, false, a_wins));
+            close(a2, a_neutral, &format!("{what}: away a"));
+            close(b2, b_neutral, &format!("{what}: home b"));
+            // On neutral ground the constant changes nothing.
+            let plain = events(ra, rb, false, false, a_wins);
+            assert_eq!(ratings(algo, sets, h, &plain), ratings(algo, sets, 0.0, &plain), "{what}");
+        }
+    }
+}
+
+#[test]
+fn a_prediction_adds_home_to_the_home_seat() {
+    for &(algo, sets, h) in CASES {
+        let (ra, rb) = if algo == "weng-lin" { (27.0, 24.0) } else { (1560.0, 1490.0) };
+        let joins = |ra: f64, home: f64| {
+            let mut e = events(ra, rb, false, false, true);
+            e.truncate(2);
+            let mut pairs = ladder_projector::Config::parse_assignments(sets).unwrap();
+            pairs.push(("home".into(), home.to_string()));
+            let mut p = registry::build(registry::config(algo, &pairs).unwrap()).unwrap();
+            fold_all(&e, &mut p).unwrap();
+            p
+        };
+        let at = Timestamp::parse("2026-03-01T10:00:00Z").unwrap();
+        let (a, b) = (PlayerId(0), PlayerId(1));
+        let with_home = joins(ra, h);
+        let raised = joins(ra + h, 0.0);
+        let lowered = joins(ra - h, 0.0);
+        let what = format!("{algo} {sets}");
+        close(with_home.expectation_at(a, b, at, Home::First), raised.expectation(a, b, at), &what);
+        close(
+            with_home.expectation_at(a, b, at, Home::Second),
+            lowered.expectation(a, b, at),
+            &what,
+        );
+        close(
+            with_home.expectation_at(a, b, at, Home::Neither),
+            with_home.expectation(a, b, at),
+            &what,
+        );
+    }
+}
+
+#[test]
+fn one_glicko_game_at_home_by_hand() {
+    // Both join at 1500 with RD 350 and play at once (t = 0), a at home with home=100 and wins.
+    // q = ln(10) / 400; g(350) = 1 / sqrt(1 + 3 q^2 350^2 / pi^2) = 0.6690693971819845
+    // E_a = 1 / (1 + 10^(-g (1500 + 100 - 1500) / 400)) = 0.5951139680019167
+    // d^2 = 1 / (q^2 g^2 E (1 - E)) = 279777.85426598374
+    // RD' = 1 / sqrt(1/350^2 + 1/d^2) = 291.88491416206506
+    // r'_a = 1500 + q RD'^2 g (1 - E_a) = 1632.856545740799
+    // E_b = 1 / (1 + 10^(-g (1500 - 1600) / 400)) = 0.40488603199808326 (= 1 - E_a)
+    // r'_b = 1500 + q RD'^2 g (0 - E_b) = 1367.143454259201
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2026-03-01T10:00:00Z","player":"a"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T10:00:00Z","player":"b"}"#,
+        r#"{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"a","score":1,"home":true},{"player":"b","score":0}]}"#,
+    ];
+    let events: Vec<Event> = lines.iter().map(|l| parse_line(l).unwrap()).collect();
+    let sets = [("period".to_string(), "game".to_string()), ("home".into(), "100".into())];
+    let mut p = registry::build(registry::config("glicko", &sets).unwrap()).unwrap();
+    fold_all(&events, &mut p).unwrap();
+    let s = p.standings();
+    close(s[0].rating, 1632.856545740799, "r'_a");
+    close(s[0].rd.unwrap(), 291.88491416206506, "RD'_a");
+    close(s[1].rating, 1367.143454259201, "r'_b");
+}
