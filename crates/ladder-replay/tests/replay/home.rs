@@ -144,3 +144,79 @@ fn one_glicko_game_at_home_by_hand() {
     close(s[0].rd.unwrap(), 291.88491416206506, "RD'_a");
     close(s[1].rating, 1367.143454259201, "r'_b");
 }
+
+/// A history of 300 two-seat games among 8 players over 60 days, one seat at home in most of
+/// them (either one), from a fixed linear congruential sequence.
+fn home_history() -> crate::Memory {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: u64| {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (x >> 33) % n
+    };
+    let mut lines: Vec<String> = (0..8)
+        .map(|i| {
+            format!(r#"{{"type":"PlayerJoined","at":"2026-01-01T00:00:00Z","player":"p{i}"}}"#)
+        })
+        .collect();
+    for g in 0..300u64 {
+        let a = next(8);
+        let b = (a + 1 + next(7)) % 8;
+        let (sa, sb) = [(1, 0), (0, 1), (1, 1), (3, 1)][next(4) as usize];
+        let home = match next(3) {
+            0 => (r#","home":true"#, ""),
+            1 => ("", r#","home":true"#),
+            _ => ("", ""),
+        };
+        let at = Timestamp(
+            Timestamp::parse("2026-01-01T01:00:00Z").unwrap().0 + g as i64 * 17_280_000_000_000,
+        );
+        let mut at_text = Vec::new();
+        at.write_rfc3339(&mut at_text);
+        let at_text = String::from_utf8(at_text).unwrap();
+        lines.push(format!(
+            r#"{{"type":"MatchResult","at":"{at_text}","seats":[{{"player":"p{a}","score":{sa}{}}},{{"player":"p{b}","score":{sb}{}}}]}}"#,
+            home.0, home.1
+        ));
+    }
+    crate::Memory::new(lines.iter().map(|l| parse_line(l).unwrap()).collect())
+}
+
+#[test]
+fn the_fast_drivers_and_glicko2_lanes_agree_with_the_reference_driver_on_home_seats() {
+    use ladder_replay::{replay, replay_algos, Options, Snapshot, Until};
+    let history = home_history();
+    for &(algo, sets, h) in CASES {
+        let configs: Vec<_> = [0.0, h, 2.0 * h]
+            .iter()
+            .map(|home| {
+                let mut pairs = ladder_projector::Config::parse_assignments(sets).unwrap();
+                pairs.push(("home".into(), home.to_string()));
+                registry::config(algo, &pairs).unwrap()
+            })
+            .collect();
+        let mut seq: Vec<_> =
+            configs.iter().cloned().map(|c| registry::build(c).unwrap()).collect();
+        let mut fast: Vec<_> =
+            configs.iter().cloned().map(|c| registry::build(c).unwrap()).collect();
+        let mut refs: Vec<&mut dyn Projector> = seq.iter_mut().map(|p| p as _).collect();
+        let ra = replay(
+            &history,
+            &mut refs,
+            Options { warmup: Some(0), ..Options::default() },
+            &mut |_| {},
+        )
+        .unwrap();
+        // Glicko-2's three configurations fold as lanes here.
+        let rb = replay_algos(&history, &mut fast, Until::Head, Some(0), 2).unwrap();
+        assert_eq!(ra.scores, rb.scores, "{algo} {sets}");
+        for (x, y) in seq.iter().zip(&fast) {
+            let sx = Snapshot::capture(x, &ra.roster, ra.through, &ra.head);
+            let sy = Snapshot::capture(y, &rb.roster, rb.through, &rb.head);
+            assert_eq!(sx.to_json(), sy.to_json(), "{algo} {sets}");
+        }
+        // The home constant is used: each configuration scores differently.
+        let losses: Vec<_> = ra.scores.iter().map(|s| format!("{s:?}")).collect();
+        assert_ne!(losses[0], losses[1], "{algo} {sets}");
+        assert_ne!(losses[1], losses[2], "{algo} {sets}");
+    }
+}
