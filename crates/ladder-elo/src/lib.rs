@@ -19,7 +19,8 @@
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
     check_seats, math, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind, ParamSpec,
-    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace, HOME_PARAM,
+    PlayerId, ProjectError, ProjectErrorKind, Projector, Revert, SeatIn, Standing, Step, Trace,
+    HOME_PARAM, REVERT_AFTER_PARAM, REVERT_PARAM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +61,8 @@ pub const PARAMS: &[ParamSpec] = &[
               d the winner's rating minus the loser's, home included (FiveThirtyEight's Elo)",
         warn_below: None,
     },
+    REVERT_PARAM,
+    REVERT_AFTER_PARAM,
 ];
 
 /// The margin-of-victory multiplier of FiveThirtyEight's published Elo models ("How Our NFL
@@ -91,6 +94,9 @@ const UNJOINED: PlayerState = PlayerState { rating: 0.0, games: 0, joined: false
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EloState {
     players: Vec<PlayerState>,
+    /// Each player's last game (nanoseconds; `i64::MIN` before the first), kept only while
+    /// `revert` is on (empty otherwise).
+    last: Vec<i64>,
 }
 
 /// The Elo projector.
@@ -105,9 +111,13 @@ pub struct Elo {
     home: f64,
     /// `margin=log`.
     margin: bool,
+    /// `revert` and `revert_after`.
+    revert: Revert,
     state: EloState,
     /// Per seat of the current match: the rating change.
     deltas: Vec<f64>,
+    /// Per seat of the current match: the rating it enters with (reverted where due).
+    before: Vec<f64>,
 }
 
 /// The 400-point logistic expectation that a player rated `r` beats one rated `r_j`:
@@ -148,7 +158,18 @@ impl Algorithm for Elo {
         config.check(ALGORITHM, PARAMS)?;
         let (k, initial_rating) = (config.number("k"), config.number("initial_rating"));
         let (home, margin) = (config.number("home"), config.text("margin") == "log");
-        Ok(Elo { config, k, initial_rating, home, margin, state, deltas: Vec::new() })
+        let revert = Revert::from_config(&config);
+        Ok(Elo {
+            config,
+            k,
+            initial_rating,
+            home,
+            margin,
+            revert,
+            state,
+            deltas: Vec::new(),
+            before: Vec::new(),
+        })
     }
 
     fn state(&self) -> &EloState {
@@ -157,6 +178,23 @@ impl Algorithm for Elo {
 }
 
 impl Elo {
+    /// The instant of `player`'s last game, while `revert` is on and they have played.
+    fn last_game(&self, player: PlayerId) -> Option<i64> {
+        self.state.last.get(player.index()).copied().filter(|&l| l != i64::MIN)
+    }
+
+    /// `player`'s rating as they would enter a game at `at` (reverted where due).
+    fn rating_at(&self, player: PlayerId, at: Timestamp) -> f64 {
+        let Some(p) = self.state.players.get(player.index()).filter(|s| s.joined) else {
+            return self.initial_rating;
+        };
+        if self.revert.due(self.last_game(player), at.0) {
+            self.revert.apply(p.rating, self.initial_rating)
+        } else {
+            p.rating
+        }
+    }
+
     /// K for one game whose first seat scored `margin` more than the second and is `diff`
     /// rating points (home included) above it: `k`, times [`margin_multiplier`] with `margin=log`
     /// (d is the winner's rating minus the loser's).
@@ -187,6 +225,12 @@ impl Elo {
         // Elo keeps a rating only: prior.rd and prior.volatility are not its quantities.
         let rating = prior_or(step.seq, prior.rating, self.initial_rating, "r", "rating", false)?;
         self.state.players[i] = PlayerState { rating, games: 0, joined: true };
+        if self.revert.is_on() {
+            if i >= self.state.last.len() {
+                self.state.last.resize(i + 1, i64::MIN);
+            }
+            self.state.last[i] = i64::MIN;
+        }
         if let Some(t) = trace {
             t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));
             t.quantity(Some(id), "r", "prior.rating, else initial_rating", rating);
@@ -237,7 +281,7 @@ impl Elo {
         check_seats(step.seq, seats, |id| {
             players.get(id.index()).filter(|p| p.joined).map(|p| p.games)
         })?;
-        if let (None, [x, y]) = (&trace, seats) {
+        if let (None, [x, y], false) = (&trace, seats, self.revert.is_on()) {
             if x.side != y.side && x.player != y.player {
                 return self.match_of_two(step, x, y);
             }
@@ -247,14 +291,36 @@ impl Elo {
         }
         self.deltas.clear();
         self.deltas.resize(seats.len(), 0.0);
+        // The rating each seat enters with: reverted toward initial_rating at a first game after
+        // an absence of at least revert_after.
+        self.before.clear();
+        for seat in seats {
+            let r = players[seat.player.index()].rating;
+            let last = self.state.last.get(seat.player.index()).copied().filter(|&l| l != i64::MIN);
+            if self.revert.due(last, step.at.0) {
+                let reverted = self.revert.apply(r, self.initial_rating);
+                if let Some(t) = trace.as_deref_mut() {
+                    t.quantity(
+                        Some(seat.player),
+                        "r_revert",
+                        "r + revert (initial_rating - r): the first game after an absence of at \
+                         least revert_after",
+                        reverted,
+                    );
+                }
+                self.before.push(reverted);
+            } else {
+                self.before.push(r);
+            }
+        }
         for (i, x) in seats.iter().enumerate() {
-            let r = players[x.player.index()].rating;
+            let r = self.before[i];
             let h = x.advantage(self.home);
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side == y.side {
                     continue;
                 }
-                let r_j = players[y.player.index()].rating;
+                let r_j = self.before[j];
                 let h_j = y.advantage(self.home);
                 // E = 1 / (1 + 10^((r_j + h_j - r - h) / 400)); the pair is zero-sum: E_j = 1 - E.
                 let e = expected(r + h, r_j + h_j);
@@ -308,17 +374,23 @@ impl Elo {
                 }
             }
         }
-        for (seat, &d) in seats.iter().zip(&self.deltas) {
-            let r = players[seat.player.index()].rating + d;
-            if !r.is_finite() {
+        for ((seat, &d), &r) in seats.iter().zip(&self.deltas).zip(&self.before) {
+            if !(r + d).is_finite() {
                 return Err(overflowed(step, seat));
             }
         }
         for (i, (seat, &d)) in seats.iter().zip(&self.deltas).enumerate() {
             let p = &mut self.state.players[seat.player.index()];
             let before = p.rating;
-            p.rating += d;
+            p.rating = self.before[i] + d;
             p.games += 1;
+            if self.revert.is_on() {
+                let k = seat.player.index();
+                if k >= self.state.last.len() {
+                    self.state.last.resize(k + 1, i64::MIN);
+                }
+                self.state.last[k] = step.at.0;
+            }
             if let Some(t) = trace.as_deref_mut() {
                 let who = Some(seat.player);
                 t.quantity(who, "r'", "r + K Σ (s_j - E_j) over the seat's pairs", p.rating);
@@ -377,15 +449,8 @@ impl Projector for Elo {
     }
 
     /// The expectation with `home` added to the home seat's rating.
+    /// ratings reverted where a game at `at` would revert them.
     fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
-        let rating = |p: PlayerId| {
-            self.state
-                .players
-                .get(p.index())
-                .filter(|s| s.joined)
-                .map_or(self.initial_rating, |s| s.rating)
-        };
-        let _ = at;
-        expected(rating(a) + home.edge(self.home), rating(b))
+        expected(self.rating_at(a, at) + home.edge(self.home), self.rating_at(b, at))
     }
 }

@@ -94,6 +94,69 @@ impl Home {
     }
 }
 
+/// The constant `revert` (docs/spec.md): the fraction of the way back to the initial rating a
+/// player's rating moves at their first game after an absence of at least `revert_after`.
+pub const REVERT_PARAM: ParamSpec = ParamSpec {
+    key: "revert",
+    kind: ParamKind::between(0.0, 1.0),
+    default: "0",
+    doc: "regression to the mean between seasons: at a player's first game after an absence of \
+          at least revert_after, the rating first moves this fraction of the way back to the \
+          initial rating (0 leaves every replay as it was)",
+    warn_below: None,
+};
+
+/// The constant `revert_after` (docs/spec.md): the absence after which `revert` applies.
+pub const REVERT_AFTER_PARAM: ParamSpec = ParamSpec {
+    key: "revert_after",
+    kind: ParamKind::Duration,
+    default: "90d",
+    doc: "the absence (time since the player's last game) after which revert applies",
+    warn_below: None,
+};
+
+/// Regression to the mean between seasons (`revert`, `revert_after`), as every algorithm that
+/// has it applies it: at a player's first game after an absence of at least `after` since their
+/// last game, the rating first moves `fraction` of the way back to the initial rating. A player's
+/// first game is never reverted (their rating is their prior or the initial one).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Revert {
+    /// `revert`: 0 turns it off.
+    pub fraction: f64,
+    /// `revert_after`, in nanoseconds.
+    pub after: i64,
+}
+
+impl Revert {
+    /// The constants of a configuration that has them (off otherwise).
+    pub fn from_config(config: &Config) -> Revert {
+        let has = |k: &str| config.values.iter().any(|(key, _)| *key == k);
+        if !has("revert") || !has("revert_after") {
+            return Revert::default();
+        }
+        Revert { fraction: config.number("revert"), after: config.duration("revert_after") }
+    }
+
+    /// True when it can ever apply.
+    #[inline]
+    pub fn is_on(&self) -> bool {
+        self.fraction > 0.0
+    }
+
+    /// Whether a player whose last game was at `last` (nanoseconds; `None` before their first
+    /// game) is reverted at a game at `at`.
+    #[inline]
+    pub fn due(&self, last: Option<i64>, at: i64) -> bool {
+        self.fraction > 0.0 && last.is_some_and(|l| at.saturating_sub(l) >= self.after)
+    }
+
+    /// `rating + fraction (toward - rating)`.
+    #[inline]
+    pub fn apply(&self, rating: f64, toward: f64) -> f64 {
+        rating + self.fraction * (toward - rating)
+    }
+}
+
 /// The constant `home` of every algorithm with a win expectancy (docs/spec.md): added to the
 /// home seat's side of the expectation, in the algorithm's rating units.
 pub const HOME_PARAM: ParamSpec = ParamSpec {

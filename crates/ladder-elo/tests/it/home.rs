@@ -142,3 +142,82 @@ proptest! {
         prop_assert!((rating(&p, 1) - want_a).abs() < 1e-9, "{} vs {}", rating(&p, 1), want_a);
     }
 }
+
+/// Plays a two-seat game at `day` (days from the epoch), the first seat winning.
+fn win_at(p: &mut Elo, winner: u32, loser: u32, day: i64) {
+    let seat =
+        |id, score, side| SeatIn { player: PlayerId(id), score, side, seconds: None, home: false };
+    let seats = [seat(winner, 1.0, 0), seat(loser, 0.0, 1)];
+    let step =
+        Step { seq: 9, at: Timestamp(day * NANOS_PER_DAY), input: Input::Match { seats: &seats } };
+    p.apply(&step, None).unwrap();
+}
+
+#[test]
+fn revert_by_hand() {
+    // Day 1: a beats b at 1500 each, K = 20: a 1510, b 1490.
+    // Day 101 (an absence of 100 days >= revert_after = 90d), revert = 0.5: each first moves half
+    // way back to 1500: a 1505, b 1495. E_a = 1 / (1 + 10^(-10/400)) = 0.5143871841659987,
+    // a: 1505 + 20 (1 - E_a) = 1514.71225631668, b: 1495 - 20 (1 - E_a) = 1485.28774368332.
+    let mut p = projector("revert=0.5,revert_after=90d");
+    join(&mut p, 0, None);
+    join(&mut p, 1, None);
+    win_at(&mut p, 0, 1, 1);
+    close(rating(&p, 0), 1510.0, 1e-12);
+    // The prediction of the next game already sees the reverted ratings.
+    close(
+        p.expectation_at(PlayerId(0), PlayerId(1), Timestamp(101 * NANOS_PER_DAY), Home::Neither),
+        0.5143871841659987,
+        1e-12,
+    );
+    close(
+        p.expectation_at(PlayerId(0), PlayerId(1), Timestamp(2 * NANOS_PER_DAY), Home::Neither),
+        1.0 / (1.0 + 10f64.powf(-20.0 / 400.0)),
+        1e-12,
+    );
+    win_at(&mut p, 0, 1, 101);
+    close(rating(&p, 0), 1514.71225631668, 1e-9);
+    close(rating(&p, 1), 1485.28774368332, 1e-9);
+    // 89 days later: no reversion.
+    let (a, b) = (rating(&p, 0), rating(&p, 1));
+    win_at(&mut p, 0, 1, 190);
+    let e = 1.0 / (1.0 + 10f64.powf((b - a) / 400.0));
+    close(rating(&p, 0), a + 20.0 * (1.0 - e), 1e-9);
+}
+
+proptest! {
+    /// Elo with regression to the mean, written plainly: a list of ratings and last-game days.
+    #[test]
+    fn revert_matches_a_plain_implementation(
+        games in proptest::collection::vec((0u32..5, 1u32..5, 0i64..200, any::<bool>()), 1..60),
+        fraction in 0.0..1.0f64,
+        after_days in 1i64..120,
+    ) {
+        let mut p = projector(&format!("revert={fraction},revert_after={after_days}d"));
+        let mut rating = [1500.0f64; 5];
+        let mut last: [Option<i64>; 5] = [None; 5];
+        for i in 0..5 {
+            join(&mut p, i, None);
+        }
+        let mut day = 0;
+        for (a, d, gap, a_wins) in games {
+            let b = (a + d) % 5;
+            day += gap;
+            let (w, l) = if a_wins { (a, b) } else { (b, a) };
+            win_at(&mut p, w, l, day);
+            for x in [w, l] {
+                let x = x as usize;
+                if last[x].is_some_and(|t| day - t >= after_days) {
+                    rating[x] += fraction * (1500.0 - rating[x]);
+                }
+                last[x] = Some(day);
+            }
+            let e = 1.0 / (1.0 + 10f64.powf((rating[l as usize] - rating[w as usize]) / 400.0));
+            rating[w as usize] += 20.0 * (1.0 - e);
+            rating[l as usize] -= 20.0 * (1.0 - e);
+        }
+        for (i, &r) in rating.iter().enumerate() {
+            prop_assert!((super::rating(&p, i as u32) - r).abs() < 1e-8, "{} {} {}", i, super::rating(&p, i as u32), r);
+        }
+    }
+}
