@@ -40,7 +40,7 @@ pub const DEFAULT_C: f64 = 6.0;
 pub const DEFAULT_PERIOD: &str = "5d";
 
 /// The constants of `glicko` (docs/spec.md), with defaults and ranges.
-pub const PARAMS: &[ParamSpec] = &with_engine_params::<1, 8>(
+pub const PARAMS: &[ParamSpec] = &with_engine_params::<1, 10>(
     [ParamSpec {
         key: "c",
         kind: ParamKind::at_least(0.0),
@@ -257,6 +257,10 @@ impl Rule for GlickoRule {
 
     fn shift_location(location: f64, points: f64) -> f64 {
         location + points
+    }
+
+    fn revert(values: &Values, fraction: f64, toward: f64) -> Values {
+        Values { rating: values.rating + fraction * (toward - values.rating), ..*values }
     }
 
     fn shifted(start: &Start, points: f64) -> Start {

@@ -19,8 +19,8 @@ use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
     check_seats, outcome, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind,
-    ParamSpec, Period, PlayerId, ProjectError, ProjectErrorKind, Projector, Quantities, SeatIn,
-    Standing, Step, Trace,
+    ParamSpec, Period, PlayerId, ProjectError, ProjectErrorKind, Projector, Quantities, Revert,
+    SeatIn, Standing, Step, Trace,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -45,11 +45,11 @@ pub struct EngineDocs {
 }
 
 /// The engine's constants, after a rule's own: `period`, `idle`, `rd_max`, `provisional_rd`,
-/// `initial_rating`, `initial_rd`, `home`.
-const ENGINE_PARAMS: usize = 7;
+/// `initial_rating`, `initial_rd`, `home`, `revert`, `revert_after`.
+const ENGINE_PARAMS: usize = 9;
 
 /// An algorithm's constant table: its own constants `own` (`N` of them), then the engine's,
-/// documented by `docs`. `M` must be `N + 7`.
+/// documented by `docs`. `M` must be `N + 9`.
 pub const fn with_engine_params<const N: usize, const M: usize>(
     own: [ParamSpec; N],
     docs: EngineDocs,
@@ -100,8 +100,10 @@ pub const fn with_engine_params<const N: usize, const M: usize>(
             warn_below: None,
         },
         ladder_projector::HOME_PARAM,
+        ladder_projector::REVERT_PARAM,
+        ladder_projector::REVERT_AFTER_PARAM,
     ];
-    assert!(M == N + ENGINE_PARAMS, "M must be N + 7");
+    assert!(M == N + ENGINE_PARAMS, "M must be N + 9");
     let mut table = [engine[0]; M];
     let mut i = 0;
     while i < M {
@@ -189,6 +191,8 @@ pub trait Rule: Clone + Debug {
     fn scaled(&self, rating: f64, rd: f64) -> (f64, f64);
     /// A location on the step's scale moved by `points` rating points (home advantage).
     fn shift_location(location: f64, points: f64) -> f64;
+    /// `values` with the rating moved `fraction` of the way to `toward` (`revert`), the rest kept.
+    fn revert(values: &Self::Values, fraction: f64, toward: f64) -> Self::Values;
     /// A player's values at the period's start with the location moved by `points` rating points:
     /// how an opponent enters a game's expectation when one side is at home.
     fn shifted(start: &Self::Start, points: f64) -> Self::Start;
@@ -314,9 +318,36 @@ pub(crate) struct Common {
     pub(crate) clock: Clock,
     /// `home`, in rating points.
     pub(crate) home: f64,
+    /// `revert` and `revert_after`.
+    pub(crate) revert: Revert,
 }
 
 impl Common {
+    /// Whether a player with idle mark `since` and `games` rated games is reverted at a game at
+    /// `at` in period `now`: `revert` is on, they have played, and their absence is at least
+    /// `revert_after`. With `period=game` the absence is the time since their last game; with
+    /// periods of length P, the time between the starts of the period of their last game and of
+    /// this one.
+    #[inline]
+    pub(crate) fn revert_due<R: Rule>(
+        &self,
+        since: i64,
+        games: u32,
+        at: Timestamp,
+        now: i64,
+    ) -> bool {
+        if !self.revert.is_on() || games == 0 {
+            return false;
+        }
+        match self.clock.period {
+            Period::Game => self.revert.due(Some(since), at.0),
+            Period::Every(p) => {
+                let last = (since - i64::from(R::IDLE_FROM_NEXT)).saturating_mul(p);
+                self.revert.due(Some(last), now.saturating_mul(p))
+            }
+        }
+    }
+
     /// A joining player's values under `rule` at event `seq`: the prior's rating and RD (or the
     /// defaults), checked, RD capped at `rd_max`, then the rule's own part of the prior. Returns
     /// the rating, the capped RD, the RD asked for and the values; the projector and the lanes
@@ -397,7 +428,7 @@ impl<R: Rule> Periodic<R> {
         if p.slot != NO_SLOT {
             return p.slot;
         }
-        let slot = entry(&self.rule, &self.common.clock, p, player, at, now);
+        let slot = entry(&self.rule, &self.common, p, player, at, now);
         let index = self.state.slots.len() as u32;
         p.slot = index;
         self.state.slots.push(slot);
@@ -418,8 +449,8 @@ impl<R: Rule> Periodic<R> {
         let (i, j) = (x.player.index(), y.player.index());
         let (rule, clock) = (&self.rule, &self.common.clock);
         let (pa, pb) = (&self.state.players[i], &self.state.players[j]);
-        let mut a = entry(rule, clock, pa, x.player.0, step.at, 0);
-        let mut b = entry(rule, clock, pb, y.player.0, step.at, 0);
+        let mut a = entry(rule, &self.common, pa, x.player.0, step.at, 0);
+        let mut b = entry(rule, &self.common, pb, y.player.0, step.at, 0);
         let pair = Pair::of(0, 1, x, y);
         // add_game on the two slots, without the slice: the same sums in the same order.
         let ((e_ab, g_b), (e_ba, g_a)) = versus_both::<R>(&a, &b, pair.h * self.common.home);
@@ -636,7 +667,12 @@ impl<R: Rule> Periodic<R> {
             }
             _ => (p.values, p.since),
         };
-        let t = clock.idle_since(since, at, clock.index(at));
+        let now = clock.index(at);
+        let t = clock.idle_since(since, at, now);
+        if common.revert_due::<R>(since, p.games, at, now) {
+            let values = R::revert(&values, common.revert.fraction, common.initial_rating);
+            return self.rule.idle(&values, t);
+        }
         self.rule.idle(&values, t)
     }
 }
@@ -673,7 +709,7 @@ fn versus_both<R: Rule>(
 #[inline]
 pub(crate) fn entry<R: Rule>(
     rule: &R,
-    clock: &Clock,
+    common: &Common,
     p: &Record<R::Values>,
     player: u32,
     at: Timestamp,
@@ -681,7 +717,13 @@ pub(crate) fn entry<R: Rule>(
 ) -> Slot<R::Start> {
     // docs/spec.md: idle time since the last game or join: whole periods, or with period=game the
     // fractional time in `idle` units.
-    let t = clock.idle_since(p.since, at, now);
+    let t = common.clock.idle_since(p.since, at, now);
+    // docs/spec.md, revert: the first game after a long absence starts from a rating moved back
+    // toward initial_rating.
+    if common.revert_due::<R>(p.since, p.games, at, now) {
+        let values = R::revert(&p.values, common.revert.fraction, common.initial_rating);
+        return Slot { player, start: rule.start(&values, t), sums: Acc::default() };
+    }
     Slot { player, start: rule.start(&p.values, t), sums: Acc::default() }
 }
 
@@ -783,6 +825,7 @@ impl<R: Rule> Algorithm for Periodic<R> {
             initial_rd: config.number("initial_rd"),
             clock: Clock::from_config(&config),
             home: config.number("home"),
+            revert: Revert::from_config(&config),
         };
         let n = state.players.len();
         let slots_fit = state.slots.iter().enumerate().all(|(i, s)| {

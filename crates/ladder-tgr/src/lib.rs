@@ -39,11 +39,11 @@ pub use queue::{pair, Candidate, QueueChoice, QUEUE_BAND, QUEUE_WAIT_SECONDS};
 
 use formulas::{day_frac, midnights, update_player_home};
 use ladder_events::{Prior, Timestamp};
-use ladder_projector::Home;
 use ladder_projector::{
     Algorithm, Config, ConfigError, Display, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
     ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace, HOME_PARAM,
 };
+use ladder_projector::{Home, Revert, REVERT_AFTER_PARAM, REVERT_PARAM};
 use serde::{Deserialize, Serialize};
 
 /// The algorithm's name for `--algo` (`docs/spec.md`).
@@ -112,6 +112,8 @@ pub const PARAMS: &[ParamSpec] = &[
         warn_below: None,
     },
     HOME_PARAM,
+    REVERT_PARAM,
+    REVERT_AFTER_PARAM,
 ];
 
 /// Which values the second UpdatePlayer of a battle sees.
@@ -170,6 +172,9 @@ fn day32(day: i64) -> i32 {
 pub struct TgrState {
     players: Vec<Slot>,
     last_day: Option<i64>,
+    /// Each player's last battle (nanoseconds; `i64::MIN` before the first), kept only while
+    /// `revert` is on (empty otherwise).
+    last: Vec<i64>,
 }
 
 impl TgrState {
@@ -190,6 +195,8 @@ pub struct Tgr {
     order: Order,
     /// `home`: rating points added to the home seat's side of PE and WinProb.
     home: f64,
+    /// `revert` and `revert_after`.
+    revert: Revert,
     state: TgrState,
 }
 
@@ -241,6 +248,7 @@ impl Algorithm for Tgr {
             initial_rd: config.number("initial_rd"),
             order,
             home: config.number("home"),
+            revert: Revert::from_config(&config),
             config,
             state,
         })
@@ -382,7 +390,7 @@ impl Tgr {
 
     fn rate(
         &mut self,
-        seq: u64,
+        (seq, at): (u64, Timestamp),
         seats: &[SeatIn],
         day: i64,
         time: f64,
@@ -394,6 +402,31 @@ impl Tgr {
         })?;
         for seat in seats {
             self.touch(seq, seat.player, day, time, trace.as_deref_mut())?;
+        }
+        if self.revert.is_on() {
+            // revert: a first battle after an absence of at least revert_after moves the
+            // rating that fraction of the way back to initial_rating before it.
+            for seat in seats {
+                let k = seat.player.index();
+                if k >= self.state.last.len() {
+                    self.state.last.resize(k + 1, i64::MIN);
+                }
+                let last = Some(self.state.last[k]).filter(|&l| l != i64::MIN);
+                if self.revert.due(last, at.0) {
+                    let values = &mut self.state.players[k].values;
+                    values.rating = self.revert.apply(values.rating, self.initial_rating);
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.quantity(
+                            Some(seat.player),
+                            "Rating (revert)",
+                            "Rating + revert (initial_rating - Rating): the first battle after \
+                             an absence of at least revert_after",
+                            values.rating,
+                        );
+                    }
+                }
+                self.state.last[k] = at.0;
+            }
         }
         // Extension of the TGR text (docs/events.md): every pair of seats on different sides, in
         // seat order, one battle per pair.
@@ -599,7 +632,7 @@ impl Projector for Tgr {
                 self.state.players[i].values.time = time;
                 Ok(())
             }
-            Input::Match { seats } => self.rate(step.seq, seats, day, time, trace),
+            Input::Match { seats } => self.rate((step.seq, step.at), seats, day, time, trace),
         }
     }
 
@@ -666,8 +699,17 @@ impl Projector for Tgr {
     }
 
     /// [`Projector::expectation`] with `home` added to the home seat's rating.
+    /// ratings reverted where a battle at `at` would revert them.
     fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
-        match (self.values_at(a, at), self.values_at(b, at)) {
+        let of = |p: PlayerId| {
+            let mut v = self.values_at(p, at)?;
+            let last = self.state.last.get(p.index()).copied().filter(|&l| l != i64::MIN);
+            if self.revert.due(last, at.0) {
+                v.rating = self.revert.apply(v.rating, self.initial_rating);
+            }
+            Some(v)
+        };
+        match (of(a), of(b)) {
             (Some(x), Some(y)) => win_prob(x.rating + home.edge(self.home), x.rd, y.rating, y.rd),
             _ => 0.5,
         }

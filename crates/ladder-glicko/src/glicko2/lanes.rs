@@ -288,7 +288,8 @@ impl Glicko2Lanes {
         let index = (self.slots.len() / k) as u32;
         for l in 0..k {
             let p = &mut self.players[base + l];
-            self.slots.push(entry(&self.lanes[l].rule, &self.clock, p, player, at, now));
+            let lane = &self.lanes[l];
+            self.slots.push(entry(&lane.rule, &lane.common, p, player, at, now));
             p.slot = index;
         }
         index
