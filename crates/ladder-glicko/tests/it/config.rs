@@ -22,7 +22,9 @@ fn keys_and_defaults_are_the_documented_ones() {
             ("provisional_rd", "100"),
             ("initial_rating", "1500"),
             ("initial_rd", "350"),
-            ("home", "0")
+            ("home", "0"),
+            ("revert", "0"),
+            ("revert_after", "90d")
         ]
     );
     assert_eq!(
@@ -37,7 +39,9 @@ fn keys_and_defaults_are_the_documented_ones() {
             ("provisional_rd", "100"),
             ("initial_rating", "1500"),
             ("initial_rd", "350"),
-            ("home", "0")
+            ("home", "0"),
+            ("revert", "0"),
+            ("revert_after", "90d")
         ]
     );
     // c >= 0; tau, sigma, epsilon > 0.

@@ -13,7 +13,18 @@ fn params_are_the_documented_ones() {
     let keys: Vec<&str> = PARAMS.iter().map(|s| s.key).collect();
     assert_eq!(
         keys,
-        ["sc", "p", "rd_max", "provisional_rd", "initial_rating", "initial_rd", "order", "home"]
+        [
+            "sc",
+            "p",
+            "rd_max",
+            "provisional_rd",
+            "initial_rating",
+            "initial_rd",
+            "order",
+            "home",
+            "revert",
+            "revert_after"
+        ]
     );
     let t = Tgr::configure(&[]).unwrap();
     let c = t.config();
