@@ -220,3 +220,77 @@ fn the_fast_drivers_and_glicko2_lanes_agree_with_the_reference_driver_on_home_se
         assert_ne!(losses[1], losses[2], "{algo} {sets}");
     }
 }
+
+/// A simulated league with a known home advantage: 24 teams of fixed strength (Elo scale,
+/// spread over 600 points), 9,000 games between random pairs over about 25 years, one side at
+/// home in each, the home side winning with probability 1 / (1 + 10^(-(s_home + 80 - s_away) /
+/// 400)): the model Elo with `home` fits, with home = 80.
+fn simulated_league() -> crate::Memory {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut uniform = || {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let strength: Vec<f64> = (0..24).map(|i| 1200.0 + 600.0 * f64::from(i) / 23.0).collect();
+    let mut lines: Vec<String> = (0..24)
+        .map(|i| {
+            format!(r#"{{"type":"PlayerJoined","at":"2000-01-01T00:00:00Z","player":"t{i}"}}"#)
+        })
+        .collect();
+    let start = Timestamp::parse("2000-01-02T00:00:00Z").unwrap().0;
+    for g in 0..9000i64 {
+        let h = (uniform() * 24.0) as usize % 24;
+        let a = (h + 1 + (uniform() * 23.0) as usize % 23) % 24;
+        let p = 1.0 / (1.0 + 10f64.powf(-(strength[h] + 80.0 - strength[a]) / 400.0));
+        let (sh, sa) = if uniform() < p { (1, 0) } else { (0, 1) };
+        let mut at = Vec::new();
+        Timestamp(start + g * 86_400_000_000_000).write_rfc3339(&mut at);
+        lines.push(format!(
+            r#"{{"type":"MatchResult","at":"{}","seats":[{{"player":"t{h}","score":{sh},"home":true}},{{"player":"t{a}","score":{sa}}}]}}"#,
+            String::from_utf8(at).unwrap()
+        ));
+    }
+    crate::Memory::new(lines.iter().map(|l| parse_line(l).unwrap()).collect())
+}
+
+#[test]
+fn tune_recovers_a_known_home_advantage_within_ten_percent() {
+    use ladder_replay::tune::{axes, default_search, search_from, starts, Point};
+    use ladder_replay::{replay_algos, Until};
+    let history = simulated_league();
+    let specs = registry::params("elo").unwrap();
+    let keys: Vec<String> =
+        default_search("elo", specs, true).iter().map(|k| k.to_string()).collect();
+    assert!(keys.contains(&"home".to_string()), "{keys:?}");
+    let defaults = registry::config("elo", &[]).unwrap();
+    let current = |k: &str| {
+        defaults
+            .values
+            .iter()
+            .find(|(key, _)| *key == k)
+            .map_or(String::new(), |(_, v)| v.to_string())
+    };
+    let axes = axes("elo", specs, &keys, &current).unwrap();
+    let start: Point = axes.iter().map(|a| (a.key(), current(a.key()))).collect();
+    let found = search_from::<ladder_replay::ReplayError>(
+        &axes,
+        starts(&axes, &start),
+        &mut |batch| {
+            let mut projectors: Vec<_> = batch
+                .iter()
+                .map(|p| {
+                    let sets: Vec<(String, String)> =
+                        p.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+                    registry::build(registry::config("elo", &sets).unwrap()).unwrap()
+                })
+                .collect();
+            // The first 1,000 games (ratings still far from the strengths) are not scored.
+            let r = replay_algos(&history, &mut projectors, Until::Head, Some(1000), 1)?;
+            Ok(r.scores.iter().map(|s| s.log_loss().unwrap_or(f64::INFINITY)).collect())
+        },
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let home: f64 = found.best.iter().find(|(k, _)| *k == "home").unwrap().1.parse().unwrap();
+    assert!((72.0..=88.0).contains(&home), "home = {home} (true 80): {found:?}");
+}
