@@ -8,6 +8,7 @@ mod cli_habits;
 mod closed_stdout;
 mod explain_json;
 mod faults;
+mod home;
 mod inputs;
 mod integrity;
 mod ledger;
