@@ -148,3 +148,48 @@ fn home_options_that_cannot_apply_are_usage_errors() {
         r.stderr
     );
 }
+
+/// TGR at its defaults on four years of tour-level tennis (fixtures/tennis): every regular is
+/// provisional, because RD grows by sc^2 = 400 in RD^2 every day without a battle and players
+/// meet every few days at best. The warning says so and gives the command that lists some, and
+/// that command does.
+#[test]
+fn an_empty_tgr_leaderboard_explains_its_cause_and_the_command_that_fixes_it() {
+    let e = Env::new();
+    let csv = fixture("tennis/atp_2006_2009_majors.csv");
+    e.ok(&[
+        "import",
+        "--auto-join",
+        "--columns",
+        "at=date,winner=winner,loser=loser",
+        csv.to_str().unwrap(),
+    ]);
+    let r = e.run(&["leaderboard", "--algo", "tgr"], b"");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("nobody meets the rules below"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("are provisional, with RD above provisional_rd = 100"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("RD never falls below provisional_rd"), "{}", r.stderr);
+    let start = r.stderr.find("`ladder leaderboard").unwrap() + 1;
+    let command = &r.stderr[start..start + r.stderr[start..].find('`').unwrap()];
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let listed = e.ok(&[&args[..], &["--format", "json"]].concat());
+    let v = json(&listed);
+    assert_eq!(v["ranked"].as_array().unwrap().len(), 10, "{command}: {v}");
+
+    // Before the first match the history is what is empty, and it says that.
+    let r = e.run(&["leaderboard", "--algo", "tgr", "--until", "2"], b"");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("no match has been played through event 2"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains(
+            "empty because no match has been played through event 2 (the history at --until)"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stdout.contains("nobody meets"), "{}", r.stdout);
+}
