@@ -486,18 +486,19 @@ impl Tgr {
         self.state.players[a.index()].values = ua.after;
         self.state.players[b.index()].values = ub.after;
         if let Some(t) = trace {
-            self.trace_update(t, (a, a0), (b, b0), win, &ua, BEFORE_BATTLE, edge);
+            self.trace_update(t, (a, a0), (b, b0), win, &ua, (BEFORE_BATTLE, edge));
             let note = match self.order {
                 Order::AsWritten => AFTER_OWN_UPDATE,
                 Order::Simultaneous => BEFORE_BATTLE,
             };
-            self.trace_update(t, (b, b0), (a, opponent), 1.0 - win, &ub, note, -edge);
+            self.trace_update(t, (b, b0), (a, opponent), 1.0 - win, &ub, (note, -edge));
         }
         Ok(())
     }
 
     /// The trace of one `UpdatePlayer(Player1, Player2, Time, Win)`: `me` with their values before
-    /// it, `opp` with the values this call used, `whose` saying which values those are.
+    /// it, `opp` with the values this call used, `whose` saying which values those are, and `edge`
+    /// Player1's home advantage over Player2.
     fn trace_update(
         &self,
         t: &mut Trace,
@@ -505,8 +506,7 @@ impl Tgr {
         (opp, opp_values): (PlayerId, Player),
         win: f64,
         u: &Update,
-        whose: [&'static str; 2],
-        edge: f64,
+        (whose, edge): ([&'static str; 2], f64),
     ) {
         let p = Some(me);
         t.section(format!("UpdatePlayer(#{}, #{})", me.0, opp.0));

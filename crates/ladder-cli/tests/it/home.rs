@@ -193,3 +193,37 @@ fn an_empty_tgr_leaderboard_explains_its_cause_and_the_command_that_fixes_it() {
     );
     assert!(!r.stdout.contains("nobody meets"), "{}", r.stdout);
 }
+
+/// docs/predict-evidence.sh (the command behind docs/real-ladders.md's table) on the slices
+/// shipped in fixtures/: one row per ladder and algorithm, and on the football slice every
+/// algorithm predicts the held-out matches better with home seats (and Elo's margin) than at its
+/// own constants without them.
+#[test]
+fn the_evidence_script_runs_on_the_shipped_slices() {
+    let script = fixture("../docs/predict-evidence.sh");
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(fixture("football/results-2014-2018.csv"))
+        .arg(fixture("tennis/atp_matches_2019_slice.csv"))
+        .env("LADDER", env!("CARGO_BIN_EXE_ladder"))
+        .env_remove("LADDER_LEDGER")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<Vec<&str>> =
+        stdout.lines().map(|l| l.trim_matches('|').split('|').map(str::trim).collect()).collect();
+    assert_eq!(rows.len(), 10, "{stdout}");
+    for row in &rows {
+        let (plain, full): (f64, f64) = (row[2].parse().unwrap(), row[3].parse().unwrap());
+        assert!(plain > 0.0 && plain < 1.0 && full > 0.0 && full < 1.0, "{row:?}");
+        if row[0] == "football" {
+            assert!(full < plain, "{row:?}");
+            assert!(row[4].contains("home="), "{row:?}");
+        } else {
+            assert!(!row[4].contains("home="), "{row:?}");
+        }
+    }
+    let algos: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    assert_eq!(algos[..5], ["tgr", "glicko", "glicko2", "elo", "weng-lin"]);
+}

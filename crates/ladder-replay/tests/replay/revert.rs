@@ -75,7 +75,8 @@ fn traced_start(
     trace
         .entries
         .iter()
-        .filter_map(|e| match e {
+        .rev()
+        .find_map(|e| match e {
             TraceEntry::Quantity { player: Some(who), name: n, value, .. }
                 if *who == PlayerId(player) && n == name =>
             {
@@ -83,7 +84,6 @@ fn traced_start(
             }
             _ => None,
         })
-        .last()
         .unwrap_or_else(|| panic!("{algo} {sets}: no {name} traced for #{player}"))
 }
 
