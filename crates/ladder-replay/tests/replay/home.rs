@@ -296,3 +296,50 @@ fn tune_recovers_a_known_home_advantage_within_ten_percent() {
     let home: f64 = found.best.iter().find(|(k, _)| *k == "home").unwrap().1.parse().unwrap();
     assert!((72.0..=88.0).contains(&home), "home = {home} (true 80): {found:?}");
 }
+
+/// Two new players (the algorithm's defaults) join and play at once, a at home and winning, with
+/// `sets`: the standings after it.
+fn one_home_win(algo: &str, sets: &[(&str, &str)]) -> Vec<ladder_projector::Standing> {
+    let lines = [
+        r#"{"type":"PlayerJoined","at":"2026-03-01T10:00:00Z","player":"a"}"#,
+        r#"{"type":"PlayerJoined","at":"2026-03-01T10:00:00Z","player":"b"}"#,
+        r#"{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"a","score":1,"home":true},{"player":"b","score":0}]}"#,
+    ];
+    let events: Vec<Event> = lines.iter().map(|l| parse_line(l).unwrap()).collect();
+    let sets: Vec<(String, String)> =
+        sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut p = registry::build(registry::config(algo, &sets).unwrap()).unwrap();
+    fold_all(&events, &mut p).unwrap();
+    p.standings()
+}
+
+#[test]
+fn one_tgr_battle_at_home_by_hand() {
+    // Both 1500 with RD 350, battling the instant they join (PTime = 0, PRD = 350), home=100, the
+    // home player (Player1) wins; the TGR text's UpdatePlayer with Player1.Rating + 100 in PE and
+    // WinProb. Q = ln(10)/400, PI = 3.14159265359, P = 5/6:
+    // PG = 1 / sqrt(1 + 3 Q^2 350^2 / PI^2)                 = 0.6690693971820089
+    // PE = 1 / (1 + 10^(-PG 100 / 400))                     = 0.5951139680019201
+    // G = 1 / sqrt(1 + 3 Q^2 (350^2 + 350^2) / PI^2); WinProb = 1 / (1 + 10^(-G 100 / 400))
+    //                                                       = 0.5766713999885265
+    // XD = 1 - WinProb; PMERIT = 1 - (1 - P) XD (1 + 2 XD)  = 0.8697095321355297
+    // V = 1 / (PG^2 PE (1 - PE) Q^2); RD = 1 / sqrt(1/350^2 + 1/V) = 291.88491416206193
+    // Rating = 1500 + Q PG (1 - PE) (2 PMERIT - 1) RD^2     = 1598.2366627339475
+    let s = one_home_win("tgr", &[("home", "100")]);
+    close(s[0].rating, 1598.2366627339475, "Rating");
+    close(s[0].rd.unwrap(), 291.88491416206193, "RD");
+}
+
+#[test]
+fn one_weng_lin_match_at_home_by_hand() {
+    // mu 25, sigma 25/3, beta 25/6 for both, home=2 for a, a wins:
+    // c = sqrt(2 sigma^2 + 2 beta^2) = 13.176156917368248
+    // p = 1 / (1 + exp(-((25 + 2) - 25) / c)) = 0.5378746405211254
+    // mu_a' = 25 + sigma^2 / c (1 - p) = 27.435614500795545, mu_b' = 22.564385499204455
+    // sigma' = sqrt(sigma^2 (1 - sigma/c sigma^2/c^2 p (1 - p))) = 8.067068459539664 for both
+    let s = one_home_win("weng-lin", &[("home", "2")]);
+    close(s[0].rating, 27.435614500795545, "mu_a");
+    close(s[1].rating, 22.564385499204455, "mu_b");
+    close(s[0].sigma.unwrap(), 8.067068459539664, "sigma_a");
+    close(s[1].sigma.unwrap(), 8.067068459539664, "sigma_b");
+}
