@@ -9,8 +9,10 @@
 //!   the value (a batched golden-section search: each pass keeps the best point and its
 //!   neighbours' interval).
 //! - A period takes its candidates from [`PERIODS`]; a word-valued constant takes every word.
-//! - `home` is searched on a linear scale from 0 (no advantage) to [`home_span`], and
-//!   `revert_after` over [`REVERT_AFTERS`].
+//! - `home` is searched on a linear scale from 0 (no advantage) to [`home_span`]; `revert` over
+//!   [`REVERTS`] and `revert_after` over [`REVERT_AFTERS`], each in one pass (a finer search of
+//!   them would cost a pass per step for a constant whose effect is small and flat: see
+//!   docs/real-ladders.md).
 //! - The search starts from the best of several points ([`starts`]: the given one, and every
 //!   continuous constant low, then high), evaluated together in the first pass, so a poor
 //!   starting value does not trap it.
@@ -34,6 +36,10 @@ const SHRINK: f64 = 2.5;
 const ROUNDS: usize = 4;
 /// A round that improves the log loss by less than this ends the search.
 const MIN_GAIN: f64 = 1e-7;
+
+/// Fractions a `revert` constant is searched over: none, small ones, FiveThirtyEight's third,
+/// half and three quarters.
+pub const REVERTS: [&str; 7] = ["0", "0.05", "0.1", "0.2", "0.333", "0.5", "0.75"];
 
 /// Durations a `revert_after` constant is searched over: a month to a year.
 pub const REVERT_AFTERS: [&str; 5] = ["30d", "60d", "90d", "180d", "365d"];
@@ -157,6 +163,10 @@ pub fn axes(
             _ if spec.key == "home" => {
                 Axis::Linear { key: spec.key, lo: 0.0, hi: home_span(algorithm) }
             }
+            _ if spec.key == "revert" => Axis::Choices {
+                key: spec.key,
+                values: REVERTS.iter().map(|p| p.to_string()).collect(),
+            },
             _ if spec.key == "revert_after" => Axis::Choices {
                 key: spec.key,
                 values: REVERT_AFTERS.iter().map(|p| p.to_string()).collect(),
