@@ -269,9 +269,6 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
             board[0], board[1]
         ));
     }
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
     let mut out = crate::out::stdout();
     match args.format {
         TuneFormat::Json => {
@@ -336,6 +333,11 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
                 board[0], board[1]
             )?;
         }
+    }
+    // After the data, so a terminal shows them below the table they are about.
+    out.flush()?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
 }
