@@ -215,7 +215,17 @@ impl Glicko2Lanes {
             }
         }
         // A slot of a period before `at`'s cannot be left: `advance` closed it.
-        let idle = self.clock.idle_since(p.since, at, self.clock.index(at));
+        let now = self.clock.index(at);
+        let idle = self.clock.idle_since(p.since, at, now);
+        // revert, as the projector's `entering` applies it to a game at `at`.
+        if lane.common.revert_due::<Glicko2Rule>(p.since, p.games, at, now) {
+            let values = Glicko2Rule::revert(
+                &p.values,
+                lane.common.revert.fraction,
+                lane.common.initial_rating,
+            );
+            return lane.rule.idle(&values, idle);
+        }
         lane.rule.idle(&p.values, idle)
     }
 

@@ -184,15 +184,19 @@ fn home_history() -> crate::Memory {
 }
 
 #[test]
-fn the_fast_drivers_and_glicko2_lanes_agree_with_the_reference_driver_on_home_seats() {
+fn the_fast_drivers_and_glicko2_lanes_agree_with_the_reference_driver_on_home_seats_and_revert() {
     use ladder_replay::{replay, replay_algos, Options, Snapshot, Until};
     let history = home_history();
     for &(algo, sets, h) in CASES {
-        let configs: Vec<_> = [0.0, h, 2.0 * h]
+        // Home advantages, and regression after a day away (as revert_after, so that it applies
+        // often in these 60 days), differing between configurations.
+        let configs: Vec<_> = [(0.0, "0"), (h, "0.3"), (2.0 * h, "0.5")]
             .iter()
-            .map(|home| {
+            .map(|(home, revert)| {
                 let mut pairs = ladder_projector::Config::parse_assignments(sets).unwrap();
                 pairs.push(("home".into(), home.to_string()));
+                pairs.push(("revert".into(), revert.to_string()));
+                pairs.push(("revert_after".into(), "1d".into()));
                 registry::config(algo, &pairs).unwrap()
             })
             .collect();
