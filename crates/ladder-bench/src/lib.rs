@@ -64,6 +64,7 @@ impl Ladder {
                     score,
                     side,
                     seconds: None,
+                    home: false,
                 };
                 let at = Timestamp(START + (i as i64 + 1) * gap);
                 (at, [seat(a, sa, 0), seat(b, sb, 1)])

@@ -36,7 +36,13 @@ fn ladder(players: u64, matches: u64) -> Vec<Event> {
         }
         let p = 1.0 / (1.0 + (skill[b as usize] - skill[a as usize]).exp());
         let win = (rng.below(1 << 20) as f64) < p * (1u64 << 20) as f64;
-        let seat = |i: u64, s: f64| Seat { player: name(i), score: s, team: None, seconds: None };
+        let seat = |i: u64, s: f64| Seat {
+            player: name(i),
+            score: s,
+            team: None,
+            seconds: None,
+            home: false,
+        };
         events.push(Event {
             at: Timestamp(start + (m as i64 + 1) * 30 * NANOS_PER_SECOND),
             id: Some(format!("m{m}")),

@@ -132,7 +132,8 @@ pub fn run(ledger_path: &Path, args: AppendArgs) -> anyhow::Result<ExitCode> {
         What::Match { a, b, score, auto_join } => {
             opts.auto_join = auto_join;
             let (sa, sb) = parse_score(&score)?;
-            let seat = |player, score| Seat { player, score, team: None, seconds: None };
+            let seat =
+                |player, score| Seat { player, score, team: None, seconds: None, home: false };
             Body::MatchResult { seats: vec![seat(a, sa), seat(b, sb)] }
         }
         What::Tick => Body::MidnightTick,

@@ -5,7 +5,7 @@ use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_events::{Event, Violation};
-use ladder_import::csv::{parse_skip, read_files, CsvOptions, Mapping, Preset};
+use ladder_import::csv::{parse_skip, read_files, CsvOptions, HomeSeat, Mapping, Preset};
 use ladder_import::jsonl::JsonLines;
 use ladder_import::Origin;
 use ladder_log::{AppendError, AppendOptions, AppendReport};
@@ -71,6 +71,10 @@ pub struct ImportArgs {
     /// CSV: map columns, e.g. `at=date,winner=w,loser=l` or `at=date,a=home,b=away,score_a=hs,score_b=as`.
     #[arg(long, value_name = "KEY=COLUMN,...")]
     pub columns: Option<String>,
+    /// CSV: the `a` (or `b`) column's seat is at home in every row (`"home": true`); a
+    /// `neutral=COLUMN` mapping leaves rows where that column reads 1, true or yes on neutral ground.
+    #[arg(long, value_name = "a|b")]
+    pub home: Option<String>,
     /// CSV: a built-in column mapping.
     #[arg(long, value_enum)]
     pub preset: Option<PresetArg>,
@@ -176,9 +180,16 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    if !csv && (!args.skip.is_empty() || args.delimiter != ',') {
+    if !csv && (!args.skip.is_empty() || args.delimiter != ',' || args.home.is_some()) {
         return Err(UsageError(
-            "--skip and --delimiter apply to CSV imports (give --columns or --preset)".into(),
+            "--skip, --delimiter and --home apply to CSV imports (give --columns or --preset)"
+                .into(),
+        )
+        .into());
+    }
+    if args.preset.is_some() && args.home.is_some() {
+        return Err(UsageError(
+            "--home goes with --columns a=...,b=...: the tennis preset has no home seat".into(),
         )
         .into());
     }
@@ -196,7 +207,9 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
     let csv_batch = if csv {
         let preset = match (&args.columns, args.preset) {
             (Some(spec), None) => {
-                Preset::Columns(Mapping::parse(spec).map_err(|e| UsageError(e.to_string()))?)
+                let usage = |e: ladder_import::csv::CsvError| UsageError(e.to_string());
+                let home = args.home.as_deref().map(HomeSeat::parse).transpose().map_err(usage)?;
+                Preset::Columns(Mapping::parse_with_home(spec, home).map_err(usage)?)
             }
             _ => Preset::Tennis,
         };

@@ -352,6 +352,61 @@ pub fn board_rules(args: &LeaderboardArgs) -> anyhow::Result<BoardRules> {
     Ok(BoardRules { min_games: args.min_games, active_within, top: args.top })
 }
 
+/// Why a leaderboard is empty when every player with enough recent games is provisional (their
+/// RD above the algorithm's `provisional_rd`), and the command that lists some of them: the RD
+/// of an algorithm with idle growth (TGR's `sc`, Glicko's `c`) stays above `provisional_rd` at a
+/// ladder's rate of play. `None` when that is not the cause.
+fn provisional_cause(
+    projector: &dyn ladder_projector::Projector,
+    r: &ladder_replay::Replayed,
+    rules: &BoardRules,
+    board: &ladder_replay::Leaderboard,
+    algo: &AlgoArgs,
+) -> Option<String> {
+    let limit = board.provisional_rd?;
+    if board.left_out.provisional == 0 {
+        return None;
+    }
+    let now = r.activity.last_event();
+    let mut rds: Vec<f64> = projector
+        .standings()
+        .iter()
+        .filter(|s| s.games >= rules.min_games)
+        .filter(|s| match (rules.active_within, now, r.activity.last_played(s.player)) {
+            (None, _, _) => true,
+            (Some(w), Some(now), Some(last)) => now.0.saturating_sub(last.0) <= w,
+            _ => false,
+        })
+        .filter_map(|s| s.rd.filter(|&rd| rd > limit))
+        .collect();
+    if rds.is_empty() {
+        return None;
+    }
+    rds.sort_by(f64::total_cmp);
+    let listed = rds.len().min(10);
+    let bound = (rds[listed - 1].ceil() + 1.0).max(limit + 1.0);
+    let growth = match algo.algo.as_str() {
+        "tgr" => "TGR's RD grows by sc^2 in RD^2 every day without a battle (sc=20: 400)",
+        "glicko" => "Glicko's RD grows by c^2 in RD^2 every rating period without a game",
+        "glicko2" => "Glicko-2's RD grows with the volatility every rating period without a game",
+        _ => "RD grows while a player does not play",
+    };
+    let mut command = format!("ladder leaderboard --algo {}", algo.algo);
+    for set in &algo.sets {
+        command.push_str(&format!(" --set {set}"));
+    }
+    Some(format!(
+        "warning: the leaderboard is empty: all {} players with enough recent games are \
+         provisional, with RD above provisional_rd = {limit} (the lowest is {:.1}): at this \
+         ladder's rate of play, RD never falls below provisional_rd ({growth}). \
+         `{command} --set provisional_rd={bound}` lists the {listed} with the lowest RD; a \
+         smaller idle growth lowers every RD, and {}",
+        rds.len(),
+        rds[0],
+        tune_hint(&algo.algo),
+    ))
+}
+
 pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
     let rules = board_rules(&args)?;
     // Scored as it replays (every two-seat match, no warm-up), to warn when these constants
@@ -367,11 +422,22 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
         .and_then(|s| worse_than_guessing(&args.algo.algo, "this configuration", s))
         .into_iter()
         .collect();
-    if board.ranked.is_empty() && board.left_out.total() > 0 {
-        warnings.push(format!(
+    // No match rated through this point: the history is what is empty, not the rules' fault.
+    let played =
+        ladder_projector::Projector::standings(&run.projectors[0]).iter().any(|s| s.games > 0);
+    let nothing = format!(
+        "no match has been played through event {}{}",
+        r.through,
+        if args.algo.until.is_some() { " (the history at --until)" } else { "" }
+    );
+    if board.ranked.is_empty() && !played {
+        warnings.push(format!("warning: the leaderboard is empty because {nothing}"));
+    } else if board.ranked.is_empty() {
+        let provisional = provisional_cause(&run.projectors[0], r, &rules, &board, &args.algo);
+        warnings.push(provisional.unwrap_or_else(|| format!(
             "warning: the leaderboard is empty: nobody meets its rules (the `left out` line counts why); --min-games and --active-within loosen them, and {}",
             tune_hint(&args.algo.algo)
-        ));
+        )));
     }
     let mut out = crate::out::stdout();
     let key = |row: &Row| match row.standing.display.and_then(|d| d.glixare) {
@@ -458,7 +524,9 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                     day(r.last_played)
                 )?;
             }
-            if board.ranked.is_empty() {
+            if board.ranked.is_empty() && !played {
+                writeln!(out, "    -  {nothing}")?;
+            } else if board.ranked.is_empty() {
                 writeln!(out, "    -  nobody meets the rules below")?;
             }
             if let Some(line) = left_out_line(&board, &rules) {

@@ -152,7 +152,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|&i| {
                     let c: serde_json::Map<String, serde_json::Value> =
-                        configs[i].values.iter().map(|(k, v)| (k.to_string(), value_json(v))).collect();
+                        configs[i].echoed().iter().map(|(k, v)| (k.to_string(), value_json(v))).collect();
                     let s: &Score = &run.scores[i];
                     match &run.failed[i] {
                         Some(why) => serde_json::json!({
@@ -180,7 +180,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
                 configs.len(),
                 keys.join(" × "),
                 configs[0]
-                    .values
+                    .echoed()
                     .iter()
                     .filter(|(k, _)| !keys.contains(k))
                     .map(|(k, v)| format!("{k}={v}"))

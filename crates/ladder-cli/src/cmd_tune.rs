@@ -9,8 +9,8 @@ use clap::{Args, ValueEnum};
 use ladder_events::Body;
 use ladder_projector::Config;
 use ladder_replay::score::Score;
-use ladder_replay::tune::{axes, default_keys, search, Point};
-use ladder_replay::{registry, replay_algos, History, ReplayError, Until};
+use ladder_replay::tune::{axes, default_search, edge_warnings, search_from, starts, Point};
+use ladder_replay::{leaderboard, registry, replay_algos, BoardRules, History, ReplayError, Until};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -25,7 +25,12 @@ The first --train of the two-seat matches choose the constants (lowest log loss)
 held out and scored for the chosen constants, the defaults and Elo at its default, from ratings
 carried over from the first part: the protocol of Landfried & Mocskos (TrueSkill Through Time)
 and Maystre et al. (KDD 2019). Each step of the search replays a batch of configurations in one
-pass. docs/real-ladders.md shows it on real ladders.";
+pass, from the best of several starting points. By default the search adds `home` (when the
+history has home seats), `margin`, `revert`, `revert_after` and `period` wherever the algorithm
+has them. A warning (stderr, and `warnings` in JSON) says when a chosen constant sits on an edge
+of its search range, when the choice does worse than the defaults on the held-out matches, and
+when its leaderboard lists far fewer players than the defaults' does. docs/real-ladders.md shows
+it on real ladders.";
 
 /// Output formats of `tune`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -43,8 +48,9 @@ pub struct TuneArgs {
     #[arg(long, value_name = "NAME")]
     pub algo: String,
     /// A constant to search (repeatable); by default the ones a ladder's data decides (glicko: c
-    /// and period; glicko2: tau and period; tgr: sc and p; elo: k; zonestats: t and game_mult;
-    /// weng-lin: beta).
+    /// and period; glicko2: tau and period; tgr: sc and p; elo: k and margin; zonestats: t and
+    /// game_mult; weng-lin: beta), with home (when the history has home seats), revert and
+    /// revert_after wherever the algorithm has them.
     #[arg(long = "param", value_name = "KEY")]
     pub params: Vec<String>,
     /// Hold the other constants at these values (repeatable), and start the search there.
@@ -68,16 +74,20 @@ struct Split {
     through: u64,
     train: u64,
     held_out: u64,
+    /// Whether any match has a seat at home.
+    has_home: bool,
 }
 
 /// Counts the two-seat matches a score sees (not voided) and finds the event of the
 /// `fraction`-th.
 fn split(history: &dyn History, fraction: f64) -> anyhow::Result<Split> {
     let mut seqs = Vec::new();
+    let mut has_home = false;
     let voids = !history.voids().is_empty();
     for item in history.events_from(1) {
         let h = item?;
         if let Body::MatchResult { seats } = &h.event.body {
+            has_home |= seats.iter().any(|s| s.home);
             let voided =
                 voids && h.event.id.as_deref().is_some_and(|id| history.voided_at(id).is_some());
             if seats.len() == 2 && !voided {
@@ -93,7 +103,7 @@ fn split(history: &dyn History, fraction: f64) -> anyhow::Result<Split> {
         ))
         .into());
     }
-    Ok(Split { through: seqs[train as usize - 1], train, held_out: n - train })
+    Ok(Split { through: seqs[train as usize - 1], train, held_out: n - train, has_home })
 }
 
 /// One pass of the history through `configs`, scoring after `warmup` matches, up to `until`.
@@ -112,6 +122,23 @@ fn pass(
         Err(ReplayError::Project(e)) => Err(e.into()),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The held-out pass: the scores of `configs` after `warmup` matches through the head, and the
+/// size of each one's default leaderboard at the head.
+fn held_out(
+    history: &dyn History,
+    configs: &[Config],
+    warmup: u64,
+) -> anyhow::Result<(Vec<Score>, Vec<usize>)> {
+    let mut projectors =
+        configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
+    let threads = crate::cmd_replay::threads();
+    let r = replay_algos(history, &mut projectors, Until::Head, Some(warmup), threads)?;
+    let rules = BoardRules::default();
+    let sizes =
+        projectors.iter().map(|p| leaderboard(p, &r.roster, &r.activity, &rules).ranked.len());
+    Ok((r.scores, sizes.collect()))
 }
 
 /// A spinner with a message, hidden unless stderr is a terminal.
@@ -152,11 +179,6 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
     }
     crate::cmd_replay::help_if_asked(algo, &base)?;
     let start_config = registry::config(algo, &base).map_err(|e| config_error(algo, e))?;
-    let keys: Vec<String> = if args.params.is_empty() {
-        default_keys(algo).iter().map(|k| k.to_string()).collect()
-    } else {
-        args.params.clone()
-    };
     let current = |key: &str| {
         start_config
             .values
@@ -164,13 +186,17 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
             .find(|(k, _)| *k == key)
             .map_or(String::new(), |(_, v)| v.to_string())
     };
-    let axes = axes(algo, specs, &keys, &current)
-        .map_err(|e| Hinted::usage(e.to_string(), "`--set help=1` lists the constants"))?;
-    let start: Point = axes.iter().map(|a| (a.key(), current(a.key()))).collect();
-
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let history = LedgerHistory(&ledger);
     let split = split(&history, args.train)?;
+    let keys: Vec<String> = if args.params.is_empty() {
+        default_search(algo, specs, split.has_home).iter().map(|k| k.to_string()).collect()
+    } else {
+        args.params.clone()
+    };
+    let axes = axes(algo, specs, &keys, &current)
+        .map_err(|e| Hinted::usage(e.to_string(), "`--set help=1` lists the constants"))?;
+    let start: Point = axes.iter().map(|a| (a.key(), current(a.key()))).collect();
     let config_of = |p: &Point| -> anyhow::Result<Config> {
         let mut sets = base.clone();
         sets.extend(p.iter().map(|(k, v)| (k.to_string(), v.clone())));
@@ -179,9 +205,9 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
 
     let bar = spinner();
     let train_until = Until::Seq(split.through);
-    let found = search(
+    let found = search_from(
         &axes,
-        start,
+        starts(&axes, &start),
         &mut |batch: &[Point]| -> anyhow::Result<Vec<f64>> {
             let configs = batch.iter().map(config_of).collect::<anyhow::Result<Vec<_>>>()?;
             // A configuration the algorithm cannot apply (arithmetic breaks down) loses; the
@@ -222,9 +248,28 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
     let best = config_of(&found.best)?;
     let defaults = registry::config(algo, &[]).map_err(|e| config_error(algo, e))?;
     let elo = registry::config("elo", &[]).map_err(|e| config_error("elo", e))?;
-    let held =
-        pass(&history, &[best.clone(), defaults.clone(), elo.clone()], Until::Head, split.train)?;
+    let (held, board) =
+        held_out(&history, &[best.clone(), defaults.clone(), elo.clone()], split.train)?;
     let best_sets: Vec<String> = found.best.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut warnings = edge_warnings(&axes, specs, &found.best);
+    if let (Some(b), Some(d)) = (held[0].log_loss(), held[1].log_loss()) {
+        if b > d {
+            warnings.push(format!(
+                "the chosen constants do worse than the defaults on the held-out matches (log \
+                 loss {b:.6} against {d:.6}): they fit the training part only; prefer the \
+                 defaults, or --param fewer constants"
+            ));
+        }
+    }
+    // A leaderboard that collapses (fewer than half the players the defaults list) is a sign of
+    // constants that inflate ratings or deviations beyond use.
+    if board[0] * 2 < board[1] {
+        warnings.push(format!(
+            "the chosen constants leave {} players on the default leaderboard, against {} with \
+             the defaults",
+            board[0], board[1]
+        ));
+    }
     let mut out = crate::out::stdout();
     match args.format {
         TuneFormat::Json => {
@@ -241,6 +286,8 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
                     "defaults": scores_json(&held[1]),
                     "elo_default": scores_json(&held[2]),
                 },
+                "leaderboard": {"best": board[0], "defaults": board[1]},
+                "warnings": warnings,
             });
             writeln!(out, "{v}")?;
         }
@@ -281,7 +328,17 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
                 )?;
             }
             writeln!(out, "{:<width$}  {:>10.6}", "always 0.5", std::f64::consts::LN_2)?;
+            writeln!(
+                out,
+                "\nleaderboard at the head: {} players with the best constants, {} with the defaults",
+                board[0], board[1]
+            )?;
         }
+    }
+    // After the data, so a terminal shows them below the table they are about.
+    out.flush()?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -18,8 +18,9 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, math, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec,
-    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind, ParamSpec,
+    PlayerId, ProjectError, ProjectErrorKind, Projector, Revert, SeatIn, Standing, Step, Trace,
+    HOME_PARAM, REVERT_AFTER_PARAM, REVERT_PARAM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -51,7 +52,32 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "rating of a player who joins without a prior",
         warn_below: None,
     },
+    HOME_PARAM,
+    ParamSpec {
+        key: "margin",
+        kind: ParamKind::Choice(&["none", "log"]),
+        default: "none",
+        doc: "margin of victory: `log` multiplies K by ln(|margin| + 1) x 2.2 / (0.001 d + 2.2), \
+              d the winner's rating minus the loser's, home included (FiveThirtyEight's Elo)",
+        warn_below: None,
+    },
+    REVERT_PARAM,
+    REVERT_AFTER_PARAM,
 ];
+
+/// The margin-of-victory multiplier of FiveThirtyEight's published Elo models ("How Our NFL
+/// Predictions Work"): `ln(|margin| + 1) x 2.2 / (0.001 d + 2.2)`, `margin` the difference of the
+/// two seats' scores and `d` the winner's rating minus the loser's, home advantage included. A
+/// draw takes `ln(2)` (margin 1, no autocorrelation term), as FiveThirtyEight's published
+/// nfl-elo code does for a tie, so that a draw still moves ratings toward each other.
+#[inline]
+pub fn margin_multiplier(margin: f64, d: f64) -> f64 {
+    if margin == 0.0 {
+        std::f64::consts::LN_2
+    } else {
+        math::ln(margin.abs() + 1.0) * 2.2 / (0.001 * d + 2.2)
+    }
+}
 
 /// One player's values. Invariant for joined players: `rating` finite.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +94,9 @@ const UNJOINED: PlayerState = PlayerState { rating: 0.0, games: 0, joined: false
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EloState {
     players: Vec<PlayerState>,
+    /// Each player's last game (nanoseconds; `i64::MIN` before the first), kept only while
+    /// `revert` is on (empty otherwise).
+    last: Vec<i64>,
 }
 
 /// The Elo projector.
@@ -78,9 +107,17 @@ pub struct Elo {
     config: Config,
     k: f64,
     initial_rating: f64,
+    /// `home`: added to the home seat's rating in every expectation.
+    home: f64,
+    /// `margin=log`.
+    margin: bool,
+    /// `revert` and `revert_after`.
+    revert: Revert,
     state: EloState,
     /// Per seat of the current match: the rating change.
     deltas: Vec<f64>,
+    /// Per seat of the current match: the rating it enters with (reverted where due).
+    before: Vec<f64>,
 }
 
 /// The 400-point logistic expectation that a player rated `r` beats one rated `r_j`:
@@ -120,7 +157,19 @@ impl Algorithm for Elo {
     fn restore(config: Config, state: EloState) -> Result<Elo, ConfigError> {
         config.check(ALGORITHM, PARAMS)?;
         let (k, initial_rating) = (config.number("k"), config.number("initial_rating"));
-        Ok(Elo { config, k, initial_rating, state, deltas: Vec::new() })
+        let (home, margin) = (config.number("home"), config.text("margin") == "log");
+        let revert = Revert::from_config(&config);
+        Ok(Elo {
+            config,
+            k,
+            initial_rating,
+            home,
+            margin,
+            revert,
+            state,
+            deltas: Vec::new(),
+            before: Vec::new(),
+        })
     }
 
     fn state(&self) -> &EloState {
@@ -129,6 +178,36 @@ impl Algorithm for Elo {
 }
 
 impl Elo {
+    /// The instant of `player`'s last game, while `revert` is on and they have played.
+    fn last_game(&self, player: PlayerId) -> Option<i64> {
+        self.state.last.get(player.index()).copied().filter(|&l| l != i64::MIN)
+    }
+
+    /// `player`'s rating as they would enter a game at `at` (reverted where due).
+    fn rating_at(&self, player: PlayerId, at: Timestamp) -> f64 {
+        let Some(p) = self.state.players.get(player.index()).filter(|s| s.joined) else {
+            return self.initial_rating;
+        };
+        if self.revert.due(self.last_game(player), at.0) {
+            self.revert.apply(p.rating, self.initial_rating)
+        } else {
+            p.rating
+        }
+    }
+
+    /// K for one game whose first seat scored `margin` more than the second and is `diff`
+    /// rating points (home included) above it: `k`, times [`margin_multiplier`] with `margin=log`
+    /// (d is the winner's rating minus the loser's).
+    #[inline]
+    fn k_of(&self, margin: f64, diff: f64) -> f64 {
+        if self.margin {
+            let d = if margin < 0.0 { -diff } else { diff };
+            self.k * margin_multiplier(margin, d)
+        } else {
+            self.k
+        }
+    }
+
     fn joined(
         &mut self,
         step: &Step<'_>,
@@ -146,6 +225,12 @@ impl Elo {
         // Elo keeps a rating only: prior.rd and prior.volatility are not its quantities.
         let rating = prior_or(step.seq, prior.rating, self.initial_rating, "r", "rating", false)?;
         self.state.players[i] = PlayerState { rating, games: 0, joined: true };
+        if self.revert.is_on() {
+            if i >= self.state.last.len() {
+                self.state.last.resize(i + 1, i64::MIN);
+            }
+            self.state.last[i] = i64::MIN;
+        }
         if let Some(t) = trace {
             t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));
             t.quantity(Some(id), "r", "prior.rating, else initial_rating", rating);
@@ -164,11 +249,13 @@ impl Elo {
     ) -> Result<(), ProjectError> {
         let (i, j) = (x.player.index(), y.player.index());
         let (r, r_j) = (self.state.players[i].rating, self.state.players[j].rating);
-        let e = expected(r, r_j);
+        let (h, h_j) = (x.advantage(self.home), y.advantage(self.home));
+        let e = expected(r + h, r_j + h_j);
         let s = outcome(x.score, y.score);
+        let k = self.k_of(x.score - y.score, r + h - (r_j + h_j));
         // The general path's deltas start at 0.0 and take +K (s - E) and -K (s - E).
-        let d = 0.0 + self.k * (s - e);
-        let d_j = 0.0 - self.k * (s - e);
+        let d = 0.0 + k * (s - e);
+        let d_j = 0.0 - k * (s - e);
         let (new, new_j) = (r + d, r_j + d_j);
         for (seat, value) in [(x, new), (y, new_j)] {
             if !value.is_finite() {
@@ -194,7 +281,7 @@ impl Elo {
         check_seats(step.seq, seats, |id| {
             players.get(id.index()).filter(|p| p.joined).map(|p| p.games)
         })?;
-        if let (None, [x, y]) = (&trace, seats) {
+        if let (None, [x, y], false) = (&trace, seats, self.revert.is_on()) {
             if x.side != y.side && x.player != y.player {
                 return self.match_of_two(step, x, y);
             }
@@ -204,52 +291,106 @@ impl Elo {
         }
         self.deltas.clear();
         self.deltas.resize(seats.len(), 0.0);
+        // The rating each seat enters with: reverted toward initial_rating at a first game after
+        // an absence of at least revert_after.
+        self.before.clear();
+        for seat in seats {
+            let r = players[seat.player.index()].rating;
+            let last = self.state.last.get(seat.player.index()).copied().filter(|&l| l != i64::MIN);
+            if self.revert.due(last, step.at.0) {
+                let reverted = self.revert.apply(r, self.initial_rating);
+                if let Some(t) = trace.as_deref_mut() {
+                    t.quantity(
+                        Some(seat.player),
+                        "r_revert",
+                        "r + revert (initial_rating - r): the first game after an absence of at \
+                         least revert_after",
+                        reverted,
+                    );
+                }
+                self.before.push(reverted);
+            } else {
+                self.before.push(r);
+            }
+        }
         for (i, x) in seats.iter().enumerate() {
-            let r = players[x.player.index()].rating;
+            let r = self.before[i];
+            let h = x.advantage(self.home);
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side == y.side {
                     continue;
                 }
-                let r_j = players[y.player.index()].rating;
-                // E = 1 / (1 + 10^((r_j - r) / 400)); the pair is zero-sum: E_j = 1 - E.
-                let e = expected(r, r_j);
+                let r_j = self.before[j];
+                let h_j = y.advantage(self.home);
+                // E = 1 / (1 + 10^((r_j + h_j - r - h) / 400)); the pair is zero-sum: E_j = 1 - E.
+                let e = expected(r + h, r_j + h_j);
                 let s = outcome(x.score, y.score);
-                self.deltas[i] += self.k * (s - e);
-                self.deltas[j] -= self.k * (s - e);
+                let k = if self.margin {
+                    let diff = r + h - (r_j + h_j);
+                    self.k_of(x.score - y.score, diff)
+                } else {
+                    self.k
+                };
+                self.deltas[i] += k * (s - e);
+                self.deltas[j] -= k * (s - e);
                 if let Some(t) = trace.as_deref_mut() {
                     // Both seats' sides of the pair, each under its own name: the second seat's
                     // E is 1 - E and its s is 1 - s (the pair is zero-sum).
-                    for (me, opp, r_me, r_opp, e_me, s_me) in
-                        [(x, y, r, r_j, e, s), (y, x, r_j, r, 1.0 - e, 1.0 - s)]
+                    for (me, opp, r_me, r_opp, h_me, h_opp, e_me, s_me) in
+                        [(x, y, r, r_j, h, h_j, e, s), (y, x, r_j, r, h_j, h, 1.0 - e, 1.0 - s)]
                     {
                         let who = Some(me.player);
                         t.opponent(who, opp.player);
                         t.quantity(who, "K", "constant k", self.k);
+                        if self.margin {
+                            t.quantity(
+                                who,
+                                "K_mov",
+                                "K ln(|margin| + 1) 2.2 / (0.001 d + 2.2), d the winner's rating \
+                                 minus the loser's, home included (margin=log)",
+                                k,
+                            );
+                        }
                         t.quantity(who, "r", "rating before the match", r_me);
                         t.quantity(who, "r_j", "opponent's rating before the match", r_opp);
-                        t.quantity(who, "E", "1 / (1 + 10^((r_j - r) / 400))", e_me);
+                        if self.home != 0.0 {
+                            t.quantity(who, "h", "home: this seat's home advantage", h_me);
+                            t.quantity(who, "h_j", "home: the opponent's home advantage", h_opp);
+                        }
+                        let formula = if self.home != 0.0 {
+                            "1 / (1 + 10^((r_j + h_j - r - h) / 400))"
+                        } else {
+                            "1 / (1 + 10^((r_j - r) / 400))"
+                        };
+                        t.quantity(who, "E", formula, e_me);
                         t.quantity(who, "s", "1 win, 0.5 draw, 0 loss (scores compared)", s_me);
                         t.quantity(
                             who,
                             "K (s - E)",
                             "this pair's change for this seat",
-                            self.k * (s_me - e_me),
+                            k * (s_me - e_me),
                         );
                     }
                 }
             }
         }
-        for (seat, &d) in seats.iter().zip(&self.deltas) {
-            let r = players[seat.player.index()].rating + d;
-            if !r.is_finite() {
+        for ((seat, &d), &r) in seats.iter().zip(&self.deltas).zip(&self.before) {
+            if !(r + d).is_finite() {
                 return Err(overflowed(step, seat));
             }
         }
         for (i, (seat, &d)) in seats.iter().zip(&self.deltas).enumerate() {
             let p = &mut self.state.players[seat.player.index()];
             let before = p.rating;
-            p.rating += d;
+            p.rating = self.before[i] + d;
             p.games += 1;
+            if self.revert.is_on() {
+                let k = seat.player.index();
+                if k >= self.state.last.len() {
+                    self.state.last.resize(k + 1, i64::MIN);
+                }
+                self.state.last[k] = step.at.0;
+            }
             if let Some(t) = trace.as_deref_mut() {
                 let who = Some(seat.player);
                 t.quantity(who, "r'", "r + K Σ (s_j - E_j) over the seat's pairs", p.rating);
@@ -305,5 +446,11 @@ impl Projector for Elo {
                 .map_or(self.initial_rating, |s| s.rating)
         };
         expected(rating(a), rating(b))
+    }
+
+    /// The expectation with `home` added to the home seat's rating.
+    /// ratings reverted where a game at `at` would revert them.
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
+        expected(self.rating_at(a, at) + home.edge(self.home), self.rating_at(b, at))
     }
 }

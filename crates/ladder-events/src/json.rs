@@ -33,6 +33,7 @@ struct WireSeat {
     score: Option<f64>,
     team: Option<serde_json::Value>,
     seconds: Option<f64>,
+    home: Option<bool>,
 }
 
 fn missing(kind: &str, field: &str) -> Violation {
@@ -129,6 +130,7 @@ pub fn parse_line(line: &str) -> Result<Event, Violation> {
                     })?,
                     team,
                     seconds: s.seconds,
+                    home: s.home.unwrap_or(false),
                 });
             }
             Body::MatchResult { seats }
@@ -312,6 +314,9 @@ fn write_parts<'a, S: Iterator<Item = SeatView<'a>>>(
                     out.extend_from_slice(b",\"seconds\":");
                     push_num(out, sec);
                 }
+                if s.home {
+                    out.extend_from_slice(b",\"home\":true");
+                }
                 out.push(b'}');
             }
             out.push(b']');
@@ -397,6 +402,7 @@ mod tests {
             r#"{"type":"PlayerJoined","at":"2026-03-01T09:05:00Z","player":"bob","rating":1700.5,"rd":80.0,"volatility":0.06}"#,
             r#"{"type":"MatchResult","at":"2026-03-01T12:00:00Z","id":"m-1","seats":[{"player":"alice","score":1.0},{"player":"bob","score":0.0}]}"#,
             r#"{"type":"MatchResult","at":"2026-03-01T12:00:00.500Z","seats":[{"player":"a","score":3.5,"team":1,"seconds":600.0},{"player":"b","score":2.0,"team":"1"}]}"#,
+            r#"{"type":"MatchResult","at":"2026-03-01T12:00:00Z","seats":[{"player":"a","score":1.0,"team":2,"home":true},{"player":"b","score":0.0,"team":2,"seconds":5.0,"home":true},{"player":"c","score":0.0}]}"#,
             r#"{"type":"QueueTimeout","at":"2026-03-01T15:00:00Z","player":"bob"}"#,
             r#"{"type":"MidnightTick","at":"2026-03-02T00:00:00Z"}"#,
             r#"{"type":"MatchVoided","at":"2026-03-02T10:00:00Z","match":"m-1","reason":"played on the wrong account"}"#,
@@ -422,6 +428,21 @@ mod tests {
             assert_eq!(seats[0].seconds, Some("1.2888888888888889e38".parse::<f64>().unwrap()));
             assert_eq!(to_line(&event), line);
         }
+    }
+
+    /// `"home": false` is the default, so the canonical line leaves it out (and a match without
+    /// a home seat keeps the line it had before the field existed).
+    #[test]
+    fn home_false_is_left_out_of_the_line() {
+        let line = r#"{"type":"MatchResult","at":"2026-03-01T00:00:00Z","seats":[{"player":"a","score":1,"home":false},{"player":"b","score":0}]}"#;
+        let event = parse_line(line).unwrap();
+        assert!(!event.has_home());
+        assert_eq!(
+            to_line(&event),
+            r#"{"type":"MatchResult","at":"2026-03-01T00:00:00Z","seats":[{"player":"a","score":1.0},{"player":"b","score":0.0}]}"#
+        );
+        let bad = r#"{"type":"MatchResult","at":"2026-03-01T00:00:00Z","seats":[{"player":"a","score":1,"home":1},{"player":"b","score":0}]}"#;
+        assert_eq!(rule_of(bad), Rule::Syntax);
     }
 
     #[test]

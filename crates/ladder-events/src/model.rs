@@ -1,5 +1,7 @@
-//! The event types. Plain serde derives only: no flatten, skip, tag or untagged, so bincode
-//! round-trips them exactly (see [`crate::codec`]).
+//! The event types. Plain serde derives only: no flatten, tag or untagged, so bincode
+//! round-trips them exactly (see [`crate::codec`]). The one `skip` is [`Seat::home`], which the
+//! codec stores after the bincode payload under its own schema byte, so that the stored bytes of
+//! every event without a home seat stay those of the first schema.
 
 use crate::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -78,6 +80,11 @@ pub struct Seat {
     pub team: Option<Team>,
     /// Time in the game in seconds (> 0); `None` means the whole game.
     pub seconds: Option<f64>,
+    /// The seat has the structural advantage of the match (`"home": true`: the home side in
+    /// football, White in chess); on at most one side. Stored by [`crate::codec`] apart from the
+    /// bincode payload (schema 2), hence `skip`.
+    #[serde(skip)]
+    pub home: bool,
 }
 
 /// A team label: a string or an integer, and `1` differs from `"1"`.
@@ -124,6 +131,11 @@ impl Event {
         one.into_iter().chain(seats.iter().map(|s| s.player.as_str()))
     }
 
+    /// True when some seat of a MatchResult is at home.
+    pub fn has_home(&self) -> bool {
+        matches!(&self.body, Body::MatchResult { seats } if seats.iter().any(|s| s.home))
+    }
+
     /// The side of each seat: seats with equal teams share a side, a seat without a team is alone.
     /// Sides are numbered from 0 in order of first appearance.
     pub fn sides(seats: &[Seat]) -> Vec<u32> {
@@ -147,7 +159,7 @@ mod tests {
     use super::*;
 
     fn seat(p: &str, team: Option<Team>) -> Seat {
-        Seat { player: p.into(), score: 0.0, team, seconds: None }
+        Seat { player: p.into(), score: 0.0, team, seconds: None, home: false }
     }
 
     #[test]

@@ -80,6 +80,8 @@ pub enum Rule {
     FutureInstant,
     /// (log) The event's canonical JSON line is longer than [`MAX_EVENT_LINE_BYTES`].
     EventTooLong,
+    /// `home` is set on seats of more than one side.
+    HomeSides,
 }
 
 /// Longest line of a JSON Lines file or a CSV file, in bytes without its line end: 1 MiB. A
@@ -119,6 +121,7 @@ impl Rule {
             Rule::Unreadable => "unreadable-input",
             Rule::FutureInstant => "future-instant",
             Rule::EventTooLong => "event-too-long",
+            Rule::HomeSides => "home-one-side",
         }
     }
 
@@ -323,6 +326,26 @@ fn check_seats(seats: &[Seat]) -> Result<(), Violation> {
             "every seat is on the same team; a match needs at least two sides",
         ));
     }
+    // `home` on at most one side: every home seat shares the first home seat's team (a seat
+    // without a team is a side alone, so it must be the only home seat).
+    if let Some(first) = seats.iter().position(|s| s.home) {
+        let team = &seats[first].team;
+        if let Some(j) = seats
+            .iter()
+            .enumerate()
+            .skip(first + 1)
+            .position(|(_, s)| s.home && (team.is_none() || s.team != *team))
+        {
+            let j = j + first + 1;
+            return Err(Violation::new(
+                Rule::HomeSides,
+                format!(
+                    "`seats[{first}].home` and `seats[{j}].home` are both set on different sides; \
+                     `home` marks at most one side"
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -381,7 +404,32 @@ mod tests {
     use crate::{Body, Event, Rule, Seat, Team, Timestamp};
 
     fn seat(i: usize, team: Option<Team>, score: f64) -> Seat {
-        Seat { player: format!("p{i}"), score, team, seconds: None }
+        Seat { player: format!("p{i}"), score, team, seconds: None, home: false }
+    }
+
+    #[test]
+    fn home_is_on_at_most_one_side() {
+        let home = |mut s: Seat| {
+            s.home = true;
+            s
+        };
+        let t = |n| Some(Team::Int(n));
+        // One home seat; two home seats of one team: accepted.
+        assert!(match_of(vec![home(seat(0, None, 1.0)), seat(1, None, 0.0)]).check().is_ok());
+        let team_home =
+            vec![home(seat(0, t(1), 1.0)), seat(1, t(2), 0.0), home(seat(2, t(1), 1.0))];
+        assert!(match_of(team_home).check().is_ok());
+        // Two lone home seats, or home seats of two teams: refused, naming both seats.
+        let v = match_of(vec![home(seat(0, None, 1.0)), home(seat(1, None, 0.0))]).check();
+        let v = v.unwrap_err();
+        assert_eq!(v.rule, Rule::HomeSides);
+        assert!(v.detail.contains("seats[0].home") && v.detail.contains("seats[1].home"), "{v}");
+        let v =
+            match_of(vec![seat(0, t(1), 1.0), home(seat(1, t(1), 0.0)), home(seat(2, t(2), 0.0))])
+                .check()
+                .unwrap_err();
+        assert_eq!(v.rule, Rule::HomeSides);
+        assert!(v.detail.contains("seats[1].home") && v.detail.contains("seats[2].home"), "{v}");
     }
 
     fn match_of(seats: Vec<Seat>) -> Event {

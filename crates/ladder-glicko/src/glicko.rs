@@ -40,7 +40,7 @@ pub const DEFAULT_C: f64 = 6.0;
 pub const DEFAULT_PERIOD: &str = "5d";
 
 /// The constants of `glicko` (docs/spec.md), with defaults and ranges.
-pub const PARAMS: &[ParamSpec] = &with_engine_params::<1, 7>(
+pub const PARAMS: &[ParamSpec] = &with_engine_params::<1, 10>(
     [ParamSpec {
         key: "c",
         kind: ParamKind::at_least(0.0),
@@ -253,6 +253,18 @@ impl Rule for GlickoRule {
 
     fn idle(&self, values: &Values, t: f64) -> (f64, f64) {
         (values.rating, rd_star(values.rd, t, self.c2, self.rd_max).0)
+    }
+
+    fn shift_location(location: f64, points: f64) -> f64 {
+        location + points
+    }
+
+    fn revert(values: &Values, fraction: f64, toward: f64) -> Values {
+        Values { rating: values.rating + fraction * (toward - values.rating), ..*values }
+    }
+
+    fn shifted(start: &Start, points: f64) -> Start {
+        Start { rating: start.rating + points, ..*start }
     }
 
     fn scaled(&self, rating: f64, rd: f64) -> (f64, f64) {

@@ -51,7 +51,7 @@ pub const MAX_ILLINOIS_ITERATIONS: u32 = 200;
 pub const DEFAULT_PERIOD: &str = "10d";
 
 /// The constants of `glicko2` (docs/spec.md), with defaults and ranges.
-pub const PARAMS: &[ParamSpec] = &with_engine_params::<3, 9>(
+pub const PARAMS: &[ParamSpec] = &with_engine_params::<3, 12>(
     [
         ParamSpec {
             key: "tau",
@@ -480,6 +480,18 @@ impl Rule for Glicko2Rule {
     fn idle(&self, values: &Values, k: f64) -> (f64, f64) {
         let phi = idle_phi(values.rd / SCALE, values.volatility, k, self.phi_max).0;
         ((values.rating - CENTRE) / SCALE, phi)
+    }
+
+    fn shift_location(location: f64, points: f64) -> f64 {
+        location + points / SCALE
+    }
+
+    fn revert(values: &Values, fraction: f64, toward: f64) -> Values {
+        Values { rating: values.rating + fraction * (toward - values.rating), ..*values }
+    }
+
+    fn shifted(start: &Start, points: f64) -> Start {
+        Start { mu: start.mu + points / SCALE, ..*start }
     }
 
     fn scaled(&self, rating: f64, rd: f64) -> (f64, f64) {

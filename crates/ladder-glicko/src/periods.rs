@@ -18,9 +18,9 @@ use crate::clock::{check_rd, Clock, Cursor};
 use crate::LONG_IDLE_PERIODS;
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, outcome, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec,
-    Period, PlayerId, ProjectError, ProjectErrorKind, Projector, Quantities, SeatIn, Standing,
-    Step, Trace,
+    check_seats, outcome, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind,
+    ParamSpec, Period, PlayerId, ProjectError, ProjectErrorKind, Projector, Quantities, Revert,
+    SeatIn, Standing, Step, Trace,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -45,11 +45,11 @@ pub struct EngineDocs {
 }
 
 /// The engine's constants, after a rule's own: `period`, `idle`, `rd_max`, `provisional_rd`,
-/// `initial_rating`, `initial_rd`.
-const ENGINE_PARAMS: usize = 6;
+/// `initial_rating`, `initial_rd`, `home`, `revert`, `revert_after`.
+const ENGINE_PARAMS: usize = 9;
 
 /// An algorithm's constant table: its own constants `own` (`N` of them), then the engine's,
-/// documented by `docs`. `M` must be `N + 6`.
+/// documented by `docs`. `M` must be `N + 9`.
 pub const fn with_engine_params<const N: usize, const M: usize>(
     own: [ParamSpec; N],
     docs: EngineDocs,
@@ -99,8 +99,11 @@ pub const fn with_engine_params<const N: usize, const M: usize>(
             doc: docs.initial_rd,
             warn_below: None,
         },
+        ladder_projector::HOME_PARAM,
+        ladder_projector::REVERT_PARAM,
+        ladder_projector::REVERT_AFTER_PARAM,
     ];
-    assert!(M == N + ENGINE_PARAMS, "M must be N + 6");
+    assert!(M == N + ENGINE_PARAMS, "M must be N + 9");
     let mut table = [engine[0]; M];
     let mut i = 0;
     while i < M {
@@ -186,6 +189,13 @@ pub trait Rule: Clone + Debug {
     fn idle(&self, values: &Self::Values, t: f64) -> (f64, f64);
     /// `(location, deviation)` on the step's scale of a new player with `rating` and `rd`.
     fn scaled(&self, rating: f64, rd: f64) -> (f64, f64);
+    /// A location on the step's scale moved by `points` rating points (home advantage).
+    fn shift_location(location: f64, points: f64) -> f64;
+    /// `values` with the rating moved `fraction` of the way to `toward` (`revert`), the rest kept.
+    fn revert(values: &Self::Values, fraction: f64, toward: f64) -> Self::Values;
+    /// A player's values at the period's start with the location moved by `points` rating points:
+    /// how an opponent enters a game's expectation when one side is at home.
+    fn shifted(start: &Self::Start, points: f64) -> Self::Start;
     /// The expectation that a player at `a` beats one at `b` (each a `(location, deviation)`), with
     /// the two deviations combined (docs/outputs.md).
     fn expectation(a: (f64, f64), b: (f64, f64)) -> f64;
@@ -213,12 +223,23 @@ pub struct Slot<S> {
     pub(crate) sums: Acc,
 }
 
-/// One game of the open period: slot `a` against slot `b`, `s` being a's result (1, 0.5, 0).
+/// One game of the open period: slot `a` against slot `b`, `s` being a's result (1, 0.5, 0), and
+/// `h` which of them is at home: 1 for `a`, -1 for `b`, 0 on neutral ground (the constant `home`
+/// times `h` is a's advantage in rating points).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
     pub(crate) a: u32,
     pub(crate) b: u32,
     pub(crate) s: f64,
+    pub(crate) h: f64,
+}
+
+impl Pair {
+    /// The game between seats `x` (slot `a`) and `y` (slot `b`).
+    #[inline]
+    pub(crate) fn of(a: u32, b: u32, x: &SeatIn, y: &SeatIn) -> Pair {
+        Pair { a, b, s: outcome(x.score, y.score), h: x.advantage(1.0) - y.advantage(1.0) }
+    }
 }
 
 /// A slot's sums over the period's games (Glicko's step 2, Glicko-2's steps 3 and 4).
@@ -243,17 +264,18 @@ impl Acc {
     }
 }
 
-/// The games of slot `i`: each opponent's slot and `i`'s result against it, in period order.
+/// The games of slot `i`: each opponent's slot, `i`'s result against it, and `i`'s home sign
+/// (1 at home, -1 away, 0 neutral), in period order.
 fn games_of<'a, S>(
     slots: &'a [Slot<S>],
     pairs: &'a [Pair],
     i: usize,
-) -> impl Iterator<Item = (&'a Slot<S>, f64)> + 'a {
+) -> impl Iterator<Item = (&'a Slot<S>, f64, f64)> + 'a {
     pairs.iter().filter_map(move |pair| {
         if pair.a as usize == i {
-            Some((&slots[pair.b as usize], pair.s))
+            Some((&slots[pair.b as usize], pair.s, pair.h))
         } else if pair.b as usize == i {
-            Some((&slots[pair.a as usize], 1.0 - pair.s))
+            Some((&slots[pair.a as usize], 1.0 - pair.s, -pair.h))
         } else {
             None
         }
@@ -294,9 +316,38 @@ pub(crate) struct Common {
     pub(crate) initial_rating: f64,
     pub(crate) initial_rd: f64,
     pub(crate) clock: Clock,
+    /// `home`, in rating points.
+    pub(crate) home: f64,
+    /// `revert` and `revert_after`.
+    pub(crate) revert: Revert,
 }
 
 impl Common {
+    /// Whether a player with idle mark `since` and `games` rated games is reverted at a game at
+    /// `at` in period `now`: `revert` is on, they have played, and their absence is at least
+    /// `revert_after`. With `period=game` the absence is the time since their last game; with
+    /// periods of length P, the time between the starts of the period of their last game and of
+    /// this one.
+    #[inline]
+    pub(crate) fn revert_due<R: Rule>(
+        &self,
+        since: i64,
+        games: u32,
+        at: Timestamp,
+        now: i64,
+    ) -> bool {
+        if !self.revert.is_on() || games == 0 {
+            return false;
+        }
+        match self.clock.period {
+            Period::Game => self.revert.due(Some(since), at.0),
+            Period::Every(p) => {
+                let last = (since - i64::from(R::IDLE_FROM_NEXT)).saturating_mul(p);
+                self.revert.due(Some(last), now.saturating_mul(p))
+            }
+        }
+    }
+
     /// A joining player's values under `rule` at event `seq`: the prior's rating and RD (or the
     /// defaults), checked, RD capped at `rd_max`, then the rule's own part of the prior. Returns
     /// the rating, the capped RD, the RD asked for and the values; the projector and the lanes
@@ -338,8 +389,16 @@ impl<R: Rule> Periodic<R> {
     fn close(&mut self, seq: u64, mut trace: Option<&mut Trace>) -> Result<(), ProjectError> {
         self.trace_period_title(trace.as_deref_mut());
         let since = self.since_closing();
-        compute_period(&self.rule, &self.state.slots, &self.state.pairs, &mut self.out, trace)
-            .map_err(|kind| ProjectError::new(seq, kind))?;
+        let home = self.common.home;
+        compute_period(
+            &self.rule,
+            &self.state.slots,
+            &self.state.pairs,
+            home,
+            &mut self.out,
+            trace,
+        )
+        .map_err(|kind| ProjectError::new(seq, kind))?;
         for (slot, values) in self.state.slots.iter().zip(self.out.iter()) {
             let p = &mut self.state.players[slot.player as usize];
             p.values = *values;
@@ -369,7 +428,7 @@ impl<R: Rule> Periodic<R> {
         if p.slot != NO_SLOT {
             return p.slot;
         }
-        let slot = entry(&self.rule, &self.common.clock, p, player, at, now);
+        let slot = entry(&self.rule, &self.common, p, player, at, now);
         let index = self.state.slots.len() as u32;
         p.slot = index;
         self.state.slots.push(slot);
@@ -390,14 +449,13 @@ impl<R: Rule> Periodic<R> {
         let (i, j) = (x.player.index(), y.player.index());
         let (rule, clock) = (&self.rule, &self.common.clock);
         let (pa, pb) = (&self.state.players[i], &self.state.players[j]);
-        let mut a = entry(rule, clock, pa, x.player.0, step.at, 0);
-        let mut b = entry(rule, clock, pb, y.player.0, step.at, 0);
-        let s = outcome(x.score, y.score);
+        let mut a = entry(rule, &self.common, pa, x.player.0, step.at, 0);
+        let mut b = entry(rule, &self.common, pb, y.player.0, step.at, 0);
+        let pair = Pair::of(0, 1, x, y);
         // add_game on the two slots, without the slice: the same sums in the same order.
-        let ((e_ab, g_b), (e_ba, g_a)) =
-            (R::versus(&a.start, &b.start), R::versus(&b.start, &a.start));
-        a.sums.add(g_b, e_ab, s);
-        b.sums.add(g_a, e_ba, 1.0 - s);
+        let ((e_ab, g_b), (e_ba, g_a)) = versus_both::<R>(&a, &b, pair.h * self.common.home);
+        a.sums.add(g_b, e_ab, pair.s);
+        b.sums.add(g_a, e_ba, 1.0 - pair.s);
         let fail = |kind| ProjectError::new(step.seq, kind);
         let va = rule.rate(&a).map_err(fail)?;
         let vb = rule.rate(&b).map_err(fail)?;
@@ -467,8 +525,8 @@ impl<R: Rule> Periodic<R> {
                 let b = self.touch(y.player.0, step.at, now);
                 self.state.players[x.player.index()].games += 1;
                 self.state.players[y.player.index()].games += 1;
-                let pair = Pair { a, b, s: outcome(x.score, y.score) };
-                add_game::<R>(&mut self.state.slots, pair);
+                let pair = Pair::of(a, b, x, y);
+                add_game::<R>(&mut self.state.slots, pair, self.common.home);
                 self.state.pairs.push(pair);
                 self.state.last_match = Some(step.at);
                 self.state.open = Some(now);
@@ -488,8 +546,8 @@ impl<R: Rule> Periodic<R> {
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side != y.side {
                     let (a, b) = (seat_slots[i], seat_slots[j]);
-                    let pair = Pair { a, b, s: outcome(x.score, y.score) };
-                    add_game::<R>(&mut self.state.slots, pair);
+                    let pair = Pair::of(a, b, x, y);
+                    add_game::<R>(&mut self.state.slots, pair, self.common.home);
                     self.state.pairs.push(pair);
                 }
             }
@@ -543,7 +601,8 @@ impl<R: Rule> Periodic<R> {
             return Ok(None);
         }
         let mut out = Vec::new();
-        compute_period(&self.rule, &self.state.slots, &self.state.pairs, &mut out, trace)?;
+        let home = self.common.home;
+        compute_period(&self.rule, &self.state.slots, &self.state.pairs, home, &mut out, trace)?;
         Ok(Some(out))
     }
 
@@ -608,27 +667,49 @@ impl<R: Rule> Periodic<R> {
             }
             _ => (p.values, p.since),
         };
-        let t = clock.idle_since(since, at, clock.index(at));
+        let now = clock.index(at);
+        let t = clock.idle_since(since, at, now);
+        if common.revert_due::<R>(since, p.games, at, now) {
+            let values = R::revert(&values, common.revert.fraction, common.initial_rating);
+            return self.rule.idle(&values, t);
+        }
         self.rule.idle(&values, t)
     }
 }
 
 /// One game's sums, added to both slots as it arrives: each side sees the other's values at the
 /// period's start, known once both slots exist.
+/// `home` is the constant (rating points); the pair's `h` says who has it.
 #[inline]
-pub(crate) fn add_game<R: Rule>(slots: &mut [Slot<R::Start>], pair: Pair) {
+pub(crate) fn add_game<R: Rule>(slots: &mut [Slot<R::Start>], pair: Pair, home: f64) {
     let (a, b) = (slots[pair.a as usize], slots[pair.b as usize]);
-    let (e_ab, g_b) = R::versus(&a.start, &b.start);
-    let (e_ba, g_a) = R::versus(&b.start, &a.start);
+    let ((e_ab, g_b), (e_ba, g_a)) = versus_both::<R>(&a, &b, pair.h * home);
     slots[pair.a as usize].sums.add(g_b, e_ab, pair.s);
     slots[pair.b as usize].sums.add(g_a, e_ba, 1.0 - pair.s);
+}
+
+/// [`Rule::versus`] both ways, `edge` being a's advantage over b in rating points: each side's
+/// expectation compares its location plus its own advantage with the other's, which is the
+/// other's location moved by minus the difference.
+#[inline]
+fn versus_both<R: Rule>(
+    a: &Slot<R::Start>,
+    b: &Slot<R::Start>,
+    edge: f64,
+) -> ((f64, f64), (f64, f64)) {
+    if edge == 0.0 {
+        (R::versus(&a.start, &b.start), R::versus(&b.start, &a.start))
+    } else {
+        let (b_seen, a_seen) = (R::shifted(&b.start, -edge), R::shifted(&a.start, edge));
+        (R::versus(&a.start, &b_seen), R::versus(&b.start, &a_seen))
+    }
 }
 
 /// A player's values at the start of a period (the step is at `at`, in period `now`).
 #[inline]
 pub(crate) fn entry<R: Rule>(
     rule: &R,
-    clock: &Clock,
+    common: &Common,
     p: &Record<R::Values>,
     player: u32,
     at: Timestamp,
@@ -636,7 +717,13 @@ pub(crate) fn entry<R: Rule>(
 ) -> Slot<R::Start> {
     // docs/spec.md: idle time since the last game or join: whole periods, or with period=game the
     // fractional time in `idle` units.
-    let t = clock.idle_since(p.since, at, now);
+    let t = common.clock.idle_since(p.since, at, now);
+    // docs/spec.md, revert: the first game after a long absence starts from a rating moved back
+    // toward initial_rating.
+    if common.revert_due::<R>(p.since, p.games, at, now) {
+        let values = R::revert(&p.values, common.revert.fraction, common.initial_rating);
+        return Slot { player, start: rule.start(&values, t), sums: Acc::default() };
+    }
     Slot { player, start: rule.start(&p.values, t), sums: Acc::default() }
 }
 
@@ -646,6 +733,7 @@ fn compute_period<R: Rule>(
     rule: &R,
     slots: &[Slot<R::Start>],
     pairs: &[Pair],
+    home: f64,
     out: &mut Vec<R::Values>,
     mut trace: Option<&mut Trace>,
 ) -> Result<(), ProjectErrorKind> {
@@ -653,7 +741,7 @@ fn compute_period<R: Rule>(
     for (i, slot) in slots.iter().enumerate() {
         let values = match trace.as_deref_mut() {
             None => rule.rate(slot)?,
-            Some(t) => rate_traced(rule, slots, pairs, i, t)?,
+            Some(t) => rate_traced(rule, slots, pairs, home, i, t)?,
         };
         out.push(values);
     }
@@ -666,6 +754,7 @@ fn rate_traced<R: Rule>(
     rule: &R,
     slots: &[Slot<R::Start>],
     pairs: &[Pair],
+    home: f64,
     i: usize,
     t: &mut Trace,
 ) -> Result<R::Values, ProjectErrorKind> {
@@ -679,9 +768,23 @@ fn rate_traced<R: Rule>(
     if idle >= LONG_IDLE_PERIODS {
         t.flag(who, "long-idle-gap", format!("{idle} periods without a game"));
     }
-    for (opponent, s) in games_of(slots, pairs, i) {
+    for (opponent, s, h) in games_of(slots, pairs, i) {
         t.opponent(who, PlayerId(opponent.player));
-        let values = R::game_trace(&slot.start, &opponent.start);
+        let edge = h * home;
+        let values = if edge == 0.0 {
+            R::game_trace(&slot.start, &opponent.start)
+        } else {
+            R::game_trace(&slot.start, &R::shifted(&opponent.start, -edge))
+        };
+        if home != 0.0 {
+            t.quantity(
+                who,
+                "home",
+                "this player's home advantage over the opponent (home, -home or 0), rating \
+                 points: the opponent's location below is moved by minus it",
+                edge,
+            );
+        }
         for ((name, formula), value) in R::GAME_TRACE.into_iter().zip(values) {
             t.quantity(who, name, formula, value);
         }
@@ -721,6 +824,8 @@ impl<R: Rule> Algorithm for Periodic<R> {
             initial_rating: config.number("initial_rating"),
             initial_rd: config.number("initial_rd"),
             clock: Clock::from_config(&config),
+            home: config.number("home"),
+            revert: Revert::from_config(&config),
         };
         let n = state.players.len();
         let slots_fit = state.slots.iter().enumerate().all(|(i, s)| {
@@ -845,5 +950,15 @@ impl<R: Rule> Projector for Periodic<R> {
         let pa = self.entering(a, at, &mut closed);
         let pb = self.entering(b, at, &mut closed);
         R::expectation(pa, pb)
+    }
+
+    /// [`Projector::expectation`] with `home` added to the home seat's location.
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
+        let mut closed = None;
+        let (la, da) = self.entering(a, at, &mut closed);
+        let pb = self.entering(b, at, &mut closed);
+        let edge = home.edge(self.common.home);
+        let la = if edge == 0.0 { la } else { R::shift_location(la, edge) };
+        R::expectation((la, da), pb)
     }
 }

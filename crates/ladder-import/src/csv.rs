@@ -98,11 +98,64 @@ pub struct Mapping {
     pub outcome: Outcome,
     /// Column of the idempotency id; default: a hash of the file name and the row.
     pub id: Option<String>,
+    /// `--home a` or `--home b`: that seat is at home in every row (docs/events.md, `home`).
+    pub home: Option<HomeSeat>,
+    /// `neutral=COLUMN`: a row where this column reads `1`, `true` or `yes` (any case) has no
+    /// home seat. Needs [`Mapping::home`].
+    pub neutral: Option<String>,
+}
+
+/// Which column's seat `--home` puts at home.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HomeSeat {
+    /// The `a` column's seat.
+    A,
+    /// The `b` column's seat.
+    B,
+}
+
+impl HomeSeat {
+    /// Parses `a` or `b`.
+    pub fn parse(text: &str) -> Result<HomeSeat, CsvError> {
+        match text.trim() {
+            "a" => Ok(HomeSeat::A),
+            "b" => Ok(HomeSeat::B),
+            other => Err(CsvError::Columns(format!(
+                "--home is `{other}`; it names the column key whose seat is at home: `a` or `b`"
+            ))),
+        }
+    }
+}
+
+/// True for a `neutral` cell that means neutral ground: `1`, `true` or `yes`, in any case.
+pub fn is_neutral(cell: &str) -> bool {
+    let c = cell.trim();
+    c == "1" || c.eq_ignore_ascii_case("true") || c.eq_ignore_ascii_case("yes")
 }
 
 impl Mapping {
     /// Parses `KEY=COLUMN[,KEY=COLUMN...]`; keys are `at`, `winner`, `loser`, `a`, `b`, `score_a`,
-    /// `score_b`, `id`.
+    /// `score_b`, `id`, `neutral`. `--home` comes with it (`None`: no seat at home); it needs
+    /// `a` and `b`, and `neutral` needs it.
+    pub fn parse_with_home(spec: &str, home: Option<HomeSeat>) -> Result<Mapping, CsvError> {
+        let mut m = Mapping::parse(spec)?;
+        if home.is_some() && !matches!(m.outcome, Outcome::Scores { .. }) {
+            return Err(CsvError::Columns(
+                "--home names the `a` or `b` column's seat: map `a`, `b` and `score_a` instead of \
+                 `winner` and `loser`"
+                    .into(),
+            ));
+        }
+        if home.is_none() && m.neutral.is_some() {
+            return Err(CsvError::Columns(
+                "`neutral` marks rows without a home seat: give --home a (or b) too".into(),
+            ));
+        }
+        m.home = home;
+        Ok(m)
+    }
+
+    /// Parses `KEY=COLUMN[,KEY=COLUMN...]` without `--home` ([`Mapping::parse_with_home`]).
     pub fn parse(spec: &str) -> Result<Mapping, CsvError> {
         let mut map: HashMap<&str, String> = HashMap::new();
         for part in spec.split(',').filter(|p| !p.trim().is_empty()) {
@@ -110,7 +163,8 @@ impl Mapping {
                 .split_once('=')
                 .ok_or_else(|| CsvError::Columns(format!("`{part}` is not KEY=COLUMN")))?;
             let k = k.trim();
-            const KEYS: [&str; 8] = ["at", "winner", "loser", "a", "b", "score_a", "score_b", "id"];
+            const KEYS: [&str; 9] =
+                ["at", "winner", "loser", "a", "b", "score_a", "score_b", "id", "neutral"];
             let Some(key) = KEYS.iter().find(|x| **x == k) else {
                 return Err(CsvError::Columns(format!(
                     "unknown key `{k}`; keys are {}",
@@ -121,6 +175,7 @@ impl Mapping {
         }
         let at = map.remove("at").ok_or_else(|| CsvError::Columns("`at` is required".into()))?;
         let id = map.remove("id");
+        let neutral = map.remove("neutral");
         let outcome = match (map.remove("winner"), map.remove("loser"), map.remove("a"), map.remove("b")) {
             (Some(winner), Some(loser), None, None) => {
                 if map.contains_key("score_a") || map.contains_key("score_b") {
@@ -140,7 +195,7 @@ impl Mapping {
                 ))
             }
         };
-        Ok(Mapping { at, outcome, id })
+        Ok(Mapping { at, outcome, id, home: None, neutral })
     }
 }
 
@@ -220,9 +275,22 @@ fn default_id(file: &str, line: u64, record: &::csv::StringRecord) -> String {
     format!("csv-{}", &h.finalize().to_hex()[..32])
 }
 
-fn two_player(at: Timestamp, id: String, a: (String, f64), b: (String, f64)) -> Event {
-    let seat = |(player, score): (String, f64)| Seat { player, score, team: None, seconds: None };
-    Event { at, id: Some(id), body: Body::MatchResult { seats: vec![seat(a), seat(b)] } }
+fn two_player(
+    at: Timestamp,
+    id: String,
+    a: (String, f64),
+    b: (String, f64),
+    home: Option<HomeSeat>,
+) -> Event {
+    let seat = |(player, score): (String, f64), home| Seat {
+        player,
+        score,
+        team: None,
+        seconds: None,
+        home,
+    };
+    let seats = vec![seat(a, home == Some(HomeSeat::A)), seat(b, home == Some(HomeSeat::B))];
+    Event { at, id: Some(id), body: Body::MatchResult { seats } }
 }
 
 struct Columns {
@@ -496,10 +564,14 @@ pub fn read_files(
                         (Err(v), _) => Err(v.clone()),
                         (Ok(at), Outcome::WinnerLoser { winner, loser }) => {
                             let (w, l) = (player("winner", winner)?, player("loser", loser)?);
-                            w.and_then(|w| l.map(|l| two_player(*at, id, (w, 1.0), (l, 0.0))))
+                            w.and_then(|w| l.map(|l| two_player(*at, id, (w, 1.0), (l, 0.0), None)))
                         }
                         (Ok(at), Outcome::Scores { a, b, score_a, score_b }) => {
                             let (pa, pb) = (player("a", a)?, player("b", b)?);
+                            let home = match &m.neutral {
+                                Some(c) if is_neutral(field(cols.get("neutral", c)?)) => None,
+                                _ => m.home,
+                            };
                             let sa = parse_score(score_a, field(cols.get("score_a", score_a)?));
                             let sb = match score_b {
                                 Some(c) => parse_score(c, field(cols.get("score_b", c)?)),
@@ -517,7 +589,7 @@ pub fn read_files(
                             pa.and_then(|pa| {
                                 pb.and_then(|pb| {
                                     sa.and_then(|sa| {
-                                        sb.map(|sb| two_player(*at, id, (pa, sa), (pb, sb)))
+                                        sb.map(|sb| two_player(*at, id, (pa, sa), (pb, sb), home))
                                     })
                                 })
                             })
@@ -578,7 +650,7 @@ pub fn read_files(
             }
         };
         for (origin, at, within, [wn, wi, ln, li], id) in tennis_raw {
-            let event = two_player(at, id, (label(wn, &wi), 1.0), (label(ln, &li), 0.0));
+            let event = two_player(at, id, (label(wn, &wi), 1.0), (label(ln, &li), 0.0), None);
             let event = event.check().map(|()| event);
             rows.push(Row { origin, at: Some(at), within, event });
         }
@@ -620,6 +692,36 @@ mod tests {
         assert!(matches!(Mapping::parse("at=d,winner=w"), Err(CsvError::Columns(_))));
         assert!(matches!(Mapping::parse("at=d,a=x,b=y"), Err(CsvError::Columns(_))));
         assert!(matches!(Mapping::parse("at=d,colour=c"), Err(CsvError::Columns(_))));
+    }
+
+    #[test]
+    fn home_and_neutral_columns() {
+        let homes = |e: &Event| match &e.body {
+            Body::MatchResult { seats } => seats.iter().map(|s| s.home).collect::<Vec<_>>(),
+            _ => panic!("not a match"),
+        };
+        let text = "date,h,aw,hs,as,neutral\n\
+                    2020-01-01,x,y,2,1,FALSE\n\
+                    2020-01-02,x,y,0,0,True\n\
+                    2020-01-03,y,x,1,3,yes\n\
+                    2020-01-04,y,x,1,3,\n\
+                    2020-01-05,y,x,1,3,1\n";
+        let spec = "at=date,a=h,b=aw,score_a=hs,score_b=as,neutral=neutral";
+        let m = Mapping::parse_with_home(spec, Some(HomeSeat::A)).unwrap();
+        let b = read(text, Preset::Columns(m));
+        let got: Vec<Vec<bool>> =
+            b.events.iter().map(|(_, e)| homes(e.as_ref().unwrap())).collect();
+        let (home, neutral) = (vec![true, false], vec![false, false]);
+        assert_eq!(got, [home.clone(), neutral.clone(), neutral.clone(), home, neutral]);
+        let m =
+            Mapping::parse_with_home("at=date,a=h,b=aw,score_a=hs,score_b=as", Some(HomeSeat::B));
+        let b = read(text, Preset::Columns(m.unwrap()));
+        assert!(b.events.iter().all(|(_, e)| homes(e.as_ref().unwrap()) == [false, true]));
+        // --home needs a and b; neutral needs --home; --home is a or b.
+        assert!(Mapping::parse_with_home("at=d,winner=w,loser=l", Some(HomeSeat::A)).is_err());
+        assert!(Mapping::parse_with_home("at=d,a=x,b=y,score_a=s,neutral=n", None).is_err());
+        assert!(HomeSeat::parse("home").is_err());
+        assert_eq!(HomeSeat::parse("b").unwrap(), HomeSeat::B);
     }
 
     #[test]

@@ -296,6 +296,25 @@ impl Config {
         Ok(())
     }
 
+    /// The constants an output echoes (docs/outputs.md): every one, except the constants of
+    /// home advantage, margin and reversion while they hold the value that turns them off
+    /// (`home=0`, `margin=none`, `revert=0`, and `revert_after` with `revert=0`), so the output and
+    /// digest of a replay that does not use them are those from before they existed.
+    pub fn echoed(&self) -> Vec<(&'static str, ParamValue)> {
+        let reverts =
+            self.values.iter().any(|(k, v)| *k == "revert" && *v != ParamValue::Number(0.0));
+        self.values
+            .iter()
+            .filter(|(k, v)| match (*k, v) {
+                ("home" | "revert", ParamValue::Number(x)) => *x != 0.0,
+                ("margin", ParamValue::Text(t)) => t != "none",
+                ("revert_after", _) => reverts,
+                _ => true,
+            })
+            .cloned()
+            .collect()
+    }
+
     /// Splits `K=V[,K=V...]` into pairs.
     pub fn parse_assignments(text: &str) -> Result<Vec<(String, String)>, ConfigError> {
         text.split(',')
@@ -349,10 +368,10 @@ impl Config {
 }
 
 impl fmt::Display for Config {
-    /// `tgr sc=20.0 p=0.9 ...`: every constant, as echoed in table output.
+    /// `tgr sc=20.0 p=0.9 ...`: every constant echoed ([`Config::echoed`]), as in table output.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.algorithm)?;
-        for (k, v) in &self.values {
+        for (k, v) in &self.echoed() {
             write!(f, " {k}={v}")?;
         }
         Ok(())

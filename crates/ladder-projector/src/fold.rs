@@ -63,6 +63,7 @@ impl Feeder {
                 score: seat.score,
                 side,
                 seconds: seat.seconds,
+                home: seat.home,
             });
         }
         Input::Match { seats: &self.seats }

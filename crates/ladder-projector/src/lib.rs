@@ -43,7 +43,130 @@ pub struct SeatIn {
     pub side: u32,
     /// Time in the game in seconds, if the event gave one.
     pub seconds: Option<f64>,
+    /// The seat is at home (`"home": true`): every algorithm with a win expectancy adds its
+    /// `home` constant to this seat's side of the expectation.
+    pub home: bool,
 }
+
+impl SeatIn {
+    /// The advantage this seat brings to its side of an expectation: `home` when it is at home,
+    /// else 0.
+    #[inline]
+    pub fn advantage(&self, home: f64) -> f64 {
+        if self.home {
+            home
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Which of two seats of a predicted game is at home (docs/outputs.md, `--score`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Home {
+    /// Neutral ground: neither.
+    #[default]
+    Neither,
+    /// The first seat (`a` of [`Projector::expectation_at`]).
+    First,
+    /// The second seat (`b`).
+    Second,
+}
+
+impl Home {
+    /// The home seat of two seats (`Neither` unless exactly one of them is at home).
+    pub fn of(a: &SeatIn, b: &SeatIn) -> Home {
+        match (a.home, b.home) {
+            (true, false) => Home::First,
+            (false, true) => Home::Second,
+            _ => Home::Neither,
+        }
+    }
+
+    /// The advantage of the first seat over the second: `home`, `-home` or 0.
+    #[inline]
+    pub fn edge(self, home: f64) -> f64 {
+        match self {
+            Home::Neither => 0.0,
+            Home::First => home,
+            Home::Second => -home,
+        }
+    }
+}
+
+/// The constant `revert` (docs/spec.md): the fraction of the way back to the initial rating a
+/// player's rating moves at their first game after an absence of at least `revert_after`.
+pub const REVERT_PARAM: ParamSpec = ParamSpec {
+    key: "revert",
+    kind: ParamKind::between(0.0, 1.0),
+    default: "0",
+    doc: "regression to the mean between seasons: at a player's first game after an absence of \
+          at least revert_after, the rating first moves this fraction of the way back to the \
+          initial rating (0 leaves every replay as it was)",
+    warn_below: None,
+};
+
+/// The constant `revert_after` (docs/spec.md): the absence after which `revert` applies.
+pub const REVERT_AFTER_PARAM: ParamSpec = ParamSpec {
+    key: "revert_after",
+    kind: ParamKind::Duration,
+    default: "90d",
+    doc: "the absence (time since the player's last game) after which revert applies",
+    warn_below: None,
+};
+
+/// Regression to the mean between seasons (`revert`, `revert_after`), as every algorithm that
+/// has it applies it: at a player's first game after an absence of at least `after` since their
+/// last game, the rating first moves `fraction` of the way back to the initial rating. A player's
+/// first game is never reverted (their rating is their prior or the initial one).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Revert {
+    /// `revert`: 0 turns it off.
+    pub fraction: f64,
+    /// `revert_after`, in nanoseconds.
+    pub after: i64,
+}
+
+impl Revert {
+    /// The constants of a configuration that has them (off otherwise).
+    pub fn from_config(config: &Config) -> Revert {
+        let has = |k: &str| config.values.iter().any(|(key, _)| *key == k);
+        if !has("revert") || !has("revert_after") {
+            return Revert::default();
+        }
+        Revert { fraction: config.number("revert"), after: config.duration("revert_after") }
+    }
+
+    /// True when it can ever apply.
+    #[inline]
+    pub fn is_on(&self) -> bool {
+        self.fraction > 0.0
+    }
+
+    /// Whether a player whose last game was at `last` (nanoseconds; `None` before their first
+    /// game) is reverted at a game at `at`.
+    #[inline]
+    pub fn due(&self, last: Option<i64>, at: i64) -> bool {
+        self.fraction > 0.0 && last.is_some_and(|l| at.saturating_sub(l) >= self.after)
+    }
+
+    /// `rating + fraction (toward - rating)`.
+    #[inline]
+    pub fn apply(&self, rating: f64, toward: f64) -> f64 {
+        rating + self.fraction * (toward - rating)
+    }
+}
+
+/// The constant `home` of every algorithm with a win expectancy (docs/spec.md): added to the
+/// home seat's side of the expectation, in the algorithm's rating units.
+pub const HOME_PARAM: ParamSpec = ParamSpec {
+    key: "home",
+    kind: ParamKind::any(),
+    default: "0",
+    doc: "home advantage: added to the home seat's rating in every expectation (`\"home\": true` \
+          on a seat; 0 leaves every replay as it was)",
+    warn_below: None,
+};
 
 /// What happened, with players interned.
 #[derive(Clone, Copy, Debug)]
@@ -304,6 +427,14 @@ pub trait Projector {
     /// The algorithm's own expectation that `a` beats `b` in a game starting at `at`, from the
     /// state just before it (used by `--score`, docs/outputs.md). A draw counts as half a win.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64;
+
+    /// [`Projector::expectation`] for a game where `home` says which seat is at home: what
+    /// `--score`, `sweep` and `tune` read. An algorithm with a `home` constant adds it to the
+    /// home seat's side; the default (an algorithm without one) is the neutral expectation.
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
+        let _ = home;
+        self.expectation(a, b, at)
+    }
 
     /// The rating period a match at `at` is rated in, `(k, P)`: the period `[k P, (k + 1) P)` in
     /// nanoseconds from the Unix epoch, for an algorithm that rates the matches of a period of

@@ -3,7 +3,7 @@
 use crate::activity::Activity;
 use crate::score::{outcome, Score};
 use ladder_events::{Body, Event, Timestamp};
-use ladder_projector::{ConfigError, Feeder, ProjectError, Projector, Roster, Trace};
+use ladder_projector::{ConfigError, Feeder, Home, ProjectError, Projector, Roster, Trace};
 
 /// One stored event as a replay reads it.
 #[derive(Clone, Debug)]
@@ -264,7 +264,12 @@ fn score_before(
     }
     let (Some(ia), Some(ib)) = (roster.get(&a.player), roster.get(&b.player)) else { return };
     let y = outcome(a.score, b.score);
+    let home = match (a.home, b.home) {
+        (true, false) => Home::First,
+        (false, true) => Home::Second,
+        _ => Home::Neither,
+    };
     for (p, s) in projectors.iter().zip(scores.iter_mut()) {
-        s.record(p.expectation(ia, ib, event.at), y);
+        s.record(p.expectation_at(ia, ib, event.at, home), y);
     }
 }

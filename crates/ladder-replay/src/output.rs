@@ -131,7 +131,7 @@ impl Snapshot {
         let head = blake3::Hash::from(*head).to_hex().to_string();
         Snapshot {
             algorithm: projector.config().algorithm,
-            config: projector.config().values.clone(),
+            config: projector.config().echoed(),
             through,
             head,
             players,

@@ -13,7 +13,8 @@ use ladder_events::codec::{self, BodyView, EventView};
 use ladder_events::{Prior, Timestamp};
 use ladder_glicko::{Glicko2, Glicko2Lanes};
 use ladder_projector::{
-    sides_into, Algorithm, Input, Period, PlayerId, ProjectError, Projector, Roster, SeatIn, Step,
+    sides_into, Algorithm, Home, Input, Period, PlayerId, ProjectError, Projector, Roster, SeatIn,
+    Step,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -119,6 +120,7 @@ impl Chunk {
                         score: seat.score,
                         side,
                         seconds: seat.seconds,
+                        home: seat.home,
                     });
                 }
                 Owned::Match(start, self.seats.len())
@@ -166,14 +168,14 @@ impl Chunk {
 
     /// The step of `item`, and the two-seat prediction it asks for.
     #[inline]
-    fn step(&self, item: &Item) -> (Step<'_>, Option<(PlayerId, PlayerId, f64)>) {
+    fn step(&self, item: &Item) -> (Step<'_>, Option<(PlayerId, PlayerId, f64, Home)>) {
         let (input, predict) = match item.input {
             Owned::Joined(player, prior) => (Input::Joined { player, prior }, None),
             Owned::Match(a, b) => {
                 let seats = &self.seats[a..b];
                 // A two-seat match is predicted before it is applied.
                 let predict = match seats {
-                    [x, y] => Some((x.player, y.player, outcome(x.score, y.score))),
+                    [x, y] => Some((x.player, y.player, outcome(x.score, y.score), Home::of(x, y))),
                     _ => None,
                 };
                 (Input::Match { seats }, predict)
@@ -206,8 +208,8 @@ impl Chunk {
             self.seats_ahead(k, AHEAD).iter().for_each(|s| lanes.prefetch(s.player));
             self.seats_ahead(k, AHEAD / 2).iter().for_each(|s| lanes.prefetch_slots(s.player));
             let (step, predict) = self.step(item);
-            if let (Some((a, b, y)), false) = (predict, scores.is_empty()) {
-                lanes.expectations(item.seq, a, b, item.at, buf)?;
+            if let (Some((a, b, y, home)), false) = (predict, scores.is_empty()) {
+                lanes.expectations(item.seq, a, b, item.at, home, buf)?;
                 for (s, &e) in scores.iter_mut().zip(buf.iter()) {
                     s.record(e, y);
                 }
@@ -232,8 +234,8 @@ impl Chunk {
             }
             let (step, predict) = self.step(item);
             for (i, p) in projectors.iter_mut().enumerate() {
-                if let (Some((a, b, y)), Some(s)) = (predict, scores.get_mut(i)) {
-                    s.record(p.expectation(a, b, item.at), y);
+                if let (Some((a, b, y, home)), Some(s)) = (predict, scores.get_mut(i)) {
+                    s.record(p.expectation_at(a, b, item.at, home), y);
                 }
                 p.apply(&step, None)?;
             }

@@ -7,8 +7,8 @@
 use crate::ReplayError;
 use ladder_events::Timestamp;
 use ladder_projector::{
-    Algorithm, Config, ParamSpec, PlayerId, ProjectError, Projector, Quantities, Standing, Step,
-    Trace,
+    Algorithm, Config, Home, ParamSpec, PlayerId, ProjectError, Projector, Quantities, Standing,
+    Step, Trace,
 };
 
 /// The one list of algorithms: each line is a variant of [`Algo`] and the crate's type that
@@ -159,6 +159,9 @@ impl Projector for Algo {
     }
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         self.inner().expectation(a, b, at)
+    }
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
+        self.inner().expectation_at(a, b, at, home)
     }
     fn rating_period(&self, at: Timestamp) -> Option<(i64, i64)> {
         self.inner().rating_period(at)

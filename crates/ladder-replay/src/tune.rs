@@ -9,6 +9,15 @@
 //!   the value (a batched golden-section search: each pass keeps the best point and its
 //!   neighbours' interval).
 //! - A period takes its candidates from [`PERIODS`]; a word-valued constant takes every word.
+//! - `home` is searched on a linear scale from 0 (no advantage) to [`home_span`]; `revert` over
+//!   [`REVERTS`] and `revert_after` over [`REVERT_AFTERS`], each in one pass (a finer search of
+//!   them would cost a pass per step for a constant whose effect is small and flat: see
+//!   docs/real-ladders.md).
+//! - The search starts from the best of several points ([`starts`]: the given one, and every
+//!   continuous constant low, then high), evaluated together in the first pass, so a poor
+//!   starting value does not trap it.
+//! - [`edge_warnings`] names every chosen constant that sits on an edge of its search range that
+//!   is not an end of the constant's own range: the best value may lie beyond it.
 //!
 //! Pure: the evaluation is the caller's closure, so the search is tested without a ledger.
 
@@ -28,11 +37,48 @@ const ROUNDS: usize = 4;
 /// A round that improves the log loss by less than this ends the search.
 const MIN_GAIN: f64 = 1e-7;
 
+/// Fractions a `revert` constant is searched over: none, small ones, FiveThirtyEight's third,
+/// half and three quarters.
+pub const REVERTS: [&str; 7] = ["0", "0.05", "0.1", "0.2", "0.333", "0.5", "0.75"];
+
+/// Durations a `revert_after` constant is searched over: a month to a year.
+pub const REVERT_AFTERS: [&str; 5] = ["30d", "60d", "90d", "180d", "365d"];
+
 /// The constants searched by default for each algorithm: those a ladder's data decides (the
 /// seeds' fixed points and the starting values are left alone).
 /// Each algorithm's [`ladder_projector::Algorithm::TUNED`], through the registry.
 pub fn default_keys(algorithm: &str) -> &'static [&'static str] {
     crate::registry::tuned(algorithm)
+}
+
+/// The constants `ladder tune` searches by default (docs/outputs.md): the algorithm's own
+/// ([`default_keys`]), then every one of `home` (only when the history has home seats),
+/// `margin`, `revert`, `revert_after` and `period` that the algorithm has and its own list
+/// leaves out.
+pub fn default_search(algorithm: &str, specs: &[ParamSpec], has_home: bool) -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = default_keys(algorithm).to_vec();
+    for key in ["home", "margin", "revert", "revert_after", "period"] {
+        if key == "home" && !has_home {
+            continue;
+        }
+        if let Some(spec) = specs.iter().find(|s| s.key == key) {
+            if !keys.contains(&spec.key) {
+                keys.push(spec.key);
+            }
+        }
+    }
+    keys
+}
+
+/// The top of `home`'s search range, on the algorithm's own scale: 400 rating points (odds of
+/// 10 to 1 between equals) where ratings are Elo-like, 10 skill units for Weng-Lin (more than
+/// twice its default beta, the spread of one performance).
+pub fn home_span(algorithm: &str) -> f64 {
+    if algorithm == "weng-lin" {
+        10.0
+    } else {
+        400.0
+    }
 }
 
 /// How one constant is searched.
@@ -115,6 +161,17 @@ pub fn axes(
             key: key.clone(),
         })?;
         out.push(match spec.kind {
+            _ if spec.key == "home" => {
+                Axis::Linear { key: spec.key, lo: 0.0, hi: home_span(algorithm) }
+            }
+            _ if spec.key == "revert" => Axis::Choices {
+                key: spec.key,
+                values: REVERTS.iter().map(|p| p.to_string()).collect(),
+            },
+            _ if spec.key == "revert_after" => Axis::Choices {
+                key: spec.key,
+                values: REVERT_AFTERS.iter().map(|p| p.to_string()).collect(),
+            },
             ParamKind::Number { min, max, .. }
                 if min.is_finite() && max.is_finite() && max - min <= 1.0 =>
             {
@@ -200,12 +257,96 @@ pub struct Found {
     pub passes: usize,
 }
 
+/// The points a search starts from: `start`, then `start` with every continuous constant low (a
+/// tenth of its value on a log scale, a quarter of its range on a linear one), then high (ten
+/// times, three quarters), each clamped to its range. Words and periods keep their value.
+pub fn starts(axes: &[Axis], start: &Point) -> Vec<Point> {
+    let mut out = vec![start.clone()];
+    for high in [false, true] {
+        let point: Point = start
+            .iter()
+            .map(|(k, v)| {
+                let moved = axes.iter().find(|a| a.key() == *k).and_then(|a| match a {
+                    Axis::Log { lo, hi, .. } => {
+                        let x: f64 = v.parse().ok()?;
+                        Some(fmt((if high { x * 10.0 } else { x / 10.0 }).clamp(*lo, *hi)))
+                    }
+                    Axis::Linear { lo, hi, .. } => {
+                        Some(fmt(lo + (hi - lo) * if high { 0.75 } else { 0.25 }))
+                    }
+                    Axis::Choices { .. } => None,
+                });
+                (*k, moved.unwrap_or_else(|| v.clone()))
+            })
+            .collect();
+        if !out.contains(&point) {
+            out.push(point);
+        }
+    }
+    out
+}
+
+/// A warning for every constant of `best` that sits on an edge of its search range (within the
+/// search's last step) where that edge is not an end of the constant's own range in `specs`: the
+/// lowest log loss may lie beyond it. `home` at 0 is such an edge too (no advantage found).
+pub fn edge_warnings(axes: &[Axis], specs: &[ParamSpec], best: &Point) -> Vec<String> {
+    let mut out = Vec::new();
+    for axis in axes {
+        let (key, lo, hi, log) = match axis {
+            Axis::Log { key, lo, hi } => (*key, *lo, *hi, true),
+            Axis::Linear { key, lo, hi } => (*key, *lo, *hi, false),
+            Axis::Choices { .. } => continue,
+        };
+        let Some(x) = best.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.parse::<f64>().ok())
+        else {
+            continue;
+        };
+        let (own_min, own_max) = match specs.iter().find(|s| s.key == key).map(|s| s.kind) {
+            Some(ParamKind::Number { min, max, .. }) => (min, max),
+            _ => (f64::NEG_INFINITY, f64::INFINITY),
+        };
+        let near = |edge: f64| {
+            if log {
+                (math::ln(x) - math::ln(edge)).abs() <= 0.011
+            } else {
+                (x - edge).abs() <= (hi - lo) * 0.003
+            }
+        };
+        let range = format!("{} to {}", fmt(lo), fmt(hi));
+        if near(lo) && lo > own_min {
+            out.push(format!(
+                "{key}={} sits on the lower edge of its search range ({range}): the best value may \
+                 be lower; try --set {key}=... with a smaller value and --param {key}",
+                fmt(x)
+            ));
+        } else if near(hi) && hi < own_max {
+            out.push(format!(
+                "{key}={} sits on the upper edge of its search range ({range}): the best value may \
+                 be higher; try --set {key}=... with a larger value and --param {key}",
+                fmt(x)
+            ));
+        }
+    }
+    out
+}
+
 /// Searches from `start` for the point of lowest loss. `eval` gets a batch of points and returns
 /// their losses in order (a non-finite or missing loss counts as +infinity); `on_pass` is called
 /// after each batch with the best loss so far.
 pub fn search<E>(
     axes: &[Axis],
     start: Point,
+    eval: &mut Evaluate<'_, E>,
+    on_pass: &mut dyn FnMut(usize, f64),
+) -> Result<Found, E> {
+    search_from(axes, vec![start], eval, on_pass)
+}
+
+/// [`search`] from the best of several starting points (evaluated together in the first pass;
+/// the first of equal losses wins). `starts` must not be empty.
+pub fn search_from<E>(
+    axes: &[Axis],
+    starts: Vec<Point>,
     eval: &mut Evaluate<'_, E>,
     on_pass: &mut dyn FnMut(usize, f64),
 ) -> Result<Found, E> {
@@ -231,9 +372,15 @@ pub fn search<E>(
         on_pass(passes, best);
         Ok(())
     };
-    run(vec![start.clone()], &mut seen)?;
-    let mut current = start;
+    run(starts.clone(), &mut seen)?;
+    let mut current = starts[0].clone();
     let mut loss = seen[&current];
+    for p in &starts[1..] {
+        if seen[p] < loss {
+            loss = seen[p];
+            current = p.clone();
+        }
+    }
     let with = |p: &Point, key: &str, v: String| -> Point {
         p.iter().map(|(k, x)| (*k, if *k == key { v.clone() } else { x.clone() })).collect()
     };
@@ -338,6 +485,73 @@ mod tests {
         assert_eq!(found.best[1].1, "b");
         assert!(found.loss < 1e-3);
         assert_eq!(found.passes, calls);
+    }
+
+    #[test]
+    fn a_bad_start_is_left_for_a_better_one() {
+        // loss = |ln x - ln 500|, flat (and so a trap for a local search) below x = 1.
+        let axes = vec![Axis::Log { key: "x", lo: 0.001, hi: 1000.0 }];
+        let f = |p: &Point| {
+            let x: f64 = p[0].1.parse().unwrap();
+            if x < 1.0 {
+                10.0
+            } else {
+                (math::ln(x) - math::ln(500.0)).abs()
+            }
+        };
+        let start: Point = vec![("x", "0.1".into())];
+        let from = starts(&axes, &start);
+        assert_eq!(from, vec![start.clone(), vec![("x", "0.01".into())], vec![("x", "1".into())]]);
+        let found =
+            search_from::<()>(&axes, from, &mut |b| Ok(b.iter().map(f).collect()), &mut |_, _| {})
+                .unwrap();
+        let x: f64 = found.best[0].1.parse().unwrap();
+        assert!((x / 500.0 - 1.0).abs() < 0.02, "{found:?}");
+    }
+
+    #[test]
+    fn edges_of_the_search_range_are_named_but_not_ends_of_the_constants_range() {
+        use ladder_projector::ParamSpec;
+        let spec = |key, kind| ParamSpec { key, kind, default: "1", doc: "", warn_below: None };
+        let specs = [
+            spec("tau", ParamKind::above(0.0)),
+            spec("p", ParamKind::between(0.0, 1.0)),
+            spec("home", ParamKind::any()),
+        ];
+        let axes = vec![
+            Axis::Log { key: "tau", lo: 0.0005, hi: 500.0 },
+            Axis::Linear { key: "p", lo: 0.0, hi: 1.0 },
+            Axis::Linear { key: "home", lo: 0.0, hi: 400.0 },
+        ];
+        let at = |tau: &str, p: &str, home: &str| -> Point {
+            vec![("tau", tau.into()), ("p", p.into()), ("home", home.into())]
+        };
+        // tau at the bottom of its search range (not of its own range, tau > 0); p at 1 is the
+        // end of p's own range; home inside.
+        let w = edge_warnings(&axes, &specs, &at("0.0005", "1", "120"));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("tau=0.0005 sits on the lower edge"), "{w:?}");
+        let w = edge_warnings(&axes, &specs, &at("0.5", "0.3", "400"));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("home=400 sits on the upper edge"), "{w:?}");
+        assert!(edge_warnings(&axes, &specs, &at("0.5", "0", "75")).is_empty());
+    }
+
+    #[test]
+    fn the_default_search_adds_home_only_with_home_seats() {
+        let specs = crate::registry::params("elo").unwrap();
+        assert_eq!(default_search("elo", specs, false), ["k", "margin", "revert", "revert_after"]);
+        assert_eq!(
+            default_search("elo", specs, true),
+            ["k", "home", "margin", "revert", "revert_after"]
+        );
+        let specs = crate::registry::params("glicko2").unwrap();
+        assert_eq!(
+            default_search("glicko2", specs, true),
+            ["tau", "period", "home", "revert", "revert_after"]
+        );
+        let specs = crate::registry::params("zonestats").unwrap();
+        assert_eq!(default_search("zonestats", specs, true), ["t", "game_mult"]);
     }
 
     #[test]

@@ -488,6 +488,10 @@ fn parallel_folds_equal_sequential_ones() {
 }
 #[path = "replay/extremes.rs"]
 mod extremes;
+#[path = "replay/home.rs"]
+mod home;
+#[path = "replay/revert.rs"]
+mod revert;
 
 /// A history long enough for several of the fast driver's chunks (8,192 steps) and many of the
 /// default `records_from` runs (64 events), with ticks, voids, a three-seat match and teams.

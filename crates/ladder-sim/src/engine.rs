@@ -568,6 +568,7 @@ impl Simulation {
             score,
             team: None,
             seconds: Some(f64::from(seconds)),
+            home: false,
         };
         let seats = vec![seat(self.name(a), win), seat(self.name(b), 1.0 - win)];
         let id = self.id('m', self.finished);

@@ -183,6 +183,21 @@ pub fn update_player(
     win: f64,
     k: &Constants,
 ) -> Result<Update, Breakdown> {
+    update_player_home(p1, p2, time, win, 0.0, k)
+}
+
+/// [`update_player`] where Player1 has `edge` rating points of home advantage over Player2 (the
+/// constant `home`, negated when Player2 is at home, 0 on neutral ground): PE and WinProb compare
+/// `Player1.Rating + edge` with `Player2.Rating`; nothing else changes.
+#[inline]
+pub fn update_player_home(
+    p1: Player,
+    p2: Player,
+    time: f64,
+    win: f64,
+    edge: f64,
+    k: &Constants,
+) -> Result<Update, Breakdown> {
     let nonfinite = |quantity, value| Breakdown::NonFinite {
         quantity,
         value,
@@ -205,9 +220,11 @@ pub fn update_player(
     // TGR text, UpdatePlayer: PG = 1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)
     let pg = 1.0 / (1.0 + G_FACTOR * (p2.rd * p2.rd)).sqrt();
     // TGR text, UpdatePlayer: PE = (1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400)))
-    let pe = 1.0 / (1.0 + pow10_over_400(-pg * (p1.rating - p2.rating)));
+    // (home: Player1.Rating + edge in place of Player1.Rating, here and in WinProb)
+    let r1 = p1.rating + edge;
+    let pe = 1.0 / (1.0 + pow10_over_400(-pg * (r1 - p2.rating)));
     // TGR text, UpdatePlayer: XD = abs(Win - WinProb(Player1, Player2))
-    let (g, wp) = win_prob_with_g(p1.rating, p1.rd, p2.rating, p2.rd);
+    let (g, wp) = win_prob_with_g(r1, p1.rd, p2.rating, p2.rd);
     let xd = (win - wp).abs();
     // TGR text, UpdatePlayer: PMERIT = 1 - (1 - P) * XD * (1 + 2 * XD)
     let pmerit = 1.0 - (1.0 - k.p) * xd * (1.0 + 2.0 * xd);

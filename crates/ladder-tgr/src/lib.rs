@@ -37,12 +37,13 @@ mod queue;
 pub use formulas::{glixare, update_player, win_prob, Breakdown, Constants, Player, Update};
 pub use queue::{pair, Candidate, QueueChoice, QUEUE_BAND, QUEUE_WAIT_SECONDS};
 
-use formulas::{day_frac, midnights};
+use formulas::{day_frac, midnights, update_player_home};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
     Algorithm, Config, ConfigError, Display, Input, ParamKind, ParamSpec, PlayerId, ProjectError,
-    ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace,
+    ProjectErrorKind, Projector, Quantities, SeatIn, Standing, Step, Trace, HOME_PARAM,
 };
+use ladder_projector::{Home, Revert, REVERT_AFTER_PARAM, REVERT_PARAM};
 use serde::{Deserialize, Serialize};
 
 /// The algorithm's name for `--algo` (`docs/spec.md`).
@@ -110,6 +111,9 @@ pub const PARAMS: &[ParamSpec] = &[
               code); simultaneous: both from the values before the battle",
         warn_below: None,
     },
+    HOME_PARAM,
+    REVERT_PARAM,
+    REVERT_AFTER_PARAM,
 ];
 
 /// Which values the second UpdatePlayer of a battle sees.
@@ -168,6 +172,9 @@ fn day32(day: i64) -> i32 {
 pub struct TgrState {
     players: Vec<Slot>,
     last_day: Option<i64>,
+    /// Each player's last battle (nanoseconds; `i64::MIN` before the first), kept only while
+    /// `revert` is on (empty otherwise).
+    last: Vec<i64>,
 }
 
 impl TgrState {
@@ -186,6 +193,10 @@ pub struct Tgr {
     initial_rating: f64,
     initial_rd: f64,
     order: Order,
+    /// `home`: rating points added to the home seat's side of PE and WinProb.
+    home: f64,
+    /// `revert` and `revert_after`.
+    revert: Revert,
     state: TgrState,
 }
 
@@ -236,6 +247,8 @@ impl Algorithm for Tgr {
             initial_rating: config.number("initial_rating"),
             initial_rd: config.number("initial_rd"),
             order,
+            home: config.number("home"),
+            revert: Revert::from_config(&config),
             config,
             state,
         })
@@ -377,7 +390,7 @@ impl Tgr {
 
     fn rate(
         &mut self,
-        seq: u64,
+        (seq, at): (u64, Timestamp),
         seats: &[SeatIn],
         day: i64,
         time: f64,
@@ -389,6 +402,31 @@ impl Tgr {
         })?;
         for seat in seats {
             self.touch(seq, seat.player, day, time, trace.as_deref_mut())?;
+        }
+        if self.revert.is_on() {
+            // revert: a first battle after an absence of at least revert_after moves the
+            // rating that fraction of the way back to initial_rating before it.
+            for seat in seats {
+                let k = seat.player.index();
+                if k >= self.state.last.len() {
+                    self.state.last.resize(k + 1, i64::MIN);
+                }
+                let last = Some(self.state.last[k]).filter(|&l| l != i64::MIN);
+                if self.revert.due(last, at.0) {
+                    let values = &mut self.state.players[k].values;
+                    values.rating = self.revert.apply(values.rating, self.initial_rating);
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.quantity(
+                            Some(seat.player),
+                            "Rating (revert)",
+                            "Rating + revert (initial_rating - Rating): the first battle after \
+                             an absence of at least revert_after",
+                            values.rating,
+                        );
+                    }
+                }
+                self.state.last[k] = at.0;
+            }
         }
         // Extension of the TGR text (docs/events.md): every pair of seats on different sides, in
         // seat order, one battle per pair.
@@ -406,7 +444,8 @@ impl Tgr {
                 } else {
                     0.5
                 };
-                self.battle(seq, a.player, b.player, time, win, trace.as_deref_mut())?;
+                let edge = a.advantage(self.home) - b.advantage(self.home);
+                self.battle(seq, (a.player, b.player), time, win, edge, trace.as_deref_mut())?;
             }
         }
         for seat in seats {
@@ -417,13 +456,14 @@ impl Tgr {
 
     /// TGR text, battle end: `UpdatePlayer(Player1,Player2,Time,Win);
     /// UpdatePlayer(Player2,Player1,Time,1-Win);`. Both players are already caught up to today.
+    /// `edge` is the first seat's home advantage over the second (rating points).
     fn battle(
         &mut self,
         seq: u64,
-        a: PlayerId,
-        b: PlayerId,
+        (a, b): (PlayerId, PlayerId),
         time: f64,
         win: f64,
+        edge: f64,
         trace: Option<&mut Trace>,
     ) -> Result<(), ProjectError> {
         let fail = |e: Breakdown| {
@@ -435,29 +475,30 @@ impl Tgr {
         let a0 = self.state.players[a.index()].values;
         let b0 = self.state.players[b.index()].values;
         // TGR text, battle end: UpdatePlayer(Player1,Player2,Time,Win)
-        let ua = update_player(a0, b0, time, win, &self.k).map_err(fail)?;
+        let ua = update_player_home(a0, b0, time, win, edge, &self.k).map_err(fail)?;
         // as-written: the second call sees Player1's new values, as the seed's code does.
         let opponent = match self.order {
             Order::AsWritten => ua.after,
             Order::Simultaneous => a0,
         };
         // TGR text, battle end: UpdatePlayer(Player2,Player1,Time,1-Win)
-        let ub = update_player(b0, opponent, time, 1.0 - win, &self.k).map_err(fail)?;
+        let ub = update_player_home(b0, opponent, time, 1.0 - win, -edge, &self.k).map_err(fail)?;
         self.state.players[a.index()].values = ua.after;
         self.state.players[b.index()].values = ub.after;
         if let Some(t) = trace {
-            self.trace_update(t, (a, a0), (b, b0), win, &ua, BEFORE_BATTLE);
+            self.trace_update(t, (a, a0), (b, b0), win, &ua, (BEFORE_BATTLE, edge));
             let note = match self.order {
                 Order::AsWritten => AFTER_OWN_UPDATE,
                 Order::Simultaneous => BEFORE_BATTLE,
             };
-            self.trace_update(t, (b, b0), (a, opponent), 1.0 - win, &ub, note);
+            self.trace_update(t, (b, b0), (a, opponent), 1.0 - win, &ub, (note, -edge));
         }
         Ok(())
     }
 
     /// The trace of one `UpdatePlayer(Player1, Player2, Time, Win)`: `me` with their values before
-    /// it, `opp` with the values this call used, `whose` saying which values those are.
+    /// it, `opp` with the values this call used, `whose` saying which values those are, and `edge`
+    /// Player1's home advantage over Player2.
     fn trace_update(
         &self,
         t: &mut Trace,
@@ -465,7 +506,7 @@ impl Tgr {
         (opp, opp_values): (PlayerId, Player),
         win: f64,
         u: &Update,
-        whose: [&'static str; 2],
+        (whose, edge): ([&'static str; 2], f64),
     ) {
         let p = Some(me);
         t.section(format!("UpdatePlayer(#{}, #{})", me.0, opp.0));
@@ -494,6 +535,15 @@ impl Tgr {
         t.quantity(p, "PTime", "Time - Player1.Time", u.ptime);
         t.quantity(p, "PRD", "min(sqrt(Player1.RD^2 + PTime * SC^2), rd_max)", u.prd);
         t.quantity(p, "PG", "1 / sqrt(1 + 3 * Q^2 * Player2.RD^2 / PI^2)", u.pg);
+        if self.home != 0.0 {
+            t.quantity(
+                p,
+                "Home",
+                "home: Player1's home advantage over Player2 (home, -home or 0), added to \
+                 Player1.Rating in PE and WinProb",
+                edge,
+            );
+        }
         t.quantity(p, "PE", "1 / (1 + 10^(-PG * (Player1.Rating - Player2.Rating) / 400))", u.pe);
         t.quantity(p, "G", "1 / sqrt(1 + 3 * Q^2 * (Player1.RD^2 + Player2.RD^2) / PI^2)", u.g);
         t.quantity(
@@ -574,7 +624,7 @@ impl Projector for Tgr {
                 self.state.players[i].values.time = time;
                 Ok(())
             }
-            Input::Match { seats } => self.rate(step.seq, seats, day, time, trace),
+            Input::Match { seats } => self.rate((step.seq, step.at), seats, day, time, trace),
         }
     }
 
@@ -636,6 +686,23 @@ impl Projector for Tgr {
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
         match (self.values_at(a, at), self.values_at(b, at)) {
             (Some(x), Some(y)) => win_prob(x.rating, x.rd, y.rating, y.rd),
+            _ => 0.5,
+        }
+    }
+
+    /// [`Projector::expectation`] with `home` added to the home seat's rating.
+    /// ratings reverted where a battle at `at` would revert them.
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
+        let of = |p: PlayerId| {
+            let mut v = self.values_at(p, at)?;
+            let last = self.state.last.get(p.index()).copied().filter(|&l| l != i64::MIN);
+            if self.revert.due(last, at.0) {
+                v.rating = self.revert.apply(v.rating, self.initial_rating);
+            }
+            Some(v)
+        };
+        match (of(a), of(b)) {
+            (Some(x), Some(y)) => win_prob(x.rating + home.edge(self.home), x.rd, y.rating, y.rd),
             _ => 0.5,
         }
     }

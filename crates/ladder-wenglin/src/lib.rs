@@ -28,8 +28,9 @@
 
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, math, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec,
-    PlayerId, ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, math, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind, ParamSpec,
+    PlayerId, ProjectError, ProjectErrorKind, Projector, Revert, SeatIn, Standing, Step, Trace,
+    REVERT_AFTER_PARAM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +70,24 @@ pub const PARAMS: &[ParamSpec] = &[
               so sigma stays positive (Weng & Lin, Algorithm 1)",
         warn_below: None,
     },
+    ParamSpec {
+        key: "home",
+        kind: ParamKind::any(),
+        default: "0",
+        doc: "home advantage in skill units: added once to the home side's mu_i in every p_iq \
+              (`\"home\": true` on a seat; 0 leaves every replay as it was)",
+        warn_below: None,
+    },
+    ParamSpec {
+        key: "revert",
+        kind: ParamKind::between(0.0, 1.0),
+        default: "0",
+        doc: "regression to the mean between seasons: at a player's first game after an absence \
+              of at least revert_after, mu first moves this fraction of the way back to the \
+              constant mu (sigma is kept; 0 leaves every replay as it was)",
+        warn_below: None,
+    },
+    REVERT_AFTER_PARAM,
 ];
 
 /// One player's values. A joined player has `sigma > 0`; one who has not is all zeros.
@@ -92,6 +111,9 @@ impl PlayerState {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct WengLinState {
     players: Vec<PlayerState>,
+    /// Each player's last game (nanoseconds; `i64::MIN` before the first), kept only while
+    /// `revert` is on (empty otherwise).
+    last: Vec<i64>,
 }
 
 /// One side of a match being rated: its seats and the sums over its players.
@@ -108,6 +130,8 @@ struct Team {
     /// Omega_i and Delta_i.
     omega: f64,
     delta: f64,
+    /// The constant `home` if a seat of the side is at home, else 0.
+    home: f64,
 }
 
 impl Team {
@@ -127,11 +151,15 @@ pub struct WengLin {
     sigma: f64,
     beta: f64,
     kappa: f64,
+    home: f64,
+    revert: Revert,
     state: WengLinState,
     /// Reused buffers (not state): the match's sides, each seat's side index, the new values.
     teams: Vec<Team>,
     team_of: Vec<u32>,
     new: Vec<(f64, f64)>,
+    /// Per seat of the current match: the mu it enters with (reverted where due).
+    enter: Vec<f64>,
 }
 
 /// The Bradley-Terry probability that a side at `mu_i` beats one at `mu_q` with `c`:
@@ -178,11 +206,14 @@ impl Algorithm for WengLin {
             sigma: config.number("sigma"),
             beta: config.number("beta"),
             kappa: config.number("kappa"),
+            home: config.number("home"),
+            revert: Revert::from_config(&config),
             config,
             state,
             teams: Vec::new(),
             team_of: Vec::new(),
             new: Vec::new(),
+            enter: Vec::new(),
         })
     }
 
@@ -237,11 +268,33 @@ impl WengLin {
         if let Some(t) = trace.as_deref_mut() {
             t.section(format!("{ALGORITHM} match at {}", step.at));
         }
+        // The mu each seat enters with: moved toward the constant mu at a first game after an
+        // absence of at least revert_after.
+        self.enter.clear();
+        for seat in seats {
+            let mu = self.state.players[seat.player.index()].mu;
+            let last = self.state.last.get(seat.player.index()).copied().filter(|&l| l != i64::MIN);
+            if self.revert.due(last, step.at.0) {
+                let reverted = self.revert.apply(mu, self.mu);
+                if let Some(t) = trace.as_deref_mut() {
+                    t.quantity(
+                        Some(seat.player),
+                        "mu_revert",
+                        "mu + revert (constant mu - mu): the first game after an absence of at \
+                         least revert_after",
+                        reverted,
+                    );
+                }
+                self.enter.push(reverted);
+            } else {
+                self.enter.push(mu);
+            }
+        }
         // The sides in order of first appearance, with their sums.
         let (teams, team_of) = (&mut self.teams, &mut self.team_of);
         teams.clear();
         team_of.clear();
-        for seat in seats {
+        for (n, seat) in seats.iter().enumerate() {
             let k = match teams.iter().position(|t| t.side == seat.side) {
                 Some(k) => k,
                 None => {
@@ -253,8 +306,11 @@ impl WengLin {
             let team = &mut teams[k];
             team.score += seat.score;
             team.seats += 1;
-            team.mu += p.mu;
+            team.mu += self.enter[n];
             team.sigma2 += p.sigma * p.sigma;
+            if seat.home {
+                team.home = self.home;
+            }
             team_of.push(k as u32);
         }
         // Algorithm 1, step 2: Omega_i and Delta_i of every side from the values before the match.
@@ -275,7 +331,11 @@ impl WengLin {
                     continue;
                 }
                 let c = c_of(me.sigma2, other.sigma2, beta);
-                let p = p_win(me.mu, other.mu, c);
+                let p = if self.home == 0.0 {
+                    p_win(me.mu, other.mu, c)
+                } else {
+                    p_win(me.mu + me.home, other.mu + other.home, c)
+                };
                 let s = result(me.mean_score(), other.mean_score());
                 let small_delta = me.sigma2 / c * (s - p);
                 let gamma = sigma_i / c;
@@ -284,6 +344,10 @@ impl WengLin {
                 delta += eta;
                 if let Some(t) = trace.as_deref_mut() {
                     t.quantity(who, "mu_q", "the other side's Σ mu", other.mu);
+                    if self.home != 0.0 {
+                        t.quantity(who, "h_i", "home: this side's home advantage", me.home);
+                        t.quantity(who, "h_q", "home: the other side's home advantage", other.home);
+                    }
                     t.quantity(who, "sigma_q^2", "the other side's Σ sigma^2", other.sigma2);
                     t.quantity(who, "c_iq", "sqrt(sigma_i^2 + sigma_q^2 + 2 beta^2)", c);
                     t.quantity(
@@ -307,11 +371,11 @@ impl WengLin {
         }
         // Algorithm 1, step 3: every player of side i.
         self.new.clear();
-        for (seat, &k) in seats.iter().zip(team_of.iter()) {
+        for ((seat, &k), &p_mu) in seats.iter().zip(team_of.iter()).zip(&self.enter) {
             let team = &teams[k as usize];
             let p = &self.state.players[seat.player.index()];
             let share = p.sigma * p.sigma / team.sigma2;
-            let mu = p.mu + share * team.omega;
+            let mu = p_mu + share * team.omega;
             let factor = (1.0 - share * team.delta).max(self.kappa);
             let sigma = (p.sigma * p.sigma * factor).sqrt();
             if !(mu.is_finite() && sigma.is_finite() && sigma > 0.0) {
@@ -329,7 +393,7 @@ impl WengLin {
             }
             if let Some(t) = trace.as_deref_mut() {
                 let who = Some(seat.player);
-                t.quantity(who, "mu", "rating before the match", p.mu);
+                t.quantity(who, "mu", "rating before the match", p_mu);
                 t.quantity(who, "sigma", "uncertainty before the match", p.sigma);
                 t.quantity(who, "mu'", "mu + sigma^2 / sigma_i^2 Omega_i", mu);
                 t.quantity(
@@ -349,6 +413,15 @@ impl WengLin {
             p.mu = mu;
             p.sigma = sigma;
             p.games += 1;
+        }
+        if self.revert.is_on() {
+            for seat in seats {
+                let k = seat.player.index();
+                if k >= self.state.last.len() {
+                    self.state.last.resize(k + 1, i64::MIN);
+                }
+                self.state.last[k] = step.at.0;
+            }
         }
         Ok(())
     }
@@ -391,5 +464,22 @@ impl Projector for WengLin {
         let of = |p: PlayerId| self.values(p).unwrap_or((self.mu, self.sigma));
         let ((mu_a, sigma_a), (mu_b, sigma_b)) = (of(a), of(b));
         p_win(mu_a, mu_b, c_of(sigma_a * sigma_a, sigma_b * sigma_b, self.beta))
+    }
+
+    /// [`Projector::expectation`] with `home` added to the home seat's mu.
+    /// mu reverted where a game at `at` would revert it.
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
+        let of = |p: PlayerId| {
+            let (mu, sigma) = self.values(p).unwrap_or((self.mu, self.sigma));
+            let last = self.state.last.get(p.index()).copied().filter(|&l| l != i64::MIN);
+            if self.revert.due(last, at.0) {
+                (self.revert.apply(mu, self.mu), sigma)
+            } else {
+                (mu, sigma)
+            }
+        };
+        let ((mu_a, sigma_a), (mu_b, sigma_b)) = (of(a), of(b));
+        let c = c_of(sigma_a * sigma_a, sigma_b * sigma_b, self.beta);
+        p_win(mu_a + home.edge(self.home), mu_b, c)
     }
 }

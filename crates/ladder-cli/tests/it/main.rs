@@ -10,6 +10,7 @@ mod docs_examples;
 mod explain_json;
 mod faults;
 mod friction;
+mod home;
 mod inputs;
 mod integrity;
 mod ledger;

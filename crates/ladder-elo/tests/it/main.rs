@@ -12,6 +12,8 @@ use proptest::prelude::*;
 use skillratings::elo::{elo, EloConfig, EloRating};
 use skillratings::Outcomes;
 
+mod home;
+
 fn projector(sets: &str) -> Elo {
     Elo::configure(&Config::parse_assignments(sets).unwrap()).unwrap()
 }
@@ -30,7 +32,13 @@ fn play(
 ) -> Result<(), ladder_projector::ProjectError> {
     let seats: Vec<SeatIn> = seats
         .iter()
-        .map(|&(id, score, side)| SeatIn { player: PlayerId(id), score, side, seconds: None })
+        .map(|&(id, score, side)| SeatIn {
+            player: PlayerId(id),
+            score,
+            side,
+            seconds: None,
+            home: false,
+        })
         .collect();
     p.apply(
         &Step { seq: 7, at: Timestamp(NANOS_PER_DAY), input: Input::Match { seats: &seats } },
@@ -133,7 +141,8 @@ fn matches_skillratings_game_by_game() {
 #[test]
 fn config_keys_defaults_and_ranges() {
     let keys: Vec<_> = PARAMS.iter().map(|s| (s.key, s.default)).collect();
-    assert_eq!(keys, [("k", "20"), ("initial_rating", "1500")]);
+    let want = [("k", "20"), ("initial_rating", "1500"), ("home", "0"), ("margin", "none")];
+    assert_eq!(keys, [&want[..], &[("revert", "0"), ("revert_after", "90d")]].concat());
     assert_eq!(ladder_elo::DEFAULT_K.to_string(), PARAMS[0].default);
     // K = q RD^2 at RD = 59: the Glicko-equivalent deviation of the default.
     let q = std::f64::consts::LN_10 / 400.0;

@@ -3,7 +3,8 @@
 //! millions of events wants (the owned [`decode`](super::decode) spent most of its time in
 //! `malloc`, `free` and `memcpy`).
 //!
-//! It reads format 1, schema 1 (bincode 1.3, varint integers, little endian) by hand, byte for byte
+//! It reads format 1, schemas 1 and 2 (schema 2 is schema 1 followed by the seats' home flags;
+//! bincode 1.3, varint integers, little endian) by hand, byte for byte
 //! as bincode's derive would: the same varint forms (one byte below 251, then 251/252/253 for a
 //! u16/u32/u64 that follows), zigzag for signed integers, one byte 0/1 for an `Option`, a varint
 //! variant index for an enum, a varint length before a string or a sequence, f64 as 8 bytes, and no
@@ -11,7 +12,9 @@
 //! event (a property test checks both on encoded events and on damaged bytes). On any failure it
 //! asks [`decode`](super::decode) for the error, so messages are bincode's in both paths.
 
-use super::{decode, DecodeError, FORMAT_BINCODE1, MAX_EVENT_BYTES, SCHEMA_V1};
+use super::{
+    check_homes, decode, DecodeError, FORMAT_BINCODE1, MAX_EVENT_BYTES, SCHEMA_V1, SCHEMA_V2_HOME,
+};
 use crate::{Body, Event, Prior, Seat, Team, Timestamp};
 
 /// An event read in place from its stored bytes: [`Event`] with borrowed strings.
@@ -65,6 +68,8 @@ pub struct SeatsView<'a> {
     /// The bytes of the seats after the first two.
     rest: &'a [u8],
     len: usize,
+    /// One flag byte per seat (schema 2), or empty: no seat is at home.
+    homes: &'a [u8],
 }
 
 /// [`Seat`] with borrowed strings.
@@ -78,6 +83,8 @@ pub struct SeatView<'a> {
     pub team: Option<TeamView<'a>>,
     /// Time in the game in seconds.
     pub seconds: Option<f64>,
+    /// The seat is at home ([`Seat::home`]).
+    pub home: bool,
 }
 
 /// [`Team`] with a borrowed string.
@@ -96,6 +103,21 @@ pub fn view(bytes: &[u8]) -> Result<EventView<'_>, DecodeError> {
             let mut r = Reader(payload);
             match r.event() {
                 Some(event) if r.0.is_empty() => Ok(event),
+                _ => Err(refusal(bytes)),
+            }
+        }
+        [FORMAT_BINCODE1, SCHEMA_V2_HOME, payload @ ..] if payload.len() <= MAX_EVENT_BYTES => {
+            let mut r = Reader(payload);
+            match r.event() {
+                Some(EventView { at, id, body: BodyView::MatchResult { mut seats } })
+                    if check_homes(seats.len, r.0).is_ok() =>
+                {
+                    seats.homes = r.0;
+                    for (i, seat) in seats.first.iter_mut().enumerate().take(seats.len) {
+                        seat.home = r.0[i] == 1;
+                    }
+                    Ok(EventView { at, id, body: BodyView::MatchResult { seats } })
+                }
                 _ => Err(refusal(bytes)),
             }
         }
@@ -168,7 +190,7 @@ impl<'a> Iterator for SeatIter<'a> {
         if seat.is_none() {
             self.next = self.seats.len;
         }
-        seat
+        seat.map(|seat| SeatView { home: self.seats.homes.get(i) == Some(&1), ..seat })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -195,6 +217,7 @@ impl EventView<'_> {
                             TeamView::Text(s) => Team::Text(s.into()),
                         }),
                         seconds: s.seconds,
+                        home: s.home,
                     })
                     .collect(),
             },
@@ -216,6 +239,7 @@ impl Seat {
             score: self.score,
             team: self.team.as_ref().map(Team::as_view),
             seconds: self.seconds,
+            home: self.home,
         }
     }
 }
@@ -311,7 +335,8 @@ impl<'a> Reader<'a> {
             }
             1 => {
                 let len = self.len()?;
-                let none = SeatView { player: "", score: 0.0, team: None, seconds: None };
+                let none =
+                    SeatView { player: "", score: 0.0, team: None, seconds: None, home: false };
                 let mut first = [none; 2];
                 for seat in first.iter_mut().take(len) {
                     *seat = self.seat()?;
@@ -321,7 +346,9 @@ impl<'a> Reader<'a> {
                     self.seat()?;
                 }
                 let used = rest.len() - self.0.len();
-                BodyView::MatchResult { seats: SeatsView { first, rest: &rest[..used], len } }
+                BodyView::MatchResult {
+                    seats: SeatsView { first, rest: &rest[..used], len, homes: &[] },
+                }
             }
             2 => BodyView::MidnightTick,
             3 => BodyView::QueueTimeout { player: self.str()? },
@@ -340,7 +367,7 @@ impl<'a> Reader<'a> {
             _ => None,
         })?;
         let seconds = self.option(Self::f64)?;
-        Some(SeatView { player, score, team, seconds })
+        Some(SeatView { player, score, team, seconds, home: false })
     }
 }
 
@@ -368,8 +395,9 @@ mod tests {
     }
 
     fn seat() -> impl Strategy<Value = Seat> {
-        (text(), any::<f64>(), team(), proptest::option::of(any::<f64>()))
-            .prop_map(|(player, score, team, seconds)| Seat { player, score, team, seconds })
+        (text(), any::<f64>(), team(), proptest::option::of(any::<f64>()), any::<bool>()).prop_map(
+            |(player, score, team, seconds, home)| Seat { player, score, team, seconds, home },
+        )
     }
 
     fn body() -> impl Strategy<Value = Body> {
@@ -453,7 +481,7 @@ mod tests {
         ) {
             if header && bytes.len() >= 2 {
                 bytes[0] = FORMAT_BINCODE1;
-                bytes[1] = SCHEMA_V1;
+                bytes[1] = if bytes[1] % 2 == 0 { SCHEMA_V1 } else { SCHEMA_V2_HOME };
             }
             prop_assert_eq!(view(&bytes).is_ok(), decode(&bytes).is_ok());
         }
@@ -494,13 +522,15 @@ mod tests {
                     player: "alice",
                     score: 1.0,
                     team: Some(TeamView::Text("x")),
-                    seconds: Some(3.5)
+                    seconds: Some(3.5),
+                    home: false,
                 },
                 SeatView {
                     player: "bob",
                     score: 0.0,
                     team: Some(TeamView::Int(-4)),
-                    seconds: None
+                    seconds: None,
+                    home: false,
                 },
             ]
         );

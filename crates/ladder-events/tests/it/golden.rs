@@ -18,7 +18,7 @@ fn at(text: &str) -> Timestamp {
 }
 
 fn seat(player: &str, score: f64, team: Option<Team>, seconds: Option<f64>) -> Seat {
-    Seat { player: player.into(), score, team, seconds }
+    Seat { player: player.into(), score, team, seconds, home: false }
 }
 
 /// One event per variant and option: ids present and absent, priors full, partial and empty, teams

@@ -24,7 +24,7 @@ use crate::clock::{Clock, Cursor};
 use crate::periods::{add_game, entry, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
-    check_seats, outcome, Input, Period, PlayerId, ProjectError, ProjectErrorKind, SeatIn, Step,
+    check_seats, Home, Input, Period, PlayerId, ProjectError, ProjectErrorKind, SeatIn, Step,
 };
 
 /// A player's record in one lane.
@@ -174,12 +174,16 @@ impl Glicko2Lanes {
         a: PlayerId,
         b: PlayerId,
         at: Timestamp,
+        home: Home,
         out: &mut Vec<f64>,
     ) -> Result<(), ProjectError> {
         self.advance(seq, at)?;
         out.clear();
         for l in 0..self.lanes.len() {
-            out.push(Glicko2Rule::expectation(self.entering(l, a, at), self.entering(l, b, at)));
+            let (mu_a, phi_a) = self.entering(l, a, at);
+            let edge = home.edge(self.lanes[l].common.home);
+            let mu_a = if edge == 0.0 { mu_a } else { Glicko2Rule::shift_location(mu_a, edge) };
+            out.push(Glicko2Rule::expectation((mu_a, phi_a), self.entering(l, b, at)));
         }
         Ok(())
     }
@@ -211,7 +215,17 @@ impl Glicko2Lanes {
             }
         }
         // A slot of a period before `at`'s cannot be left: `advance` closed it.
-        let idle = self.clock.idle_since(p.since, at, self.clock.index(at));
+        let now = self.clock.index(at);
+        let idle = self.clock.idle_since(p.since, at, now);
+        // revert, as the projector's `entering` applies it to a game at `at`.
+        if lane.common.revert_due::<Glicko2Rule>(p.since, p.games, at, now) {
+            let values = Glicko2Rule::revert(
+                &p.values,
+                lane.common.revert.fraction,
+                lane.common.initial_rating,
+            );
+            return lane.rule.idle(&values, idle);
+        }
         lane.rule.idle(&p.values, idle)
     }
 
@@ -284,7 +298,8 @@ impl Glicko2Lanes {
         let index = (self.slots.len() / k) as u32;
         for l in 0..k {
             let p = &mut self.players[base + l];
-            self.slots.push(entry(&self.lanes[l].rule, &self.clock, p, player, at, now));
+            let lane = &self.lanes[l];
+            self.slots.push(entry(&lane.rule, &lane.common, p, player, at, now));
             p.slot = index;
         }
         index
@@ -311,14 +326,16 @@ impl Glicko2Lanes {
         Ok(())
     }
 
-    /// Adds one game between slots `a` and `b` in every lane (`add_game` on lane `l`'s slots).
+    /// Adds one game `pair` (between slots `a` and `b`) in every lane (`add_game` on lane `l`'s
+    /// slots, with lane `l`'s `home`).
     #[inline]
-    fn add_game(&mut self, a: u32, b: u32, s: f64) {
+    fn add_game(&mut self, pair: Pair) {
         let k = self.lanes.len() as u32;
         for l in 0..k {
-            add_game::<Glicko2Rule>(&mut self.slots, Pair { a: a * k + l, b: b * k + l, s });
+            let lane = Pair { a: pair.a * k + l, b: pair.b * k + l, ..pair };
+            add_game::<Glicko2Rule>(&mut self.slots, lane, self.lanes[l as usize].common.home);
         }
-        self.pairs.push(Pair { a, b, s });
+        self.pairs.push(pair);
     }
 
     fn matched(&mut self, step: &Step<'_>, now: i64, seats: &[SeatIn]) -> Result<(), ProjectError> {
@@ -339,7 +356,7 @@ impl Glicko2Lanes {
         for (i, x) in seats.iter().enumerate() {
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
                 if x.side != y.side {
-                    self.add_game(seat_slots[i], seat_slots[j], outcome(x.score, y.score));
+                    self.add_game(Pair::of(seat_slots[i], seat_slots[j], x, y));
                 }
             }
         }

@@ -78,6 +78,7 @@ impl<P: Projector> Run<P> {
                 score,
                 side: i as u32,
                 seconds: None,
+                home: false,
             })
             .collect();
         self.step(when, Input::Match { seats: &seats }, trace)

@@ -21,7 +21,10 @@ fn keys_and_defaults_are_the_documented_ones() {
             ("rd_max", "350"),
             ("provisional_rd", "100"),
             ("initial_rating", "1500"),
-            ("initial_rd", "350")
+            ("initial_rd", "350"),
+            ("home", "0"),
+            ("revert", "0"),
+            ("revert_after", "90d")
         ]
     );
     assert_eq!(
@@ -35,7 +38,10 @@ fn keys_and_defaults_are_the_documented_ones() {
             ("rd_max", "350"),
             ("provisional_rd", "100"),
             ("initial_rating", "1500"),
-            ("initial_rd", "350")
+            ("initial_rd", "350"),
+            ("home", "0"),
+            ("revert", "0"),
+            ("revert_after", "90d")
         ]
     );
     // c >= 0; tau, sigma, epsilon > 0.

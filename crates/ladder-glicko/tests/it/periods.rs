@@ -268,9 +268,9 @@ fn multi_seat_matches_rate_every_pair_of_sides_in_one_period() {
     // Teams: {3, 4} (side 0) against {0} (side 1); team-mates are never compared, and each
     // cross-side pair compares the seats' own scores (docs/events.md): 3 beats 0, 0 beats 4.
     let seats = [
-        SeatIn { player: PlayerId(3), score: 2.0, side: 0, seconds: None },
-        SeatIn { player: PlayerId(0), score: 1.0, side: 1, seconds: None },
-        SeatIn { player: PlayerId(4), score: 0.0, side: 0, seconds: None },
+        SeatIn { player: PlayerId(3), score: 2.0, side: 0, seconds: None, home: false },
+        SeatIn { player: PlayerId(0), score: 1.0, side: 1, seconds: None, home: false },
+        SeatIn { player: PlayerId(4), score: 0.0, side: 0, seconds: None, home: false },
     ];
     run.step(at(D, 120), Input::Match { seats: &seats }, None).unwrap();
     let c0 = GlickoConfig { c: 0.0 };

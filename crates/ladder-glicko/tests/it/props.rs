@@ -96,7 +96,7 @@ where
                 for &(i, score, side) in raw {
                     let player = PlayerId((i % joined as usize) as u32);
                     if seats.iter().all(|s| s.player != player) {
-                        seats.push(SeatIn { player, score, side, seconds: None });
+                        seats.push(SeatIn { player, score, side, seconds: None, home: false });
                     }
                 }
                 if seats.iter().all(|s| s.side == seats[0].side) {

@@ -41,8 +41,8 @@ fn body() -> impl Strategy<Value = Body> {
         ),
         5 => (player(), player(), 0u8..3, any::<bool>()).prop_map(|(a, b, s, team)| Body::MatchResult {
             seats: vec![
-                Seat { player: a, score: f64::from(s) / 2.0, team: team.then_some(Team::Int(1)), seconds: None },
-                Seat { player: b, score: 1.0 - f64::from(s) / 2.0, team: None, seconds: Some(60.0) },
+                Seat { player: a, score: f64::from(s) / 2.0, team: team.then_some(Team::Int(1)), seconds: None, home: false },
+                Seat { player: b, score: 1.0 - f64::from(s) / 2.0, team: None, seconds: Some(60.0), home: false },
             ],
         }),
         2 => Just(Body::MidnightTick),

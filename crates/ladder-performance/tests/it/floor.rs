@@ -42,8 +42,8 @@ fn replay(mut p: Performance) -> Vec<f64> {
             (0.0, 1.0)
         };
         let seats = [
-            SeatIn { player: PlayerId(a), score: sa, side: 0, seconds: None },
-            SeatIn { player: PlayerId(b), score: sb, side: 1, seconds: None },
+            SeatIn { player: PlayerId(a), score: sa, side: 0, seconds: None, home: false },
+            SeatIn { player: PlayerId(b), score: sb, side: 1, seconds: None, home: false },
         ];
         let step =
             Step { seq: seq as u64 + 1, at: Timestamp(0), input: Input::Match { seats: &seats } };

@@ -19,7 +19,13 @@ fn join(p: &mut Performance, id: u32, rating: Option<f64>) {
 fn play(p: &mut Performance, seats: &[(u32, f64, u32)], trace: Option<&mut Trace>) {
     let seats: Vec<SeatIn> = seats
         .iter()
-        .map(|&(id, score, side)| SeatIn { player: PlayerId(id), score, side, seconds: None })
+        .map(|&(id, score, side)| SeatIn {
+            player: PlayerId(id),
+            score,
+            side,
+            seconds: None,
+            home: false,
+        })
         .collect();
     let step = Step { seq: 1, at: Timestamp(0), input: Input::Match { seats: &seats } };
     p.apply(&step, trace).unwrap();

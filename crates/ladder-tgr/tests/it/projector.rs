@@ -13,7 +13,18 @@ fn params_are_the_documented_ones() {
     let keys: Vec<&str> = PARAMS.iter().map(|s| s.key).collect();
     assert_eq!(
         keys,
-        ["sc", "p", "rd_max", "provisional_rd", "initial_rating", "initial_rd", "order"]
+        [
+            "sc",
+            "p",
+            "rd_max",
+            "provisional_rd",
+            "initial_rating",
+            "initial_rd",
+            "order",
+            "home",
+            "revert",
+            "revert_after"
+        ]
     );
     let t = Tgr::configure(&[]).unwrap();
     let c = t.config();
@@ -22,6 +33,9 @@ fn params_are_the_documented_ones() {
         "tgr sc=20.0 p=0.8333333333333334 rd_max=350.0 provisional_rd=100.0 \
          initial_rating=1500.0 initial_rd=350.0 order=as-written"
     );
+    // `home` is echoed once it is set (at 0 it changes nothing, and outputs stay as they were).
+    let h = Tgr::configure(&[("home".into(), "30".into())]).unwrap();
+    assert!(h.config().to_string().ends_with(" order=as-written home=30.0"), "{}", h.config());
     assert_eq!(c.number("p"), 5.0 / 6.0);
     assert!(c.warnings.is_empty(), "the default p must not warn: {:?}", c.warnings);
     let p = PARAMS.iter().find(|s| s.key == "p").unwrap();

@@ -22,7 +22,7 @@ fn step(seq: u64, at: i64, input: Input<'_>) -> Step<'_> {
 }
 
 fn seat(p: u32, score: f64, side: u32) -> SeatIn {
-    SeatIn { player: PlayerId(p), score, side, seconds: None }
+    SeatIn { player: PlayerId(p), score, side, seconds: None, home: false }
 }
 
 proptest! {
@@ -157,6 +157,7 @@ fn history(acts: &[(u32, Act)], ticks: bool) -> Vec<Event> {
                     score,
                     team: None,
                     seconds: None,
+                    home: false,
                 };
                 push(&mut out, at, Body::MatchResult { seats: vec![s(a, sa), s(b, sb)] });
             }

@@ -38,6 +38,7 @@ fn play(p: &mut WengLin, seats: &[(u32, u32, f64)], trace: Option<&mut Trace>) -
             score,
             side,
             seconds: None,
+            home: false,
         })
         .collect();
     let step = Step { seq: 1000, at: Timestamp(1), input: Input::Match { seats: &seats } };

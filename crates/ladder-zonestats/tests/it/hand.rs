@@ -172,9 +172,9 @@ fn the_projector_folds_priors_teams_and_traces_the_scale_down() {
     close(z.expectation(a, b, Timestamp(0)), e1(), "expectation before the game");
     // The scale-down game above, as a projector sees it.
     let seats = [
-        SeatIn { player: a, score: 10.0, side: 0, seconds: Some(600.0) },
-        SeatIn { player: b, score: 5.0, side: 1, seconds: Some(600.0) },
-        SeatIn { player: c, score: 5.0, side: 2, seconds: Some(600.0) },
+        SeatIn { player: a, score: 10.0, side: 0, seconds: Some(600.0), home: false },
+        SeatIn { player: b, score: 5.0, side: 1, seconds: Some(600.0), home: false },
+        SeatIn { player: c, score: 5.0, side: 2, seconds: Some(600.0), home: false },
     ];
     let mut trace = Trace::new();
     z.apply(&step(4, Input::Match { seats: &seats }), Some(&mut trace)).unwrap();
@@ -204,8 +204,8 @@ fn the_projector_folds_priors_teams_and_traces_the_scale_down() {
     assert_eq!(z.standings(), st);
     // A player who never joined is an error naming the event.
     let ghost = [
-        SeatIn { player: a, score: 1.0, side: 0, seconds: None },
-        SeatIn { player: PlayerId(9), score: 0.0, side: 1, seconds: None },
+        SeatIn { player: a, score: 1.0, side: 0, seconds: None, home: false },
+        SeatIn { player: PlayerId(9), score: 0.0, side: 1, seconds: None, home: false },
     ];
     let err = z.apply(&step(7, Input::Match { seats: &ghost }), None).unwrap_err();
     assert_eq!(err.seq, 7);
