@@ -1,0 +1,3 @@
+//! The integration tests of ladder-ttt: one binary.
+
+mod reference;
