@@ -9,9 +9,11 @@
 //! games. So this projector does not rate a game when it is applied: `apply` adds the game to the
 //! [`Model`] (the games at one instant form a batch; a player's prior enters at their first game;
 //! between batches a skill drifts by `gamma^2` per `time_unit`, fractions included), and the
-//! estimate is converged when it is read ([`Projector::standing`], [`Projector::settle`]), then
-//! kept: the next games are folded into that converged estimate, and the next read sweeps from
-//! there (docs/algorithms/ttt.md, "Incremental").
+//! estimate is converged when it is read ([`Projector::standing`], [`Projector::settle`]), on a
+//! copy, once per state. The state itself always stays the forward pass of the package, so that
+//! a reading never depends on what was read before it (with the package's default of 30 sweeps
+//! a history is often not converged yet, and a warm start would end elsewhere): the same events
+//! and constants give the same bits, as every projector must.
 //!
 //! A reported rating is the *smoothed* posterior at the player's last game: what the whole
 //! history says about their skill then (the last point of the package's learning curve). A
@@ -28,7 +30,7 @@ use gauss::{Ms, G};
 use ladder_events::{Timestamp, NANOS_PER_DAY};
 use ladder_projector::{
     check_seats, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId,
-    ProjectError, ProjectErrorKind, Projector, SeatIn, Standing, Step, Trace,
+    ProjectError, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -116,10 +118,9 @@ pub struct TttState {
     version: u64,
 }
 
-/// The converged estimate of the history at one version.
+/// The converged estimate of the history.
 #[derive(Clone, Debug)]
 struct Estimate {
-    version: u64,
     model: Arc<Model>,
     result: Converged,
 }
@@ -133,6 +134,8 @@ type Lasts = Arc<Vec<Option<(f64, Ms)>>>;
 struct Forecast {
     day: i64,
     last: Lasts,
+    /// The games before `day`, converged; the next day's forecast starts from it.
+    model: Model,
 }
 
 /// The TrueSkill Through Time projector (`--algo ttt`).
@@ -150,7 +153,8 @@ pub struct Ttt {
     iterations: u32,
     unit: i64,
     state: TttState,
-    converged: Mutex<Option<Result<Estimate, ProjectError>>>,
+    /// The converged estimate (or its failure) and the version it is of.
+    converged: Mutex<Option<(u64, Result<Estimate, ProjectError>)>>,
     forecast: Mutex<Option<Forecast>>,
     /// Reused buffers (not state): a match's sides and their agents.
     sides: Vec<(u32, f64, u32)>,
@@ -259,42 +263,23 @@ impl Ttt {
     /// The converged estimate of the history applied so far (computed once per version).
     pub fn estimate(&self) -> Result<(Arc<Model>, Converged), ProjectError> {
         let mut cache = lock(&self.converged);
-        if let Some(Ok(e)) = cache.as_ref() {
-            if e.version == self.state.version {
-                return Ok((e.model.clone(), e.result));
+        if let Some((version, out)) = cache.as_ref() {
+            if *version == self.state.version {
+                return out.clone().map(|e| (e.model, e.result));
             }
-        }
-        if let Some(Err(e)) = cache.as_ref() {
-            return Err(e.clone());
         }
         let mut model = self.state.model.clone();
         let out = match model.converge(self.epsilon, self.iterations) {
-            Ok(result) => {
-                Ok(Estimate { version: self.state.version, model: Arc::new(model), result })
-            }
-            Err(e) => Err(ProjectError::new(
+            Ok(result) => Ok(Estimate { model: Arc::new(model), result }),
+            Err(e) => Err(ProjectError::non_finite(
                 e.tag,
-                ProjectErrorKind::NonFinite {
-                    quantity: "likelihood",
-                    detail: "a game's message left the finite numbers (skills too far apart \
-                             for the arithmetic)"
-                        .into(),
-                },
+                "likelihood",
+                "a game's message left the finite numbers (skills too far apart for the \
+                 arithmetic)",
             )),
         };
-        *cache = Some(out.clone());
+        *cache = Some((self.state.version, out.clone()));
         out.map(|e| (e.model, e.result))
-    }
-
-    /// Starts the next change from the converged estimate, when there is one of this version
-    /// (the incremental update: new games enter a converged history).
-    fn adopt(&mut self) {
-        let cached = lock(&self.converged).take();
-        if let Some(Ok(e)) = cached {
-            if e.version == self.state.version {
-                self.state.model = Arc::try_unwrap(e.model).unwrap_or_else(|m| (*m).clone());
-            }
-        }
     }
 
     fn joined(
@@ -314,7 +299,6 @@ impl Ttt {
         // A prior is on the algorithm's own scale: `rating` is mu and `rd` is sigma.
         let mu = prior_or(step.seq, prior.rating, self.mu, "mu", "rating", false)?;
         let sigma = prior_or(step.seq, prior.rd, self.sigma, "sigma", "rd", true)?;
-        self.adopt();
         self.state.model.set_prior(id.0, G::new(mu, sigma));
         self.state.players[i].joined = true;
         self.state.version += 1;
@@ -336,7 +320,6 @@ impl Ttt {
         check_seats(step.seq, seats, |id| {
             players.get(id.index()).filter(|p| p.joined).map(|p| p.games)
         })?;
-        self.adopt();
         if self.state.origin.is_none() {
             self.state.origin = Some(step.at.0);
         }
@@ -398,34 +381,31 @@ impl Ttt {
     }
 
     /// The forecast of the day holding `at`: every player's last posterior from the games before
-    /// that UTC day, converged on their own.
-    fn forecast(&self, at: Timestamp) -> Option<Lasts> {
+    /// that UTC day, converged on their own. Each day's model starts from the previous day's
+    /// converged one (the incremental update), so a scored replay converges each day's new games
+    /// into a converged history rather than the whole history from its forward pass.
+    fn forecast(&self, at: Timestamp) -> Result<Lasts, ModelError> {
         let day = at.0.div_euclid(NANOS_PER_DAY);
         let mut cache = lock(&self.forecast);
         if let Some(f) = cache.as_ref() {
             if f.day == day {
-                return Some(f.last.clone());
+                return Ok(f.last.clone());
             }
         }
         let start = self.units(day * NANOS_PER_DAY);
-        let (model, _) = self.estimate().ok()?;
-        let model = if self.state.origin.is_some_and(|o| o >= day * NANOS_PER_DAY) {
-            // Every game so far is on this day or later: nothing is known before it.
-            Arc::new(model.before(f64::NEG_INFINITY))
-        } else {
-            let mut m = model.before(start);
-            if m.games() == model.games() {
-                model
-            } else {
-                m.converge(self.epsilon, self.iterations).ok()?;
-                Arc::new(m)
-            }
+        let mut model = match cache.take() {
+            Some(f) if f.day < day => f.model,
+            _ => Model::new(self.state.model.params()),
         };
+        let before = model.games();
+        model.extend_before(&self.state.model, start)?;
+        if model.games() > before {
+            model.converge(self.epsilon, self.iterations)?;
+        }
         let n = self.state.players.len() as u32;
-        let last: Vec<Option<(f64, Ms)>> = (0..n).map(|a| model.last(a)).collect();
-        let last = Arc::new(last);
-        *cache = Some(Forecast { day, last: last.clone() });
-        Some(last)
+        let last: Lasts = Arc::new((0..n).map(|a| model.last(a)).collect());
+        *cache = Some(Forecast { day, last: last.clone(), model });
+        Ok(last)
     }
 }
 
@@ -502,7 +482,7 @@ impl Projector for Ttt {
     /// is `N(mu_a - mu_b, sigma_a^2 + sigma_b^2 + 2 beta^2)`, and with the draw margin `m`
     /// the result is `1 - (cdf(m) + cdf(-m)) / 2`.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
-        let Some(last) = self.forecast(at) else { return 0.5 };
+        let Ok(last) = self.forecast(at) else { return 0.5 };
         let t = self.units(at.0);
         let (pa, pb) = (self.predictive(&last, a, t), self.predictive(&last, b, t));
         let sd = (pa.sigma * pa.sigma + pb.sigma * pb.sigma + 2.0 * self.beta * self.beta).sqrt();

@@ -451,34 +451,34 @@ impl Model {
         out
     }
 
-    /// The history of the batches before time `before` alone, with the messages it has now (what
-    /// a forecast of a game at `before` may know, once converged again).
-    pub fn before(&self, before: f64) -> Model {
-        let nb = self.batches.partition_point(|b| b.time < before);
-        if nb == self.batches.len() {
-            return self.clone();
+    /// Brings this model up to `main`'s games before time `before`: `self` must hold a prefix of
+    /// `main`'s batches (as a model built by this function does). The priors of players who have
+    /// not played here yet are taken from `main`, and the new games enter by the forward pass, with
+    /// every message already here kept: the incremental update (docs/algorithms/ttt.md,
+    /// "Incremental"), which [`Model::converge`] then sweeps from.
+    pub fn extend_before(&mut self, main: &Model, before: f64) -> Result<(), ModelError> {
+        for (a, agent) in main.agents.iter().enumerate() {
+            self.set_prior(a as u32, agent.prior);
         }
-        let mut m = self.clone();
-        let cut = self.batches[nb];
-        let (skills, events) = (cut.skills as usize, cut.events as usize);
-        let teams = self.events[events].teams as usize;
-        let items = self.teams[teams].items as usize;
-        for s in (skills..m.skills.len()).rev() {
-            let sk = m.skills[s];
-            m.agents[sk.agent as usize].last = sk.prev;
-        }
-        m.batches.truncate(nb);
-        m.skills.truncate(skills);
-        m.events.truncate(events);
-        m.teams.truncate(teams);
-        m.items.truncate(items);
-        for sk in &mut m.skills {
-            if sk.next as usize >= skills && sk.next != NONE {
-                sk.next = NONE;
-                sk.backward = G::NINF;
+        let mut teams: Vec<(Vec<u32>, f64)> = Vec::new();
+        for b in self.batches.len()..main.batches.len() {
+            let batch = main.batches[b];
+            if batch.time >= before {
+                break;
+            }
+            for e in batch.events as usize..main.event_end(b) {
+                teams.clear();
+                for t in main.events[e].teams as usize..main.team_end(e) {
+                    let agents = (main.teams[t].items as usize..main.item_end(t))
+                        .map(|i| main.skills[main.items[i].skill as usize].agent)
+                        .collect();
+                    teams.push((agents, main.teams[t].output));
+                }
+                let view: Vec<(&[u32], f64)> =
+                    teams.iter().map(|(a, r)| (a.as_slice(), *r)).collect();
+                self.push_game(batch.time, main.events[e].tag, &view)?;
             }
         }
-        m.open = false;
-        m
+        self.close()
     }
 }
