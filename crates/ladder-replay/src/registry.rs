@@ -174,4 +174,7 @@ impl Projector for Algo {
     fn prefetch(&self, player: PlayerId) {
         self.inner().prefetch(player)
     }
+    fn curve(&self, player: PlayerId) -> Option<Vec<(Timestamp, Standing)>> {
+        self.inner().curve(player)
+    }
 }

@@ -114,6 +114,8 @@ pub struct TttState {
     players: Vec<PlayerState>,
     /// The instant of the first game: times are time units since it.
     origin: Option<i64>,
+    /// The instant of each batch of the model.
+    batch_at: Vec<i64>,
     /// Counts the changes applied, so a converged copy knows whether it is current.
     version: u64,
 }
@@ -199,8 +201,13 @@ impl Algorithm for Ttt {
             gamma: config.number("gamma"),
             p_draw: config.number("p_draw"),
         };
-        let state =
-            TttState { model: Model::new(params), players: Vec::new(), origin: None, version: 0 };
+        let state = TttState {
+            model: Model::new(params),
+            players: Vec::new(),
+            origin: None,
+            batch_at: Vec::new(),
+            version: 0,
+        };
         Ttt::restore(config, state)
     }
 
@@ -355,6 +362,9 @@ impl Ttt {
         self.state.model.push_game(time, step.seq, &teams).map_err(|e| {
             ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite")
         })?;
+        if self.state.model.batches() > self.state.batch_at.len() {
+            self.state.batch_at.push(step.at.0);
+        }
         for seat in seats {
             self.state.players[seat.player.index()].games += 1;
         }
@@ -444,6 +454,29 @@ impl Projector for Ttt {
 
     fn players(&self) -> usize {
         self.state.players.len()
+    }
+
+    /// The smoothed posterior at each of the player's games (the package's learning curve), from
+    /// the converged history; `Some` for every id, empty without games (or when the history cannot
+    /// converge: [`Ttt::settle`] names the game).
+    fn curve(&self, player: PlayerId) -> Option<Vec<(Timestamp, Standing)>> {
+        if self.state.players.get(player.index()).is_none_or(|p| p.games == 0) {
+            return Some(Vec::new());
+        }
+        let Ok((model, _)) = self.estimate() else { return Some(Vec::new()) };
+        let mut games = 0u64;
+        Some(
+            model
+                .curve_batches(player.0)
+                .into_iter()
+                .map(|(b, m, n)| {
+                    games += u64::from(n);
+                    let mut s = Standing::rating_only(player, m.mu, games);
+                    s.sigma = Some(m.sigma);
+                    (Timestamp(self.state.batch_at[b]), s)
+                })
+                .collect(),
+        )
     }
 
     /// Converges the history; an arithmetic failure names the game. With a trace, records the

@@ -437,6 +437,27 @@ impl Model {
         self.agents.get(agent as usize).map(|a| a.prior)
     }
 
+    /// [`Model::curve`] with each point's batch index instead of its time, and the number of
+    /// the agent's games in that batch.
+    pub fn curve_batches(&self, agent: u32) -> Vec<(usize, Ms, u32)> {
+        let mut out = Vec::new();
+        let mut s = self.agents.get(agent as usize).map_or(NONE, |a| a.last);
+        while s != NONE {
+            let sk = &self.skills[s as usize];
+            let b = self.batch_of(s);
+            let (e0, e1) = (self.batches[b].events as usize, self.event_end(b));
+            let (i0, i1) = (self.teams[self.events[e0].teams as usize].items as usize, {
+                let t1 = self.team_end(e1 - 1);
+                self.item_end(t1 - 1)
+            });
+            let games = self.items[i0..i1].iter().filter(|i| i.skill == s).count() as u32;
+            out.push((b, sk.posterior().ms(), games));
+            s = sk.prev;
+        }
+        out.reverse();
+        out
+    }
+
     /// `agent`'s learning curve: the time and posterior of every batch they played in, in order
     /// (the package's `learning_curves`).
     pub fn curve(&self, agent: u32) -> Vec<(f64, Ms)> {
