@@ -24,7 +24,7 @@ pub mod game;
 pub mod gauss;
 pub mod model;
 
-pub use model::{Converged, Model, ModelError, ModelParams};
+pub use model::{Converged, Model, ModelError, ModelParams, SeatMessages};
 
 use gauss::{Ms, G};
 use ladder_events::{Timestamp, NANOS_PER_DAY};
@@ -105,6 +105,8 @@ pub struct PlayerState {
     pub joined: bool,
     /// MatchResults sat in.
     pub games: u32,
+    /// The prior as given (mean, deviation), reported before the first game.
+    pub prior: (f64, f64),
 }
 
 /// Everything a checkpoint must keep: the whole history as the model holds it.
@@ -308,6 +310,7 @@ impl Ttt {
         let sigma = prior_or(step.seq, prior.rd, self.sigma, "sigma", "rd", true)?;
         self.state.model.set_prior(id.0, G::new(mu, sigma));
         self.state.players[i].joined = true;
+        self.state.players[i].prior = (mu, sigma);
         self.state.version += 1;
         if let Some(t) = trace {
             t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));
@@ -370,8 +373,106 @@ impl Ttt {
         }
         self.state.version += 1;
         if let Some(t) = trace {
-            t.section(format!("{ALGORITHM} match at {} (batch time {time} time units)", step.at));
-            t.quantity(None, "t", "time units since the first game (the batch's time)", time);
+            self.trace_game(step, time, t)?;
+        }
+        Ok(())
+    }
+
+    /// What `explain` shows of a match: the history through it converged, and every seat's
+    /// messages in it, with the sweeps it took.
+    fn trace_game(&self, step: &Step<'_>, time: f64, t: &mut Trace) -> Result<(), ProjectError> {
+        let (model, result) = self.estimate()?;
+        t.section(format!(
+            "{ALGORITHM} match at {}: the history through it, converged ({} games in {} batches)",
+            step.at,
+            model.games(),
+            model.batches()
+        ));
+        t.quantity(None, "t", "time units since the first game (the batch's time)", time);
+        t.quantity(
+            None,
+            "iterations",
+            "sweeps until the step fell below epsilon",
+            f64::from(result.iterations),
+        );
+        t.quantity(
+            None,
+            "step_mu",
+            "largest change of a posterior mean in the last sweep",
+            result.step.0,
+        );
+        t.quantity(
+            None,
+            "step_sigma",
+            "largest change of a posterior deviation in the last sweep",
+            result.step.1,
+        );
+        let gamma = self.state.model.params().gamma;
+        for m in model.last_game() {
+            let who = Some(PlayerId(m.agent));
+            t.quantity(
+                who,
+                "prior mu",
+                "prior.rating, else mu (enters at the first game)",
+                m.prior.mu,
+            );
+            t.quantity(who, "prior sigma", "prior.rd, else sigma", m.prior.sigma);
+            t.quantity(
+                who,
+                "elapsed",
+                "time units since the player's previous game (0 at the first)",
+                m.elapsed,
+            );
+            t.quantity(
+                who,
+                "drift",
+                "gamma^2 elapsed: variance added by the drift",
+                gamma * gamma * m.elapsed,
+            );
+            if let Some(d) = m.drifted_from {
+                t.quantity(who, "previous mu", "previous batch: forward x likelihood, mean", d.mu);
+                t.quantity(
+                    who,
+                    "previous sigma",
+                    "previous batch: forward x likelihood, deviation",
+                    d.sigma,
+                );
+            }
+            t.quantity(
+                who,
+                "forward mu",
+                "previous batch's message drifted (the prior at the first)",
+                m.forward.mu,
+            );
+            t.quantity(who, "forward sigma", "sqrt(previous sigma^2 + drift)", m.forward.sigma);
+            t.quantity(who, "backward mu", "what the later games say, drifted back", m.backward.mu);
+            t.quantity(
+                who,
+                "backward sigma",
+                "its deviation (infinite: no later game)",
+                m.backward.sigma,
+            );
+            t.quantity(
+                who,
+                "within mu",
+                "the skill as this game sees it (posterior / its message)",
+                m.within.mu,
+            );
+            t.quantity(who, "within sigma", "its deviation", m.within.sigma);
+            t.quantity(
+                who,
+                "likelihood mu",
+                "this game's message (TrueSkill's truncated difference)",
+                m.likelihood.mu,
+            );
+            t.quantity(who, "likelihood sigma", "its deviation", m.likelihood.sigma);
+            t.quantity(
+                who,
+                "posterior mu",
+                "forward x backward x the batch's likelihoods: mean",
+                m.posterior.mu,
+            );
+            t.quantity(who, "posterior sigma", "its deviation", m.posterior.sigma);
         }
         Ok(())
     }
@@ -438,7 +539,7 @@ impl Projector for Ttt {
     fn standing(&self, player: PlayerId) -> Option<Standing> {
         let p = self.state.players.get(player.index()).filter(|p| p.joined)?;
         let m = if p.games == 0 {
-            self.state.model.prior(player.0)?.ms()
+            Ms { mu: p.prior.0, sigma: p.prior.1 }
         } else {
             let (model, _) = self.estimate().ok()?;
             model.last(player.0)?.1

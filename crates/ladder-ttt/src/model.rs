@@ -102,6 +102,30 @@ pub struct ModelError {
     pub tag: u64,
 }
 
+/// One seat's messages in a game ([`Model::last_game`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeatMessages {
+    /// The player.
+    pub agent: u32,
+    /// Their prior (what enters at their first game).
+    pub prior: Ms,
+    /// Time units since their previous game (0 at the first).
+    pub elapsed: f64,
+    /// Their previous batch's forward times likelihood, before the drift (`None` at the first).
+    pub drifted_from: Option<Ms>,
+    /// The forward message: the previous batch's, drifted by `gamma^2 elapsed` (the prior at the
+    /// first).
+    pub forward: Ms,
+    /// The backward message: what their later games say, drifted back.
+    pub backward: Ms,
+    /// This game's likelihood message.
+    pub likelihood: Ms,
+    /// The skill as the game sees it: the posterior without this game's message.
+    pub within: Ms,
+    /// The posterior of the skill in the batch (forward, backward, and all the batch's games).
+    pub posterior: Ms,
+}
+
 /// What [`Model::converge`] did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Converged {
@@ -430,6 +454,36 @@ impl Model {
             return None;
         }
         Some((self.batch_time_of(last), self.skills[last as usize].posterior().ms()))
+    }
+
+    /// The messages of the last game's seats, in seat order (what `explain` shows of a game).
+    pub fn last_game(&self) -> Vec<SeatMessages> {
+        let Some(e) = self.events.len().checked_sub(1) else { return Vec::new() };
+        let (t0, t1) = (self.events[e].teams as usize, self.team_end(e));
+        let (i0, i1) = (self.teams[t0].items as usize, self.item_end(t1 - 1));
+        self.items[i0..i1]
+            .iter()
+            .map(|item| {
+                let sk = &self.skills[item.skill as usize];
+                let drifted_from = if sk.prev == NONE {
+                    None
+                } else {
+                    let p = &self.skills[sk.prev as usize];
+                    Some(p.forward.times(p.likelihood).ms())
+                };
+                SeatMessages {
+                    agent: sk.agent,
+                    prior: self.agents[sk.agent as usize].prior.ms(),
+                    elapsed: sk.elapsed,
+                    drifted_from,
+                    forward: sk.forward.ms(),
+                    backward: sk.backward.ms(),
+                    likelihood: item.likelihood.ms(),
+                    within: sk.posterior().over(item.likelihood).ms(),
+                    posterior: sk.posterior().ms(),
+                }
+            })
+            .collect()
     }
 
     /// `agent`'s prior.

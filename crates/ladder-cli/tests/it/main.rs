@@ -15,4 +15,5 @@ mod perf;
 mod proofs;
 mod replay;
 mod support;
+mod ttt;
 mod wenglin;
