@@ -139,7 +139,7 @@ struct Forecast {
     day: i64,
     last: Lasts,
     /// The games before `day`, converged; the next day's forecast starts from it.
-    model: Model,
+    model: Box<Model>,
 }
 
 /// The TrueSkill Through Time projector (`--algo ttt`).
@@ -506,7 +506,7 @@ impl Ttt {
         let start = self.units(day * NANOS_PER_DAY);
         let mut model = match cache.take() {
             Some(f) if f.day < day => f.model,
-            _ => Model::new(self.state.model.params()),
+            _ => Box::new(Model::new(self.state.model.params())),
         };
         let before = model.games();
         model.extend_before(&self.state.model, start)?;

@@ -152,8 +152,9 @@ pub struct Model {
     /// The last batch has games not yet iterated (the package iterates a batch once when it is
     /// built).
     open: bool,
+    /// Reused buffers (boxed: a projector holding a model stays small).
     #[serde(skip)]
-    scratch: Buffers,
+    scratch: Box<Buffers>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -177,7 +178,7 @@ impl Model {
             teams: Vec::new(),
             items: Vec::new(),
             open: false,
-            scratch: Buffers::default(),
+            scratch: Box::default(),
         }
     }
 

@@ -60,7 +60,7 @@ fn ttt_scores_each_match_from_the_days_before_it() {
     // All three games are on 1 March, so each is forecast from the priors alone: P(player beats
     // an opponent) = Phi((1500 - r) / sqrt(200^2 + rd^2 + 2 beta^2)); the player won the first
     // and lost the other two.
-    let p = |r: f64, rd: f64| phi((1500.0 - r) / (200f64.powi(2) + rd * rd + 2.0).sqrt());
+    let p = |r: f64, rd: f64| phi((1500.0 - r) / (200.0 * 200.0 + rd * rd + 2.0).sqrt());
     let ps = [p(1400.0, 30.0), p(1550.0, 100.0), p(1700.0, 300.0)];
     let ys = [1.0, 0.0, 0.0];
     #[allow(clippy::disallowed_methods)] // std's ln: an oracle independent of ladder's maths
@@ -98,4 +98,27 @@ fn ttt_history_and_plot_show_the_smoothed_curve() {
     e.ok(&["plot", "--algo", "ttt", "--player", "player", "--output", svg.to_str().unwrap()]);
     let drawn = std::fs::read_to_string(&svg).unwrap();
     assert!(drawn.starts_with("<svg") || drawn.starts_with("<?xml"), "{drawn}");
+}
+
+#[test]
+fn ttt_explain_shows_the_messages_of_a_match() {
+    let e = glickman();
+    let text = e.ok(&["explain", "--algo", "ttt", "--event", "6", "--player", "player"]);
+    let value = |name: &str| -> f64 {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("player") && l.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("no {name} in {text}"));
+        line.split('=').nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap()
+    };
+    // The drift: the forward message is the previous batch's, its variance grown by gamma^2 t
+    // over the hour between the games (t = 1/24 day).
+    let (prev, fwd, drift) = (value("previous sigma"), value("forward sigma"), value("drift"));
+    assert!((drift - (0.03 * 0.03) / 24.0).abs() < 1e-9, "{text}");
+    assert!((fwd * fwd - (prev * prev + drift)).abs() < 1e-8, "{text}");
+    // The posterior is what a replay through the event reports.
+    let v = json(&e.ok(&["replay", "--algo", "ttt", "--until", "6", "--format", "json"]));
+    let rating = v["players"][3]["rating"].as_f64().unwrap();
+    assert!((value("posterior mu") - rating).abs() < 1e-9, "{text}");
+    assert!(text.contains("iterations"), "{text}");
 }
