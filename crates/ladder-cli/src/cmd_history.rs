@@ -3,7 +3,7 @@
 use crate::cmd_replay::{config_of, unknown_player, until_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
 use clap::{Args, ValueEnum};
-use ladder_events::Body;
+use ladder_events::{Body, Timestamp};
 use ladder_projector::Projector;
 use ladder_replay::{leaderboard, registry, replay, BoardRules, Options};
 use std::io::Write;
@@ -43,6 +43,7 @@ pub struct HistoryArgs {
 struct Line {
     seq: u64,
     at: String,
+    instant: Timestamp,
     kind: &'static str,
     /// The other seats' players, in seat order (empty unless a match).
     opponents: Vec<String>,
@@ -53,6 +54,26 @@ struct Line {
     rd: Option<f64>,
     rank: Option<usize>,
     change: Option<f64>,
+}
+
+/// The other seats' players, the player's own score (a match only), and what happened, in words.
+fn describe(body: &Body, name: &str) -> (Vec<String>, Option<f64>, String) {
+    match body {
+        Body::MatchResult { seats } => {
+            let mine = seats.iter().find(|x| x.player == name).map_or(0.0, |x| x.score);
+            let opponents =
+                seats.iter().filter(|x| x.player != name).map(|x| x.player.clone()).collect();
+            let others: Vec<String> = seats
+                .iter()
+                .filter(|x| x.player != name)
+                .map(|x| format!("{} {}", x.player, x.score))
+                .collect();
+            (opponents, Some(mine), format!("{mine} vs {}", others.join(", ")))
+        }
+        Body::PlayerJoined { .. } => (Vec::new(), None, "joined".into()),
+        Body::QueueTimeout { .. } => (Vec::new(), None, "queue timeout".into()),
+        _ => (Vec::new(), None, String::new()),
+    }
 }
 
 fn csv_field(s: &str) -> String {
@@ -68,6 +89,10 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let until = until_of(&args.algo)?;
     let ledger = open_for_read(ledger_path, args.algo.events.events.as_deref())?;
     let mut projector = registry::build(config)?;
+    // A whole-history algorithm's standings after each event are not what is known now: its
+    // lines take the smoothed curve once the replay ends (and no rank, which would need the
+    // history converged again after every event).
+    let whole_history = projector.curve(ladder_projector::PlayerId(0)).is_some();
     let mut lines: Vec<Line> = Vec::new();
     let mut last: Option<f64> = None;
     let name = args.player.as_str();
@@ -81,34 +106,34 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             }
             let Some(id) = s.roster.get(name) else { return };
             let p: &dyn Projector = &*s.projectors[0];
+            let (opponents, score, what) = describe(&s.event.body, name);
+            if whole_history {
+                // Filled in from the smoothed curve below; a join shows the prior.
+                let prior =
+                    p.standing(id).filter(|_| score.is_none()).map_or(f64::NAN, |m| m.rating);
+                lines.push(Line {
+                    seq: s.seq,
+                    at: s.event.at.to_string(),
+                    instant: s.event.at,
+                    kind: s.event.body.type_name(),
+                    opponents,
+                    score,
+                    what,
+                    rating: prior,
+                    rd: None,
+                    rank: None,
+                    change: None,
+                });
+                return;
+            }
             // The rank on the leaderboard at its default rules, as it stood after this event.
             let board = leaderboard(p, s.roster, s.activity, &BoardRules::default());
             let rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
             let Some(me) = p.standing(id) else { return };
-            let (mut opponents, mut score) = (Vec::new(), None);
-            let what = match &s.event.body {
-                Body::MatchResult { seats } => {
-                    let mine = seats.iter().find(|x| x.player == name).map_or(0.0, |x| x.score);
-                    score = Some(mine);
-                    opponents = seats
-                        .iter()
-                        .filter(|x| x.player != name)
-                        .map(|x| x.player.clone())
-                        .collect();
-                    let others: Vec<String> = seats
-                        .iter()
-                        .filter(|x| x.player != name)
-                        .map(|x| format!("{} {}", x.player, x.score))
-                        .collect();
-                    format!("{mine} vs {}", others.join(", "))
-                }
-                Body::PlayerJoined { .. } => "joined".into(),
-                Body::QueueTimeout { .. } => "queue timeout".into(),
-                _ => String::new(),
-            };
             lines.push(Line {
                 seq: s.seq,
                 at: s.event.at.to_string(),
+                instant: s.event.at,
                 kind: s.event.body.type_name(),
                 opponents,
                 score,
@@ -121,8 +146,23 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             last = Some(me.rating);
         },
     )?;
-    if replayed.roster.get(name).is_none() {
+    let Some(id) = replayed.roster.get(name) else {
         return Err(unknown_player(name, &replayed.roster).into());
+    };
+    if whole_history {
+        // Each game's line: the smoothed posterior at the game's instant (games at one instant
+        // share it), what the whole history now says about the player's skill then.
+        let curve = projector.curve(id).unwrap_or_default();
+        let mut last: Option<f64> = None;
+        for l in &mut lines {
+            if l.score.is_some() {
+                if let Some((_, st)) = curve.iter().find(|(at, _)| *at == l.instant) {
+                    l.rating = st.rating;
+                }
+            }
+            l.change = last.map(|x| l.rating - x);
+            last = Some(l.rating);
+        }
     }
     let mut out = std::io::BufWriter::new(crate::out::stdout());
     match args.format {

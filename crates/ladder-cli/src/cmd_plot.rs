@@ -5,6 +5,7 @@ use crate::source::{open_for_read, LedgerHistory};
 use anyhow::Context;
 use clap::Args;
 use ladder_plot::{rating_chart, Series};
+use ladder_projector::Projector;
 use ladder_replay::{registry, replay, Options};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -37,6 +38,8 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
     let until = until_of(&args.algo)?;
     let ledger = open_for_read(ledger_path, args.algo.events.events.as_deref())?;
     let mut projector = registry::build(config)?;
+    // A whole-history algorithm draws its smoothed curve once the replay ends (band: two sigma).
+    let whole_history = projector.curve(ladder_projector::PlayerId(0)).is_some();
     let mut series: Vec<Series> =
         args.players.iter().map(|p| Series { name: p.clone(), points: Vec::new() }).collect();
     let replayed = replay(
@@ -44,6 +47,9 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
         &mut [&mut projector],
         Options { until, ..Options::default() },
         &mut |s| {
+            if whole_history {
+                return;
+            }
             for (i, name) in args.players.iter().enumerate() {
                 if !s.event.players().any(|p| p == name) {
                     continue;
@@ -55,9 +61,17 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
             }
         },
     )?;
-    for name in &args.players {
-        if replayed.roster.get(name).is_none() {
+    for (i, name) in args.players.iter().enumerate() {
+        let Some(id) = replayed.roster.get(name) else {
             return Err(unknown_player(name, &replayed.roster).into());
+        };
+        if whole_history {
+            series[i].points = projector
+                .curve(id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(at, st)| (at.0, st.rating, st.sigma))
+                .collect();
         }
     }
     let svg = rating_chart(&heading, &constants, &series);

@@ -50,7 +50,7 @@ pub enum ReplayFormat {
 /// Which algorithm, which constants, how far.
 #[derive(Debug, Args)]
 pub struct AlgoArgs {
-    /// The algorithm: tgr, glicko, glicko2, zonestats, elo, performance, weng-lin.
+    /// The algorithm: tgr, glicko, glicko2, zonestats, elo, performance, weng-lin, ttt.
     #[arg(long, value_name = "NAME")]
     pub algo: String,
     /// Override a constant (repeatable); `--set help=1` lists them.

@@ -44,13 +44,13 @@ pub enum TuneFormat {
 /// Arguments of `tune`.
 #[derive(Debug, Args)]
 pub struct TuneArgs {
-    /// The algorithm: tgr, glicko, glicko2, zonestats, elo, performance, weng-lin.
+    /// The algorithm: tgr, glicko, glicko2, zonestats, elo, performance, weng-lin, ttt.
     #[arg(long, value_name = "NAME")]
     pub algo: String,
     /// A constant to search (repeatable); by default the ones a ladder's data decides (glicko: c
     /// and period; glicko2: tau and period; tgr: sc and p; elo: k and margin; zonestats: t and
-    /// game_mult; weng-lin: beta), with home (when the history has home seats), revert and
-    /// revert_after wherever the algorithm has them.
+    /// game_mult; weng-lin: beta; ttt: sigma and gamma), with home (when the history has home
+    /// seats), revert and revert_after wherever the algorithm has them.
     #[arg(long = "param", value_name = "KEY")]
     pub params: Vec<String>,
     /// Hold the other constants at these values (repeatable), and start the search there.

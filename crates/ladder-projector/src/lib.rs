@@ -463,6 +463,17 @@ pub trait Projector {
         None
     }
 
+    /// For a whole-history algorithm (TrueSkill Through Time), whose estimate of a moment changes
+    /// with every later game: `player`'s smoothed curve, what the whole history applied so far
+    /// says about their skill at each of their games, as the game's instant and the standing
+    /// there, oldest first (empty for a player without games or an unknown id). `None` (the
+    /// default) for every filter, whose standing after an event is final: `history` and `plot`
+    /// then read [`Projector::standing`] after each event instead.
+    fn curve(&self, player: PlayerId) -> Option<Vec<(Timestamp, Standing)>> {
+        let _ = player;
+        None
+    }
+
     /// A hint that `player` is about to be applied: reads the player's record so that it is in
     /// the cache when the step comes. Changes nothing; a driver that knows the steps ahead calls
     /// it a few steps early, so the fold does not wait on memory for every player (with 100,000

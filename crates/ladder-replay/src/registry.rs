@@ -97,6 +97,8 @@ algorithms! {
     Performance => ladder_performance::Performance,
     /// Weng-Lin, Bradley-Terry full pairing (docs/algorithms/weng-lin.md).
     WengLin => ladder_wenglin::WengLin,
+    /// TrueSkill Through Time, a whole-history rating (docs/algorithms/ttt.md).
+    Ttt => ladder_ttt::Ttt,
 }
 
 fn name(algorithm: &str) -> Result<&'static str, ReplayError> {
@@ -174,5 +176,8 @@ impl Projector for Algo {
     }
     fn prefetch(&self, player: PlayerId) {
         self.inner().prefetch(player)
+    }
+    fn curve(&self, player: PlayerId) -> Option<Vec<(Timestamp, Standing)>> {
+        self.inner().curve(player)
     }
 }

@@ -19,4 +19,5 @@ mod proofs;
 mod replay;
 mod support;
 mod tlog;
+mod ttt;
 mod wenglin;

@@ -1,0 +1,560 @@
+//! The whole-history model of TrueSkill Through Time (Landfried & Mocskos, "TrueSkill Through
+//! Time: Reliable Initial Skill Estimates and Historical Comparability with Julia, Python and R",
+//! Journal of Statistical Software, 2025), kept as flat arrays.
+//!
+//! A *batch* is the games at one instant. Each player in a batch has a *skill* there, the
+//! product of three messages: `forward` (what the player's earlier batches say, drifted by
+//! `gamma^2` per time unit since the previous one; the prior at the first), `backward` (what the
+//! later batches say, drifted back) and `likelihood` (what this batch's games say: the product of
+//! the player's *items*, one per game). The estimate is found as the reference package
+//! `trueskillthroughtime` 1.1.0 finds it: one forward pass as the games arrive (each batch
+//! iterated once), then [`Model::converge`] repeats sweeps (backward over batches from the
+//! second-last to the first, then forward from the second to the last, each batch iterating its
+//! games once) until no posterior moves by more than `epsilon` in mean and in deviation.
+//!
+//! The arrays only grow at their ends, because games arrive in time order: a game at the last
+//! batch's instant joins it, a later one opens a new batch. So new games can be folded into a
+//! converged estimate, and the next [`Model::converge`] starts from it (docs/algorithms/ttt.md,
+//! "Incremental").
+
+use crate::game::{self, GameParams, Scratch, TeamIn};
+use crate::gauss::{Ms, G};
+use serde::{Deserialize, Serialize};
+
+/// No index.
+const NONE: u32 = u32::MAX;
+
+/// The constants of the model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelParams {
+    /// Performance noise of every player.
+    pub beta: f64,
+    /// Skill drift per time unit (standard deviation).
+    pub gamma: f64,
+    /// Probability of a draw between two sides of equal skill.
+    pub p_draw: f64,
+}
+
+/// A player's skill in one batch.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct Skill {
+    agent: u32,
+    /// The same player's skill in their previous and next batch, or [`NONE`].
+    prev: u32,
+    next: u32,
+    /// Time units since the player's previous batch (0 at their first).
+    elapsed: f64,
+    forward: G,
+    backward: G,
+    likelihood: G,
+}
+
+impl Skill {
+    #[inline]
+    fn posterior(&self) -> G {
+        self.likelihood.times(self.backward).times(self.forward)
+    }
+}
+
+/// The batch of games at one instant: its skills and events are the ranges from these starts to
+/// the next batch's.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct Batch {
+    time: f64,
+    skills: u32,
+    events: u32,
+}
+
+/// A game: its teams are the range from `teams` to the next event's.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct Event {
+    teams: u32,
+    /// The caller's name for it (ladder: the event's sequence number), for errors.
+    tag: u64,
+}
+
+/// A team of a game: its items are the range from `items` to the next team's.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct Team {
+    items: u32,
+    output: f64,
+}
+
+/// A player's seat in a game: their skill in the batch and the game's last message to it.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct Item {
+    skill: u32,
+    likelihood: G,
+}
+
+/// A player: the prior at their first game, and their latest skill.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct Agent {
+    prior: G,
+    last: u32,
+}
+
+/// Why the model could not go on: a game whose arithmetic left the finite numbers.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("game {tag}: a likelihood message is not finite (skills too far apart for the arithmetic)")]
+pub struct ModelError {
+    /// The game's tag.
+    pub tag: u64,
+}
+
+/// One seat's messages in a game ([`Model::last_game`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeatMessages {
+    /// The player.
+    pub agent: u32,
+    /// Their prior (what enters at their first game).
+    pub prior: Ms,
+    /// Time units since their previous game (0 at the first).
+    pub elapsed: f64,
+    /// Their previous batch's forward times likelihood, before the drift (`None` at the first).
+    pub drifted_from: Option<Ms>,
+    /// The forward message: the previous batch's, drifted by `gamma^2 elapsed` (the prior at the
+    /// first).
+    pub forward: Ms,
+    /// The backward message: what their later games say, drifted back.
+    pub backward: Ms,
+    /// This game's likelihood message.
+    pub likelihood: Ms,
+    /// The skill as the game sees it: the posterior without this game's message.
+    pub within: Ms,
+    /// The posterior of the skill in the batch (forward, backward, and all the batch's games).
+    pub posterior: Ms,
+}
+
+/// What [`Model::converge`] did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Converged {
+    /// The largest change of a posterior's mean and deviation in the last sweep.
+    pub step: (f64, f64),
+    /// Sweeps made.
+    pub iterations: u32,
+}
+
+/// The whole history and its messages.
+///
+/// Invariants: batches are in increasing time; every skill's `prev`/`next` link the same agent's
+/// skills in batch order; an agent's `last` is their latest skill; each item's likelihood is a
+/// factor of its skill's `likelihood`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Model {
+    params: ModelParams,
+    agents: Vec<Agent>,
+    batches: Vec<Batch>,
+    skills: Vec<Skill>,
+    events: Vec<Event>,
+    teams: Vec<Team>,
+    items: Vec<Item>,
+    /// The last batch has games not yet iterated (the package iterates a batch once when it is
+    /// built).
+    open: bool,
+    /// Reused buffers (boxed: a projector holding a model stays small).
+    #[serde(skip)]
+    scratch: Box<Buffers>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Buffers {
+    game: Scratch,
+    priors: Vec<Ms>,
+    teams: Vec<TeamIn>,
+    out: Vec<Ms>,
+    old: Vec<Ms>,
+}
+
+impl Model {
+    /// An empty history.
+    pub fn new(params: ModelParams) -> Model {
+        Model {
+            params,
+            agents: Vec::new(),
+            batches: Vec::new(),
+            skills: Vec::new(),
+            events: Vec::new(),
+            teams: Vec::new(),
+            items: Vec::new(),
+            open: false,
+            scratch: Box::default(),
+        }
+    }
+
+    /// The constants.
+    pub fn params(&self) -> ModelParams {
+        self.params
+    }
+
+    /// Games so far.
+    pub fn games(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Batches so far.
+    pub fn batches(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// Sets `agent`'s prior (ids are dense from 0; missing ones are created with `prior`). Only
+    /// before the agent's first game: afterwards the prior has already been used.
+    pub fn set_prior(&mut self, agent: u32, prior: G) {
+        let i = agent as usize;
+        if i >= self.agents.len() {
+            self.agents.resize(i + 1, Agent { prior, last: NONE });
+        }
+        if self.agents[i].last == NONE {
+            self.agents[i].prior = prior;
+        }
+    }
+
+    /// Whether `agent` has a prior.
+    pub fn has_agent(&self, agent: u32) -> bool {
+        (agent as usize) < self.agents.len()
+    }
+
+    fn skill_end(&self, b: usize) -> usize {
+        self.batches.get(b + 1).map_or(self.skills.len(), |x| x.skills as usize)
+    }
+
+    fn event_end(&self, b: usize) -> usize {
+        self.batches.get(b + 1).map_or(self.events.len(), |x| x.events as usize)
+    }
+
+    fn team_end(&self, e: usize) -> usize {
+        self.events.get(e + 1).map_or(self.teams.len(), |x| x.teams as usize)
+    }
+
+    fn item_end(&self, t: usize) -> usize {
+        self.teams.get(t + 1).map_or(self.items.len(), |x| x.items as usize)
+    }
+
+    /// Adds a game at `time` (time units, never before the last game's): `teams` are each a list
+    /// of agents (who have priors) and a result (higher ranks higher; equal is a draw). A game at
+    /// the last batch's time joins that batch; a later one closes it (iterating its games once)
+    /// and opens a new one.
+    pub fn push_game(
+        &mut self,
+        time: f64,
+        tag: u64,
+        teams: &[(&[u32], f64)],
+    ) -> Result<(), ModelError> {
+        let same = self.batches.last().is_some_and(|b| b.time == time);
+        if !same {
+            self.close()?;
+            self.batches.push(Batch {
+                time,
+                skills: self.skills.len() as u32,
+                events: self.events.len() as u32,
+            });
+        }
+        let b = self.batches.len() - 1;
+        let first_skill = self.batches[b].skills;
+        self.events.push(Event { teams: self.teams.len() as u32, tag });
+        for &(agents, output) in teams {
+            self.teams.push(Team { items: self.items.len() as u32, output });
+            for &a in agents {
+                let last = self.agents[a as usize].last;
+                let skill = if last != NONE && last >= first_skill {
+                    last
+                } else {
+                    self.new_skill(a, time)
+                };
+                self.items.push(Item { skill, likelihood: G::NINF });
+            }
+        }
+        self.open = true;
+        Ok(())
+    }
+
+    /// A new skill for `agent` in the last batch, at `time`, with its forward message.
+    fn new_skill(&mut self, agent: u32, time: f64) -> u32 {
+        let id = self.skills.len() as u32;
+        let a = self.agents[agent as usize];
+        let (elapsed, forward) = if a.last == NONE {
+            (0.0, a.prior)
+        } else {
+            let p = self.skills[a.last as usize];
+            let prev_time = self.batch_time_of(a.last);
+            let elapsed = time - prev_time;
+            (elapsed, p.forward.times(p.likelihood).forget(self.params.gamma, elapsed))
+        };
+        if a.last != NONE {
+            self.skills[a.last as usize].next = id;
+        }
+        self.skills.push(Skill {
+            agent,
+            prev: a.last,
+            next: NONE,
+            elapsed,
+            forward,
+            backward: G::NINF,
+            likelihood: G::NINF,
+        });
+        self.agents[agent as usize].last = id;
+        id
+    }
+
+    fn batch_of(&self, skill: u32) -> usize {
+        self.batches.partition_point(|b| b.skills <= skill) - 1
+    }
+
+    fn batch_time_of(&self, skill: u32) -> f64 {
+        self.batches[self.batch_of(skill)].time
+    }
+
+    /// Iterates the open batch once (what the package does when it builds a batch).
+    pub fn close(&mut self) -> Result<(), ModelError> {
+        if self.open {
+            self.open = false;
+            self.iterate(self.batches.len() - 1)?;
+        }
+        Ok(())
+    }
+
+    /// One pass over batch `b`'s games (the package's `Batch.iteration`): each game sees its
+    /// players' skills without its own last message, and replaces that message.
+    fn iterate(&mut self, b: usize) -> Result<(), ModelError> {
+        let params = GameParams { beta: self.params.beta, p_draw: self.params.p_draw };
+        let (e0, e1) = (self.batches[b].events as usize, self.event_end(b));
+        let mut buf = std::mem::take(&mut self.scratch);
+        let mut result = Ok(());
+        for e in e0..e1 {
+            let (t0, t1) = (self.events[e].teams as usize, self.team_end(e));
+            let (i0, i1) = (self.teams[t0].items as usize, self.item_end(t1 - 1));
+            buf.priors.clear();
+            buf.teams.clear();
+            for t in t0..t1 {
+                let (s, end) = (self.teams[t].items as usize, self.item_end(t));
+                buf.teams.push(TeamIn {
+                    start: s - i0,
+                    end: end - i0,
+                    output: self.teams[t].output,
+                });
+            }
+            for item in &self.items[i0..i1] {
+                let sk = &self.skills[item.skill as usize];
+                buf.priors.push(sk.posterior().over(item.likelihood).ms());
+            }
+            buf.out.clear();
+            buf.out.resize(i1 - i0, crate::gauss::NINF);
+            game::likelihoods(&buf.priors, &buf.teams, params, &mut buf.game, &mut buf.out);
+            if buf.out.iter().any(|m| !m.mu.is_finite() || m.sigma.is_nan()) {
+                result = Err(ModelError { tag: self.events[e].tag });
+                break;
+            }
+            for (k, item) in self.items[i0..i1].iter_mut().enumerate() {
+                let new = buf.out[k].g();
+                let sk = &mut self.skills[item.skill as usize];
+                sk.likelihood = sk.likelihood.over(item.likelihood).times(new);
+                item.likelihood = new;
+            }
+        }
+        self.scratch = buf;
+        result
+    }
+
+    fn posteriors_into(&self, b: usize, out: &mut Vec<Ms>) {
+        out.clear();
+        let (s0, s1) = (self.batches[b].skills as usize, self.skill_end(b));
+        out.extend(self.skills[s0..s1].iter().map(|s| s.posterior().ms()));
+    }
+
+    fn diff(&mut self, b: usize, step: &mut (f64, f64)) {
+        let old = std::mem::take(&mut self.scratch.old);
+        let s0 = self.batches[b].skills as usize;
+        for (k, o) in old.iter().enumerate() {
+            let d = o.delta(self.skills[s0 + k].posterior().ms());
+            step.0 = step.0.max(d.0);
+            step.1 = step.1.max(d.1);
+        }
+        self.scratch.old = old;
+    }
+
+    fn remember(&mut self, b: usize) {
+        let mut old = std::mem::take(&mut self.scratch.old);
+        self.posteriors_into(b, &mut old);
+        self.scratch.old = old;
+    }
+
+    /// One sweep over the history (the package's `History.iteration`): backward from the
+    /// second-last batch to the first, then forward from the second to the last; a history of
+    /// one batch instead converges that batch (at most 20 passes, to 1e-6, as the package's
+    /// `Batch.convergence`). Returns the largest change of a posterior.
+    pub fn sweep(&mut self) -> Result<(f64, f64), ModelError> {
+        self.close()?;
+        let gamma = self.params.gamma;
+        let nb = self.batches.len();
+        let mut step = (0.0, 0.0);
+        for j in (0..nb.saturating_sub(1)).rev() {
+            self.remember(j);
+            let (s0, s1) = (self.batches[j].skills as usize, self.skill_end(j));
+            for s in s0..s1 {
+                let next = self.skills[s].next;
+                self.skills[s].backward = if next == NONE {
+                    G::NINF
+                } else {
+                    let n = &self.skills[next as usize];
+                    n.likelihood.times(n.backward).forget(gamma, n.elapsed)
+                };
+            }
+            self.iterate(j)?;
+            self.diff(j, &mut step);
+        }
+        for j in 1..nb {
+            self.remember(j);
+            let (s0, s1) = (self.batches[j].skills as usize, self.skill_end(j));
+            for s in s0..s1 {
+                let sk = self.skills[s];
+                self.skills[s].forward = if sk.prev == NONE {
+                    self.agents[sk.agent as usize].prior
+                } else {
+                    let p = &self.skills[sk.prev as usize];
+                    p.forward.times(p.likelihood).forget(gamma, sk.elapsed)
+                };
+            }
+            self.iterate(j)?;
+            self.diff(j, &mut step);
+        }
+        if nb == 1 {
+            self.remember(0);
+            let before = self.scratch.old.clone();
+            let mut inner = (f64::INFINITY, f64::INFINITY);
+            let mut i = 0;
+            while (inner.0 > 1e-6 || inner.1 > 1e-6) && i < 20 {
+                self.remember(0);
+                self.iterate(0)?;
+                inner = (0.0, 0.0);
+                self.diff(0, &mut inner);
+                i += 1;
+            }
+            self.scratch.old = before;
+            self.diff(0, &mut step);
+        }
+        Ok(step)
+    }
+
+    /// Sweeps until no posterior moves by more than `epsilon` (mean or deviation) or `iterations`
+    /// sweeps were made (the package's `History.convergence`).
+    pub fn converge(&mut self, epsilon: f64, iterations: u32) -> Result<Converged, ModelError> {
+        self.close()?;
+        let mut step = (f64::INFINITY, f64::INFINITY);
+        let mut i = 0;
+        while (step.0 > epsilon || step.1 > epsilon) && i < iterations {
+            step = self.sweep()?;
+            i += 1;
+        }
+        Ok(Converged { step, iterations: i })
+    }
+
+    /// `agent`'s posterior at their last game and that game's time; `None` before their first.
+    pub fn last(&self, agent: u32) -> Option<(f64, Ms)> {
+        let last = self.agents.get(agent as usize)?.last;
+        if last == NONE {
+            return None;
+        }
+        Some((self.batch_time_of(last), self.skills[last as usize].posterior().ms()))
+    }
+
+    /// The messages of the last game's seats, in seat order (what `explain` shows of a game).
+    pub fn last_game(&self) -> Vec<SeatMessages> {
+        let Some(e) = self.events.len().checked_sub(1) else { return Vec::new() };
+        let (t0, t1) = (self.events[e].teams as usize, self.team_end(e));
+        let (i0, i1) = (self.teams[t0].items as usize, self.item_end(t1 - 1));
+        self.items[i0..i1]
+            .iter()
+            .map(|item| {
+                let sk = &self.skills[item.skill as usize];
+                let drifted_from = if sk.prev == NONE {
+                    None
+                } else {
+                    let p = &self.skills[sk.prev as usize];
+                    Some(p.forward.times(p.likelihood).ms())
+                };
+                SeatMessages {
+                    agent: sk.agent,
+                    prior: self.agents[sk.agent as usize].prior.ms(),
+                    elapsed: sk.elapsed,
+                    drifted_from,
+                    forward: sk.forward.ms(),
+                    backward: sk.backward.ms(),
+                    likelihood: item.likelihood.ms(),
+                    within: sk.posterior().over(item.likelihood).ms(),
+                    posterior: sk.posterior().ms(),
+                }
+            })
+            .collect()
+    }
+
+    /// `agent`'s prior.
+    pub fn prior(&self, agent: u32) -> Option<G> {
+        self.agents.get(agent as usize).map(|a| a.prior)
+    }
+
+    /// [`Model::curve`] with each point's batch index instead of its time, and the number of
+    /// the agent's games in that batch.
+    pub fn curve_batches(&self, agent: u32) -> Vec<(usize, Ms, u32)> {
+        let mut out = Vec::new();
+        let mut s = self.agents.get(agent as usize).map_or(NONE, |a| a.last);
+        while s != NONE {
+            let sk = &self.skills[s as usize];
+            let b = self.batch_of(s);
+            let (e0, e1) = (self.batches[b].events as usize, self.event_end(b));
+            let (i0, i1) = (self.teams[self.events[e0].teams as usize].items as usize, {
+                let t1 = self.team_end(e1 - 1);
+                self.item_end(t1 - 1)
+            });
+            let games = self.items[i0..i1].iter().filter(|i| i.skill == s).count() as u32;
+            out.push((b, sk.posterior().ms(), games));
+            s = sk.prev;
+        }
+        out.reverse();
+        out
+    }
+
+    /// `agent`'s learning curve: the time and posterior of every batch they played in, in order
+    /// (the package's `learning_curves`).
+    pub fn curve(&self, agent: u32) -> Vec<(f64, Ms)> {
+        let mut out = Vec::new();
+        let mut s = self.agents.get(agent as usize).map_or(NONE, |a| a.last);
+        while s != NONE {
+            let sk = &self.skills[s as usize];
+            out.push((self.batch_time_of(s), sk.posterior().ms()));
+            s = sk.prev;
+        }
+        out.reverse();
+        out
+    }
+
+    /// Brings this model up to `main`'s games before time `before`: `self` must hold a prefix of
+    /// `main`'s batches (as a model built by this function does). The priors of players who have
+    /// not played here yet are taken from `main`, and the new games enter by the forward pass, with
+    /// every message already here kept: the incremental update (docs/algorithms/ttt.md,
+    /// "Incremental"), which [`Model::converge`] then sweeps from.
+    pub fn extend_before(&mut self, main: &Model, before: f64) -> Result<(), ModelError> {
+        for (a, agent) in main.agents.iter().enumerate() {
+            self.set_prior(a as u32, agent.prior);
+        }
+        let mut teams: Vec<(Vec<u32>, f64)> = Vec::new();
+        for b in self.batches.len()..main.batches.len() {
+            let batch = main.batches[b];
+            if batch.time >= before {
+                break;
+            }
+            for e in batch.events as usize..main.event_end(b) {
+                teams.clear();
+                for t in main.events[e].teams as usize..main.team_end(e) {
+                    let agents = (main.teams[t].items as usize..main.item_end(t))
+                        .map(|i| main.skills[main.items[i].skill as usize].agent)
+                        .collect();
+                    teams.push((agents, main.teams[t].output));
+                }
+                let view: Vec<(&[u32], f64)> =
+                    teams.iter().map(|(a, r)| (a.as_slice(), *r)).collect();
+                self.push_game(batch.time, main.events[e].tag, &view)?;
+            }
+        }
+        self.close()
+    }
+}

@@ -1,0 +1,5 @@
+//! The integration tests of ladder-ttt: one binary.
+
+mod incremental;
+mod projector;
+mod reference;

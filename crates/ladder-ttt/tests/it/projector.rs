@@ -1,0 +1,138 @@
+//! The projector through ladder's own steps: forecasts see only the days before, readings do not
+//! depend on what was read before, draws under `p_draw = 0` are the limit of small `p_draw`.
+
+use ladder_events::json::parse_line;
+use ladder_events::{Event, Timestamp};
+use ladder_projector::{Algorithm, Feeder, Projector};
+use ladder_ttt::gauss;
+use ladder_ttt::Ttt;
+
+fn events(jsonl: &str) -> Vec<Event> {
+    jsonl.lines().filter(|l| !l.trim().is_empty()).map(|l| parse_line(l).expect("valid")).collect()
+}
+
+fn configure(sets: &[(&str, &str)]) -> Ttt {
+    let sets: Vec<(String, String)> =
+        sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Ttt::configure(&sets).expect("valid constants")
+}
+
+/// Feeds `events` (sequence numbers from 1); returns the feeder, whose roster names the players.
+fn feed(p: &mut Ttt, events: &[Event]) -> Feeder {
+    let mut feeder = Feeder::new();
+    for (i, e) in events.iter().enumerate() {
+        feeder.feed(i as u64 + 1, e, &|_| false, &mut [&mut *p], None).expect("applies");
+    }
+    feeder
+}
+
+const DAYS: &str = r#"
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"a"}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"b"}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"c"}
+{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"a","score":1},{"player":"b","score":0}]}
+{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"c","score":1},{"player":"b","score":0}]}
+{"type":"MatchResult","at":"2026-03-02T12:00:00Z","seats":[{"player":"a","score":0},{"player":"c","score":1}]}
+{"type":"MatchResult","at":"2026-03-02T18:00:00Z","seats":[{"player":"b","score":1},{"player":"a","score":0}]}
+{"type":"MatchResult","at":"2026-03-04T09:00:00Z","seats":[{"player":"a","score":1},{"player":"b","score":0}]}
+{"type":"MatchResult","at":"2026-03-04T15:00:00Z","seats":[{"player":"a","score":1},{"player":"b","score":0}]}
+"#;
+
+/// Converged tightly, so that two ways of reaching the fixed point agree far below 1e-6.
+const TIGHT: &[(&str, &str)] = &[("epsilon", "1e-12"), ("iterations", "100000"), ("gamma", "0.2")];
+
+#[test]
+fn a_forecast_uses_only_the_games_before_the_matchs_day() {
+    let all = events(DAYS);
+    // The second game of 4 March, forecast after the first game of that day was applied.
+    let mut p = configure(TIGHT);
+    let feeder = feed(&mut p, &all[..8]);
+    let (a, b) = (feeder.roster.get("a").unwrap(), feeder.roster.get("b").unwrap());
+    let at = all[8].at;
+    let got = p.expectation(a, b, at);
+
+    // By hand, from the history before 4 March alone: each skill is the posterior at the
+    // player's last game (2 March, 18:00 for both), drifted by gamma^2 per day to 15:00 on
+    // 4 March, and P(a beats b) = Phi((mu_a - mu_b) / sqrt(s_a^2 + s_b^2 + 2 beta^2)).
+    let mut before = configure(TIGHT);
+    feed(&mut before, &all[..7]);
+    before.settle(7, None).unwrap();
+    let sa = before.standing(a).unwrap();
+    let sb = before.standing(b).unwrap();
+    let days = (at.0 - Timestamp::parse("2026-03-02T18:00:00Z").unwrap().0) as f64 / 86_400e9;
+    let var = |s: f64| s * s + days * 0.2 * 0.2;
+    let sd = (var(sa.sigma.unwrap()) + var(sb.sigma.unwrap()) + 2.0).sqrt();
+    let want = 1.0 - gauss::cdf(0.0, sa.rating - sb.rating, sd);
+    assert!((got - want).abs() < 1e-9, "forecast {got}, by hand {want}");
+
+    // The game of 4 March 09:00 (a beat b) changed what the whole history says about a, but not
+    // the forecast of the same day.
+    p.settle(8, None).unwrap();
+    assert!((p.standing(a).unwrap().rating - sa.rating).abs() > 1e-3);
+}
+
+#[test]
+fn readings_do_not_depend_on_what_was_read_before() {
+    let all = events(DAYS);
+    let mut quiet = configure(&[]);
+    let feeder = feed(&mut quiet, &all);
+    quiet.settle(all.len() as u64, None).unwrap();
+    // The same history with a reading and a forecast after every event.
+    let mut busy = configure(&[]);
+    let mut f = Feeder::new();
+    for (i, e) in all.iter().enumerate() {
+        f.feed(i as u64 + 1, e, &|_| false, &mut [&mut busy], None).unwrap();
+        let _ = busy.standings();
+        if let (Some(a), Some(b)) = (f.roster.get("a"), f.roster.get("b")) {
+            let _ = busy.expectation(a, b, e.at);
+        }
+    }
+    busy.settle(all.len() as u64, None).unwrap();
+    for id in ["a", "b", "c"].map(|n| feeder.roster.get(n).unwrap()) {
+        assert_eq!(quiet.standing(id), busy.standing(id), "bit for bit");
+    }
+}
+
+#[test]
+fn a_draw_under_p_draw_zero_is_the_limit_of_small_p_draw() {
+    let draw = r#"
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"a"}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"b","rating":2,"rd":1}
+{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"a","score":0.5},{"player":"b","score":0.5}]}
+"#;
+    let all = events(draw);
+    let mut limit = configure(&[]);
+    let feeder = feed(&mut limit, &all);
+    let a = feeder.roster.get("a").unwrap();
+    // By hand: the difference of performances is d = p_a - p_b ~ N(0 - 2, 36 + 1 + 1 + 1), and
+    // a draw in the limit observes d = 0, so E[a | d = 0] = 0 + cov(a, d) / var(d) (0 - (-2))
+    // = 36 / 39 * 2, Var[a | d = 0] = 36 - 36^2 / 39.
+    let s = limit.standing(a).unwrap();
+    assert!((s.rating - 72.0 / 39.0).abs() < 1e-12, "{}", s.rating);
+    assert!((s.sigma.unwrap() - (36.0f64 - 36.0 * 36.0 / 39.0).sqrt()).abs() < 1e-12);
+    // The package with p_draw = 0.01 on the same game gives mu 1.846147941627881, sigma
+    // 1.6641330473428395 (trueskillthroughtime 1.1.0, History([[["a"], ["b"]]], [[0, 0]], [0],
+    // {"b": Player(Gaussian(2, 1), 1, 0.03)}, p_draw=0.01).convergence()): within 1e-5.
+    let mut small = configure(&[("p_draw", "0.01")]);
+    feed(&mut small, &all);
+    let y = small.standing(a).unwrap();
+    assert!((y.rating - 1.846147941627881).abs() < 1e-9, "{}", y.rating);
+    assert!(
+        (s.rating - y.rating).abs() < 1e-5 && (s.sigma.unwrap() - y.sigma.unwrap()).abs() < 1e-4
+    );
+}
+
+#[test]
+fn a_checkpoint_restores_the_same_readings() {
+    let all = events(DAYS);
+    let mut p = configure(&[]);
+    let feeder = feed(&mut p, &all[..5]);
+    let mut q = Ttt::restore(p.config().clone(), p.state().clone()).expect("fits");
+    let mut f = Feeder::with_roster(feeder.roster.clone());
+    for (i, e) in all.iter().enumerate().skip(5) {
+        f.feed(i as u64 + 1, e, &|_| false, &mut [&mut q, &mut p], None).unwrap();
+    }
+    assert_eq!(p.standings(), q.standings());
+    let other = configure(&[("beta", "2")]);
+    assert!(Ttt::restore(other.config().clone(), p.state().clone()).is_err());
+}
