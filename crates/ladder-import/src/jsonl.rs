@@ -109,7 +109,7 @@ impl<R: BufRead> JsonLines<R> {
 
     /// The next non-blank line's text (borrowed from the buffer) and whether it ended with a
     /// newline, or why it is refused before parsing.
-    fn next_text(&mut self) -> Option<(Origin, Result<(&str, bool), Violation>)> {
+    fn next_text(&mut self) -> Option<Lined<(&str, bool)>> {
         let (origin, line) = self.next_range()?;
         let text = line.and_then(|(range, complete)| {
             // Checked as UTF-8 by next_range: this cannot fail, and would refuse the line if it did.
@@ -120,7 +120,7 @@ impl<R: BufRead> JsonLines<R> {
 
     /// The next non-blank line as a range of the buffer and whether it ended with a newline, or
     /// why it is refused before parsing.
-    fn next_range(&mut self) -> Option<(Origin, Result<(Range<usize>, bool), Violation>)> {
+    fn next_range(&mut self) -> Option<Lined<(Range<usize>, bool)>> {
         while !self.done {
             self.buf.clear();
             self.line += 1;
@@ -175,6 +175,9 @@ impl<R: BufRead> JsonLines<R> {
         None
     }
 }
+
+/// A line's origin and what was read of it, or why it is refused.
+type Lined<T> = (Origin, Result<T, Violation>);
 
 /// The violation of a line that is not UTF-8.
 fn not_utf8(e: &std::str::Utf8Error) -> Violation {
