@@ -6,9 +6,10 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_events::{Event, Violation};
 use ladder_import::csv::{parse_skip, read_files, CsvOptions, HomeSeat, Mapping, Preset};
-use ladder_import::jsonl::JsonLines;
+use ladder_import::jsonl::{parse_raw, JsonLines, RawLine};
 use ladder_import::Origin;
 use ladder_log::{AppendError, AppendOptions, AppendReport};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -133,38 +134,125 @@ fn open_input(name: &str) -> anyhow::Result<Box<dyn BufRead + Send>> {
     }
 }
 
-/// Lines parsed per message from the parsing thread.
+/// Lines per chunk handed to a parsing worker.
 const PARSE_CHUNK: usize = 1024;
 
-/// The JSON Lines events of `readers`, in order, parsed on a second thread a few chunks ahead of
-/// the ledger: parsing (JSON, timestamps, the event's own rules) is about half of an import's work,
-/// and the ledger's checks, hashing and writes are the other half, so on two cores they overlap.
-/// Memory ahead is bounded (4 chunks of [`PARSE_CHUNK`] lines). When the ledger stops early (a
-/// refused line, a storage error) the receiver is dropped and the thread ends at its next send.
+/// Lines read but not parsed: their texts, one after the other in `text`.
+#[derive(Default)]
+struct RawChunk {
+    text: String,
+    lines: Vec<(Origin, Result<RawLine, Violation>)>,
+}
+
+/// Parsed lines, in input order.
+type Parsed = Vec<(Origin, Result<Event, Violation>)>;
+
+/// The JSON Lines events of `readers`, in order, parsed on every core but one a few chunks ahead
+/// of the ledger, which takes the last: parsing (JSON, timestamps, the event's own rules) is about
+/// half of an import's work, and the ledger's checks, hashing and writes (in order, on this
+/// thread) the other half. One thread reads the lines (checking their length, line ends and
+/// UTF-8) into chunks of [`PARSE_CHUNK`]; a worker per core but one parses a chunk at a time; the
+/// chunks come back here in input order, so the ledger sees the items [`JsonLines`] would give,
+/// in its order, whatever the timing. At most [`in_flight`] chunks are between the reader and the
+/// ledger, so the memory ahead is bounded. When the ledger stops early (a refused line, a storage
+/// error) this iterator is dropped and every thread ends at its next hand-over.
 fn parse_ahead(
     readers: Vec<(String, Box<dyn BufRead + Send>)>,
 ) -> impl Iterator<Item = (Origin, Result<Event, Violation>)> {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Origin, Result<Event, Violation>)>>(4);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).max(2) - 1;
+    let in_flight = in_flight(workers);
+    let (work_tx, work_rx) = std::sync::mpsc::sync_channel::<(u64, RawChunk)>(workers);
+    let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<(u64, Parsed)>(in_flight);
+    // A token per chunk that may be in flight: the reader takes one before it hands a chunk over,
+    // the ledger gives it back once it starts on that chunk.
+    let (token_tx, token_rx) = std::sync::mpsc::sync_channel::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = token_tx.send(());
+    }
     std::thread::spawn(move || {
-        let items = readers.into_iter().flat_map(|(name, r)| JsonLines::new(r, &name));
-        let mut chunk = Vec::with_capacity(PARSE_CHUNK);
-        for item in items {
-            // A refusal is sent at once: the ledger may stop there, and the reader may not come
-            // back soon (the rest of an endless line is read before the next item).
-            let refused = item.1.is_err();
-            chunk.push(item);
-            if chunk.len() == PARSE_CHUNK || refused {
-                let full = std::mem::replace(&mut chunk, Vec::with_capacity(PARSE_CHUNK));
-                if tx.send(full).is_err() {
+        let mut index = 0;
+        let mut chunk = RawChunk::default();
+        let mut hand_over = |chunk: &mut RawChunk| {
+            let full = std::mem::take(chunk);
+            let sent = token_rx.recv().is_ok() && work_tx.send((index, full)).is_ok();
+            index += 1;
+            sent
+        };
+        for (name, r) in readers {
+            let mut lines = JsonLines::new(r, &name);
+            while let Some((origin, line)) = lines.next_raw(&mut chunk.text) {
+                // A refusal is handed over at once: the ledger may stop there, and the reader may
+                // not come back soon (the rest of an endless line is read before the next item).
+                let refused = line.is_err();
+                chunk.lines.push((origin, line));
+                if (chunk.lines.len() == PARSE_CHUNK || refused) && !hand_over(&mut chunk) {
                     return;
                 }
             }
         }
-        if !chunk.is_empty() {
-            let _ = tx.send(chunk);
+        if !chunk.lines.is_empty() {
+            hand_over(&mut chunk);
         }
     });
-    rx.into_iter().flatten()
+    let work_rx = Arc::new(std::sync::Mutex::new(work_rx));
+    for _ in 0..workers {
+        let (work_rx, done_tx) = (Arc::clone(&work_rx), done_tx.clone());
+        std::thread::spawn(move || loop {
+            // The lock is held only while waiting for the next chunk, never while parsing.
+            let job = match work_rx.lock() {
+                Ok(rx) => rx.recv(),
+                Err(_) => return,
+            };
+            let Ok((index, chunk)) = job else { return };
+            let text = &chunk.text;
+            let parsed = chunk
+                .lines
+                .into_iter()
+                .map(|(origin, line)| {
+                    let event = line.and_then(|l| parse_raw(&text[l.start..l.end], l.complete));
+                    (origin, event)
+                })
+                .collect();
+            if done_tx.send((index, parsed)).is_err() {
+                return;
+            }
+        });
+    }
+    drop(done_tx);
+    InOrder { done: done_rx, tokens: token_tx, next: 0, early: BTreeMap::new() }.flatten()
+}
+
+/// How many chunks may be between the reader and the ledger with `workers` parsing workers: two
+/// for each worker and two more, so no worker waits for work while the ledger is busy.
+fn in_flight(workers: usize) -> usize {
+    2 * workers + 2
+}
+
+/// The parsed chunks in input order: a chunk that comes back before the one the ledger waits for
+/// is kept until its turn.
+struct InOrder {
+    done: std::sync::mpsc::Receiver<(u64, Parsed)>,
+    tokens: std::sync::mpsc::SyncSender<()>,
+    next: u64,
+    early: BTreeMap<u64, Parsed>,
+}
+
+impl Iterator for InOrder {
+    type Item = Parsed;
+
+    fn next(&mut self) -> Option<Parsed> {
+        let chunk = loop {
+            if let Some(chunk) = self.early.remove(&self.next) {
+                break chunk;
+            }
+            // Every worker gone with this chunk not back: the input ended before it.
+            let (index, chunk) = self.done.recv().ok()?;
+            self.early.insert(index, chunk);
+        };
+        self.next += 1;
+        let _ = self.tokens.send(());
+        Some(chunk)
+    }
 }
 
 pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {

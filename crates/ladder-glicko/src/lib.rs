@@ -6,8 +6,10 @@
 //!   rating periods once (slots, games, closing, idle marks, the fast two-seat path, standings
 //!   and expectations); Glicko and Glicko-2 are each a [`periods::Rule`] plugged into it
 //!   ([`glicko::GlickoRule`], [`glicko2::Glicko2Rule`]), so a fix to periods lands once.
-//! - **A rating period is a buffer, not a timer.** Games of the open period are kept as a list of
-//!   pairs over per-period *slots*; a slot holds a player's values at the period's start (rating,
+//! - **A rating period is a buffer, not a timer.** Each game adds to per-period *sums* over
+//!   per-period *slots* as it arrives; the games themselves are kept only for the trace of the
+//!   period's close, a two-seat match as its game and a larger one as its seats
+//!   ([`periods::Games`], linear in seats). A slot holds a player's values at the period's start (rating,
 //!   RD* or idle-grown phi, and g of that deviation, computed once). The period is computed when
 //!   the first step of a later period arrives (any kind of step), and that step's trace holds the
 //!   computation. Nothing visits players who did not play: idle growth is applied lazily, as `t`

@@ -266,20 +266,124 @@ impl Acc {
 
 /// The games of slot `i`: each opponent's slot, `i`'s result against it, and `i`'s home sign
 /// (1 at home, -1 away, 0 neutral), in period order.
-fn games_of<'a, S>(
-    slots: &'a [Slot<S>],
-    pairs: &'a [Pair],
-    i: usize,
-) -> impl Iterator<Item = (&'a Slot<S>, f64, f64)> + 'a {
-    pairs.iter().filter_map(move |pair| {
+fn games_of<'a, S>(slots: &'a [Slot<S>], games: &Games, i: usize) -> Vec<(&'a Slot<S>, f64, f64)> {
+    let mut out = Vec::new();
+    games.each(|pair| {
         if pair.a as usize == i {
-            Some((&slots[pair.b as usize], pair.s, pair.h))
+            out.push((&slots[pair.b as usize], pair.s, pair.h));
         } else if pair.b as usize == i {
-            Some((&slots[pair.a as usize], 1.0 - pair.s, -pair.h))
-        } else {
-            None
+            out.push((&slots[pair.a as usize], 1.0 - pair.s, -pair.h));
         }
-    })
+    });
+    out
+}
+
+/// The marker in [`Games`] of a match kept as its seats (never a slot: a period has fewer slots
+/// than players, and player ids are below `u32::MAX`).
+const WHOLE: u32 = u32::MAX;
+
+/// One seat of a match kept as its seats ([`Games`]): its slot in the open period, its side, its
+/// score and whether it is at home, which is all [`Pair::of`] reads of a seat.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatGame {
+    slot: u32,
+    side: u32,
+    score: f64,
+    home: bool,
+}
+
+/// The open period's games in the order they came, kept only for the trace of the period's close
+/// (the rating step reads the slots' sums, never the games).
+///
+/// A match of two seats is kept as its one game. A larger match is kept as its seats, from which
+/// its games follow in seat order when a trace asks: every pair of a 1,000-seat match would be
+/// 499,500 entries, its seats are 1,000, so the memory a match holds until its period closes is
+/// linear in its seats (docs/events.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Games {
+    /// Two-seat games, and for a larger match `Pair { a: WHOLE, b: n, .. }`: its `n` seats are
+    /// the next `n` of `seats`.
+    pairs: Vec<Pair>,
+    /// The seats of the larger matches, in order.
+    seats: Vec<SeatGame>,
+}
+
+impl Games {
+    /// Keeps one game of a two-seat match.
+    #[inline]
+    pub(crate) fn push(&mut self, pair: Pair) {
+        self.pairs.push(pair);
+    }
+
+    /// Keeps a match of `seats`, seated in slots `seat_slots`: as its one game when it has two
+    /// seats (none when they share a side), else as its seats.
+    pub(crate) fn push_match(&mut self, seats: &[SeatIn], seat_slots: &[u32]) {
+        if let ([x, y], [a, b]) = (seats, seat_slots) {
+            if x.side != y.side {
+                self.pairs.push(Pair::of(*a, *b, x, y));
+            }
+            return;
+        }
+        self.pairs.push(Pair { a: WHOLE, b: seats.len() as u32, s: 0.0, h: 0.0 });
+        self.seats.extend(seats.iter().zip(seat_slots).map(|(x, &slot)| SeatGame {
+            slot,
+            side: x.side,
+            score: x.score,
+            home: x.home,
+        }));
+    }
+
+    /// Forgets every game (the period closed).
+    pub(crate) fn clear(&mut self) {
+        self.pairs.clear();
+        self.seats.clear();
+    }
+
+    /// How many entries are kept (games of two-seat matches, markers and seats): what the open
+    /// period holds in memory for its games.
+    pub fn kept(&self) -> usize {
+        self.pairs.len() + self.seats.len()
+    }
+
+    /// Calls `f` with every game in period order: a larger match's games are its pairs of seats
+    /// on different sides in seat order (docs/events.md), as they were added to the sums.
+    fn each(&self, mut f: impl FnMut(Pair)) {
+        let mut next = 0;
+        for pair in &self.pairs {
+            if pair.a != WHOLE {
+                f(*pair);
+                continue;
+            }
+            let seats = &self.seats[next..next + pair.b as usize];
+            next += pair.b as usize;
+            for (i, x) in seats.iter().enumerate() {
+                for y in &seats[i + 1..] {
+                    if x.side != y.side {
+                        f(Pair {
+                            a: x.slot,
+                            b: y.slot,
+                            s: outcome(x.score, y.score),
+                            h: f64::from(u8::from(x.home)) - f64::from(u8::from(y.home)),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether every game and seat names a slot below `slots` and the markers account for every
+    /// kept seat.
+    fn fits(&self, slots: usize) -> bool {
+        let mut next = 0usize;
+        for pair in &self.pairs {
+            if pair.a == WHOLE {
+                next = next.saturating_add(pair.b as usize);
+            } else if (pair.a as usize) >= slots || (pair.b as usize) >= slots {
+                return false;
+            }
+        }
+        next == self.seats.len() && self.seats.iter().all(|s| (s.slot as usize) < slots)
+    }
 }
 
 /// Everything a checkpoint must keep: the players' records and the open period's games.
@@ -291,7 +395,15 @@ pub struct PeriodState<V, S> {
     /// The instant of the last MatchResult applied: its period is the last one of the replay.
     pub(crate) last_match: Option<Timestamp>,
     pub(crate) slots: Vec<Slot<S>>,
-    pub(crate) pairs: Vec<Pair>,
+    /// The open period's games, for a trace of its close.
+    pub(crate) games: Games,
+}
+
+impl<V, S> PeriodState<V, S> {
+    /// The open period's games, kept for the trace of its close.
+    pub fn games(&self) -> &Games {
+        &self.games
+    }
 }
 
 impl<V, S> Default for PeriodState<V, S> {
@@ -301,7 +413,7 @@ impl<V, S> Default for PeriodState<V, S> {
             open: None,
             last_match: None,
             slots: Vec::new(),
-            pairs: Vec::new(),
+            games: Games::default(),
         }
     }
 }
@@ -393,7 +505,7 @@ impl<R: Rule> Periodic<R> {
         compute_period(
             &self.rule,
             &self.state.slots,
-            &self.state.pairs,
+            &self.state.games,
             home,
             &mut self.out,
             trace,
@@ -406,7 +518,7 @@ impl<R: Rule> Periodic<R> {
             p.slot = NO_SLOT;
         }
         self.state.slots.clear();
-        self.state.pairs.clear();
+        self.state.games.clear();
         self.state.open = None;
         Ok(())
     }
@@ -527,7 +639,7 @@ impl<R: Rule> Periodic<R> {
                 self.state.players[y.player.index()].games += 1;
                 let pair = Pair::of(a, b, x, y);
                 add_game::<R>(&mut self.state.slots, pair, self.common.home);
-                self.state.pairs.push(pair);
+                self.state.games.push(pair);
                 self.state.last_match = Some(step.at);
                 self.state.open = Some(now);
                 return Ok(());
@@ -548,10 +660,10 @@ impl<R: Rule> Periodic<R> {
                     let (a, b) = (seat_slots[i], seat_slots[j]);
                     let pair = Pair::of(a, b, x, y);
                     add_game::<R>(&mut self.state.slots, pair, self.common.home);
-                    self.state.pairs.push(pair);
                 }
             }
         }
+        self.state.games.push_match(seats, &seat_slots);
         self.seat_slots = seat_slots;
         match self.common.clock.period {
             Period::Every(_) => {
@@ -576,7 +688,7 @@ impl<R: Rule> Periodic<R> {
                         self.state.players[seat.player.index()].games -= 1;
                     }
                     self.state.slots.clear();
-                    self.state.pairs.clear();
+                    self.state.games.clear();
                     self.state.last_match = before;
                 }
                 result
@@ -602,7 +714,7 @@ impl<R: Rule> Periodic<R> {
         }
         let mut out = Vec::new();
         let home = self.common.home;
-        compute_period(&self.rule, &self.state.slots, &self.state.pairs, home, &mut out, trace)?;
+        compute_period(&self.rule, &self.state.slots, &self.state.games, home, &mut out, trace)?;
         Ok(Some(out))
     }
 
@@ -732,7 +844,7 @@ pub(crate) fn entry<R: Rule>(
 fn compute_period<R: Rule>(
     rule: &R,
     slots: &[Slot<R::Start>],
-    pairs: &[Pair],
+    games: &Games,
     home: f64,
     out: &mut Vec<R::Values>,
     mut trace: Option<&mut Trace>,
@@ -741,7 +853,7 @@ fn compute_period<R: Rule>(
     for (i, slot) in slots.iter().enumerate() {
         let values = match trace.as_deref_mut() {
             None => rule.rate(slot)?,
-            Some(t) => rate_traced(rule, slots, pairs, home, i, t)?,
+            Some(t) => rate_traced(rule, slots, games, home, i, t)?,
         };
         out.push(values);
     }
@@ -753,7 +865,7 @@ fn compute_period<R: Rule>(
 fn rate_traced<R: Rule>(
     rule: &R,
     slots: &[Slot<R::Start>],
-    pairs: &[Pair],
+    games: &Games,
     home: f64,
     i: usize,
     t: &mut Trace,
@@ -768,7 +880,7 @@ fn rate_traced<R: Rule>(
     if idle >= LONG_IDLE_PERIODS {
         t.flag(who, "long-idle-gap", format!("{idle} periods without a game"));
     }
-    for (opponent, s, h) in games_of(slots, pairs, i) {
+    for (opponent, s, h) in games_of(slots, games, i) {
         t.opponent(who, PlayerId(opponent.player));
         let edge = h * home;
         let values = if edge == 0.0 {
@@ -831,11 +943,7 @@ impl<R: Rule> Algorithm for Periodic<R> {
         let slots_fit = state.slots.iter().enumerate().all(|(i, s)| {
             (s.player as usize) < n && state.players[s.player as usize].slot as usize == i
         });
-        let pairs_fit = state
-            .pairs
-            .iter()
-            .all(|p| (p.a as usize) < state.slots.len() && (p.b as usize) < state.slots.len());
-        if !slots_fit || !pairs_fit {
+        if !slots_fit || !state.games.fits(state.slots.len()) {
             return Err(ConfigError::Inconsistent {
                 algorithm: R::ALGORITHM,
                 message: "the checkpoint's open period does not fit its players".into(),

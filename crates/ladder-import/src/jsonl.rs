@@ -3,6 +3,7 @@
 use crate::Origin;
 use ladder_events::{json::parse_line, Event, Rule, Violation, MAX_LINE_BYTES};
 use std::io::{BufRead, Read};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Reads events from a JSON Lines stream, one per non-blank line, in constant memory.
@@ -61,10 +62,65 @@ fn unreadable(e: &std::io::Error) -> Violation {
     Violation::new(Rule::Unreadable, format!("the input cannot be read: {e}"))
 }
 
-impl<R: BufRead> Iterator for JsonLines<R> {
-    type Item = (Origin, Result<Event, Violation>);
+/// A non-blank line that [`JsonLines::next_raw`] read and checked (its length, carriage returns
+/// and UTF-8) but did not parse: bytes `start..end` of the caller's buffer, and whether the line
+/// ended with a newline. [`parse_raw`] parses it as [`JsonLines`] would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawLine {
+    /// Where the line's text starts in the buffer.
+    pub start: usize,
+    /// Where it ends.
+    pub end: usize,
+    /// Whether the line ended with a newline (a last line without one may be truncated).
+    pub complete: bool,
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
+/// Parses the text of a line that [`JsonLines::next_raw`] read, with what [`JsonLines`] says of
+/// it: the same event or the same violation.
+pub fn parse_raw(text: &str, complete: bool) -> Result<Event, Violation> {
+    parse_line(text).map_err(|v| {
+        if complete {
+            v
+        } else {
+            // The last line has no newline: most likely a truncated file.
+            Violation::new(
+                v.rule,
+                format!("{} (the file ends inside this line: truncated?)", v.detail),
+            )
+        }
+    })
+}
+
+impl<R: BufRead> JsonLines<R> {
+    /// The next non-blank line, read and checked but not parsed, its text appended to `into`:
+    /// [`JsonLines`]'s next item with the parsing left to [`parse_raw`] (which another thread
+    /// may do). Reading on after this and after the iterator gives the same lines.
+    pub fn next_raw(&mut self, into: &mut String) -> Option<(Origin, Result<RawLine, Violation>)> {
+        let (origin, line) = self.next_text()?;
+        Some((
+            origin,
+            line.map(|(text, complete)| {
+                let start = into.len();
+                into.push_str(text);
+                RawLine { start, end: into.len(), complete }
+            }),
+        ))
+    }
+
+    /// The next non-blank line's text (borrowed from the buffer) and whether it ended with a
+    /// newline, or why it is refused before parsing.
+    fn next_text(&mut self) -> Option<Lined<(&str, bool)>> {
+        let (origin, line) = self.next_range()?;
+        let text = line.and_then(|(range, complete)| {
+            // Checked as UTF-8 by next_range: this cannot fail, and would refuse the line if it did.
+            std::str::from_utf8(&self.buf[range]).map(|t| (t, complete)).map_err(|e| not_utf8(&e))
+        });
+        Some((origin, text))
+    }
+
+    /// The next non-blank line as a range of the buffer and whether it ended with a newline, or
+    /// why it is refused before parsing.
+    fn next_range(&mut self) -> Option<Lined<(Range<usize>, bool)>> {
         while !self.done {
             self.buf.clear();
             self.line += 1;
@@ -73,12 +129,13 @@ impl<R: BufRead> Iterator for JsonLines<R> {
                 Ok(0) => self.done = true,
                 Ok(_) => {
                     let complete = self.buf.last() == Some(&b'\n');
-                    let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-                    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-                    let bytes = match self.line {
-                        1 => bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes),
-                        _ => bytes,
-                    };
+                    let mut end = self.buf.len() - usize::from(complete);
+                    if end > 0 && self.buf[end - 1] == b'\r' {
+                        end -= 1;
+                    }
+                    let bom = self.line == 1 && self.buf[..end].starts_with(b"\xEF\xBB\xBF");
+                    let start = if bom { 3 } else { 0 };
+                    let bytes = &self.buf[start..end];
                     let cut = !complete && self.buf.len() as u64 == READ_LIMIT;
                     if cut || bytes.len() > MAX_LINE_BYTES {
                         self.resync = cut;
@@ -103,37 +160,11 @@ impl<R: BufRead> Iterator for JsonLines<R> {
                         );
                         return Some((origin, Err(v)));
                     }
-                    let text = match std::str::from_utf8(bytes) {
-                        Ok(t) => t,
-                        Err(e) => {
-                            let v = Violation::new(
-                                Rule::Syntax,
-                                format!(
-                                    "the line is not UTF-8 (invalid byte at column {})",
-                                    e.valid_up_to() + 1
-                                ),
-                            );
-                            return Some((origin, Err(v)));
-                        }
-                    };
-                    if text.trim().is_empty() {
-                        continue;
+                    match std::str::from_utf8(bytes) {
+                        Ok(text) if text.trim().is_empty() => continue,
+                        Ok(_) => return Some((origin, Ok((start..end, complete)))),
+                        Err(e) => return Some((origin, Err(not_utf8(&e)))),
                     }
-                    let parsed = parse_line(text).map_err(|v| {
-                        if complete {
-                            v
-                        } else {
-                            // The last line has no newline: most likely a truncated file.
-                            Violation::new(
-                                v.rule,
-                                format!(
-                                    "{} (the file ends inside this line: truncated?)",
-                                    v.detail
-                                ),
-                            )
-                        }
-                    });
-                    return Some((origin, parsed));
                 }
                 Err(e) => {
                     self.done = true;
@@ -142,6 +173,26 @@ impl<R: BufRead> Iterator for JsonLines<R> {
             }
         }
         None
+    }
+}
+
+/// A line's origin and what was read of it, or why it is refused.
+type Lined<T> = (Origin, Result<T, Violation>);
+
+/// The violation of a line that is not UTF-8.
+fn not_utf8(e: &std::str::Utf8Error) -> Violation {
+    Violation::new(
+        Rule::Syntax,
+        format!("the line is not UTF-8 (invalid byte at column {})", e.valid_up_to() + 1),
+    )
+}
+
+impl<R: BufRead> Iterator for JsonLines<R> {
+    type Item = (Origin, Result<Event, Violation>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (origin, line) = self.next_text()?;
+        Some((origin, line.and_then(|(text, complete)| parse_raw(text, complete))))
     }
 }
 

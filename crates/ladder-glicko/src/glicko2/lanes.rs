@@ -21,7 +21,7 @@
 
 use super::{Glicko2, Glicko2Rule, Glicko2State, Start, Values};
 use crate::clock::{Clock, Cursor};
-use crate::periods::{add_game, entry, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
+use crate::periods::{add_game, entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{
     check_seats, Home, Input, Period, PlayerId, ProjectError, ProjectErrorKind, SeatIn, Step,
@@ -51,8 +51,9 @@ pub struct Glicko2Lanes {
     players: Vec<PlayerState>,
     /// `slots[s * K + l]`: slot `s` of the open period in lane `l`.
     slots: Vec<Slot<Start>>,
-    /// The open period's games over slot numbers `s` (the same in every lane).
-    pairs: Vec<Pair>,
+    /// The open period's games over slot numbers `s` (the same in every lane), kept as the
+    /// engine keeps them (its `Games`: a larger match as its seats).
+    games: Games,
     open: Option<i64>,
     last_match: Option<Timestamp>,
     /// Scratch: a closing period's results, `out[s * K + l]`.
@@ -77,7 +78,7 @@ impl Glicko2Lanes {
             cursor: Cursor::default(),
             players: Vec::new(),
             slots: Vec::new(),
-            pairs: Vec::new(),
+            games: Games::default(),
             open: None,
             last_match: None,
             out: Vec::new(),
@@ -106,7 +107,7 @@ impl Glicko2Lanes {
                 open: self.open,
                 last_match: self.last_match,
                 slots: self.slots.iter().skip(l).step_by(k).copied().collect(),
-                pairs: self.pairs.clone(),
+                games: self.games.clone(),
             };
         }
         lanes
@@ -280,7 +281,7 @@ impl Glicko2Lanes {
             }
         }
         self.slots.clear();
-        self.pairs.clear();
+        self.games.clear();
         self.open = None;
         Ok(())
     }
@@ -335,7 +336,6 @@ impl Glicko2Lanes {
             let lane = Pair { a: pair.a * k + l, b: pair.b * k + l, ..pair };
             add_game::<Glicko2Rule>(&mut self.slots, lane, self.lanes[l as usize].common.home);
         }
-        self.pairs.push(pair);
     }
 
     fn matched(&mut self, step: &Step<'_>, now: i64, seats: &[SeatIn]) -> Result<(), ProjectError> {
@@ -360,6 +360,7 @@ impl Glicko2Lanes {
                 }
             }
         }
+        self.games.push_match(seats, &seat_slots);
         self.seat_slots = seat_slots;
         match self.clock.period {
             Period::Every(_) => {
@@ -380,7 +381,7 @@ impl Glicko2Lanes {
                         self.players[base..base + k].iter_mut().for_each(|p| p.games -= 1);
                     }
                     self.slots.clear();
-                    self.pairs.clear();
+                    self.games.clear();
                     self.last_match = before;
                 }
                 result

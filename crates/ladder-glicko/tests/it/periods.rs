@@ -447,3 +447,151 @@ fn explain_reads_periods_and_reasons_from_the_projector() {
     // Other flags keep explain's generic reason.
     assert_eq!(g1("").p.flag_reason("rd-at-cap", "alice", &sum), None);
 }
+
+/// A match of `n` lone seats (player `i` in seat `i`, scores `i % 7`, so some seats tie), every
+/// player joined the day before.
+fn big_match<P: Projector>(run: &mut Run<P>, n: u32) {
+    for i in 0..n {
+        run.join(i, at(D - 1, NOON), prior(1400.0 + f64::from(i % 13) * 20.0, 120.0, Some(0.06)));
+    }
+    let seats: Vec<(u32, f64)> = (0..n).map(|i| (i, f64::from(i % 7))).collect();
+    run.play(at(D, NOON), &seats).unwrap();
+}
+
+/// The event size bound's promise for the rating periods: what a 1,000-seat match holds until its
+/// period closes is linear in its seats (its 1,000 seats and one marker), where its pairs would be
+/// 499,500 games of 24 bytes (12 MB). A two-seat match still keeps its one game.
+#[test]
+fn a_thousand_seat_match_keeps_its_seats_until_the_period_closes() {
+    let mut one = g1("");
+    let mut two = g2("");
+    big_match(&mut one, 1000);
+    big_match(&mut two, 1000);
+    assert_eq!(one.p.state().games().kept(), 1001);
+    assert_eq!(two.p.state().games().kept(), 1001);
+    one.play(at(D, NOON + 60), &[(1, 1.0), (2, 0.0)]).unwrap();
+    two.play(at(D, NOON + 60), &[(1, 1.0), (2, 0.0)]).unwrap();
+    assert_eq!(one.p.state().games().kept(), 1002);
+    assert_eq!(two.p.state().games().kept(), 1002);
+    // The period closes: nothing is kept.
+    one.tick(at(D + 1, 0), None).unwrap();
+    two.tick(at(D + 1, 0), None).unwrap();
+    assert_eq!(one.p.state().games().kept(), 0);
+    assert_eq!(two.p.state().games().kept(), 0);
+
+    // Glicko-2's lanes keep the same games, once for every lane.
+    let lanes: Vec<Glicko2> = ["tau=0.3", "tau=0.9"]
+        .iter()
+        .map(|sets| Glicko2::new(config("glicko2", glicko2::PARAMS, sets)).unwrap())
+        .collect();
+    let mut lanes = ladder_glicko::Glicko2Lanes::new(lanes).unwrap();
+    let mut seq = 0;
+    let mut step = |lanes: &mut ladder_glicko::Glicko2Lanes, at, input| {
+        seq += 1;
+        lanes.apply(&ladder_projector::Step { seq, at, input }).unwrap();
+    };
+    for i in 0..1000 {
+        let input =
+            Input::Joined { player: ladder_projector::PlayerId(i), prior: Default::default() };
+        step(&mut lanes, at(D - 1, NOON), input);
+    }
+    let seats: Vec<ladder_projector::SeatIn> = (0..1000)
+        .map(|i| ladder_projector::SeatIn {
+            player: ladder_projector::PlayerId(i),
+            score: f64::from(i % 7),
+            side: i,
+            seconds: None,
+            home: false,
+        })
+        .collect();
+    step(&mut lanes, at(D, NOON), Input::Match { seats: &seats });
+    for p in lanes.into_projectors() {
+        assert_eq!(p.state().games().kept(), 1001);
+    }
+}
+
+/// A larger match kept as its seats gives its close's trace the games a list of pairs gave: every
+/// pair of seats on different sides in seat order, each with the result of comparing the scores
+/// and the home sign. The games are written out here from the seats, independently of the engine.
+#[test]
+fn a_larger_match_kept_as_seats_traces_every_pair_in_seat_order() {
+    // Seats: (player, score, side, home). Players 0 and 1 are a team; 4 is at home.
+    let table: [(u32, f64, u32, bool); 5] = [
+        (0, 3.0, 0, false),
+        (1, 3.0, 0, false),
+        (2, 5.0, 1, false),
+        (3, 3.0, 2, false),
+        (4, 1.0, 3, true),
+    ];
+    let seats: Vec<ladder_projector::SeatIn> = table
+        .iter()
+        .map(|&(p, score, side, home)| ladder_projector::SeatIn {
+            player: ladder_projector::PlayerId(p),
+            score,
+            side,
+            seconds: None,
+            home,
+        })
+        .collect();
+    /// The trace of the period's close after the match, five players joined the day before.
+    fn close_trace<P: Projector>(p: P, seats: &[ladder_projector::SeatIn]) -> Trace {
+        let mut run = Run::new(p);
+        for i in 0..5 {
+            run.join(i, at(D - 1, NOON), prior(1500.0 + f64::from(i) * 30.0, 90.0, None));
+        }
+        run.step(at(D, NOON), Input::Match { seats }, None).unwrap();
+        let mut trace = Trace::new();
+        run.tick(at(D + 1, 0), Some(&mut trace)).unwrap();
+        trace
+    }
+    let traces = [
+        (
+            "glicko",
+            close_trace(Glicko::new(config("glicko", glicko::PARAMS, "home=40")).unwrap(), &seats),
+        ),
+        (
+            "glicko2",
+            close_trace(
+                Glicko2::new(config("glicko2", glicko2::PARAMS, "home=40")).unwrap(),
+                &seats,
+            ),
+        ),
+    ];
+    for (algorithm, trace) in traces {
+        for me in 0..5u32 {
+            // The games of `me`, written out: every other seat on another side, in seat order,
+            // with me's result (1 win, 0.5 draw, 0 loss by the scores) and my home advantage.
+            let (_, my_score, my_side, my_home) = table[me as usize];
+            let want: Vec<(u32, f64, f64)> = table
+                .iter()
+                .filter(|&&(_, _, side, _)| side != my_side)
+                .map(|&(p, score, _, home)| {
+                    let s = if my_score > score {
+                        1.0
+                    } else if my_score < score {
+                        0.0
+                    } else {
+                        0.5
+                    };
+                    (p, s, 40.0 * (f64::from(u8::from(my_home)) - f64::from(u8::from(home))))
+                })
+                .collect();
+            let opponents: Vec<u32> = trace
+                .entries
+                .iter()
+                .filter_map(|e| match e {
+                    TraceEntry::Opponent { player: Some(p), opponent } if p.0 == me => {
+                        Some(opponent.0)
+                    }
+                    _ => None,
+                })
+                .collect();
+            let got: Vec<(u32, f64, f64)> = opponents
+                .iter()
+                .enumerate()
+                .map(|(k, &o)| (o, quantity(&trace, me, "s_j", k), quantity(&trace, me, "home", k)))
+                .collect();
+            assert_eq!(got, want, "{algorithm}, player {me}");
+        }
+    }
+}
