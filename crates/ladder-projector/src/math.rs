@@ -119,19 +119,27 @@ pub fn ln(x: f64) -> f64 {
     // The significand's first 8 fraction bits, rounded to 7: j in 0..=128.
     let j = ((((bits >> 44) & 0xff) + 1) >> 1) as usize;
     let (log_f_hi, log_f_lo, inv_f) = LN_F[j];
-    let big_f = 1.0 + j as f64 / 128.0;
+    // F = 1 + j/128 from its bits (j = 128 carries into the exponent: 2); k below likewise.
+    // Integer-to-float conversions would do, but x86-64's `cvtsi2sd` writes only half of its
+    // register, a false dependency that chained one call to the next (ln ran at a third of the
+    // speed of the libm it replaced in benches/math.rs until these two went).
+    let big_f = f64::from_bits(0x3ff0_0000_0000_0000 + ((j as u64) << 45));
     let f = m - big_f; // exact
                        // u = f / F: u1 (32 significant bits) times F is exact, f minus that is exact (Sterbenz),
                        // and the remainder's quotient u2 is small, so u1 + u2 is f / F to about 2^-84 of u.
-    let u1 = f64::from_bits((f * inv_f).to_bits() & !0x1f_ffff);
+    let uh = f * inv_f;
+    let u1 = f64::from_bits(uh.to_bits() & !0x1f_ffff);
     let u2 = (f - u1 * big_f) * inv_f;
-    let u = u1 + u2;
-    let kd = k as f64;
+    // 2^52 + 2^51 plus k in its low bits, minus 2^52 + 2^51: k exactly (|k| < 2^11).
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    let kd = f64::from_bits(SHIFT.to_bits().wrapping_add(k as u64)) - SHIFT;
     let hi = kd * LN2_HI + log_f_hi; // exact: both are multiples of 2^-42 below 2^10
     let lo = kd * LN2_LO + log_f_lo;
-    let poly = u
-        * u
-        * (-0.5 + u * (1.0 / 3.0 + u * (-0.25 + u * (0.2 + u * (-1.0 / 6.0 + u * (1.0 / 7.0))))));
+    // ln(1 + u) - u, from f / F rounded once (its error is 2^-53 of a term below 2^-9 u), in
+    // Estrin's order: three independent pairs, so the chain of dependent operations is short.
+    let w = uh * uh;
+    let poly = w * (-0.5 + uh * (1.0 / 3.0))
+        + (w * w) * ((-0.25 + uh * 0.2) + w * (-1.0 / 6.0 + uh * (1.0 / 7.0)));
     // hi + u1 as an exact sum s + e (Knuth's two-sum), then everything small added to e.
     let s = hi + u1;
     let v = s - hi;
