@@ -3,28 +3,153 @@
 //! `f64::exp`, `f64::ln` and `f64::powf` call the platform's C maths library, and glibc, musl,
 //! macOS and Windows round their last bits differently, so the same history could print different
 //! ratings (and digests) on two machines. An audit between a player on one platform and an operator
-//! on another must agree to the bit, so projectors call these functions instead: [`exp`], [`ln`]
-//! and [`pow`] are the pure-Rust `libm` crate (a port of FreeBSD's msun), the same code and so the
-//! same bits on every target whose floating point is IEEE 754 binary64 (every target Rust supports
-//! except 32-bit x86 without SSE2); [`powi`] is written out here as the multiplications it stands
+//! on another must agree to the bit, so projectors call these functions instead.
+//!
+//! [`exp`] and [`ln`] are written here from IEEE 754's basic operations alone (add, subtract,
+//! multiply, compare, and integer operations on the bits): each is exactly rounded by the
+//! standard, so the same code gives the same bits on every target whose floating point is IEEE
+//! 754 binary64 (every target Rust supports except 32-bit x86 without SSE2). Rust never fuses a
+//! multiplication and an addition unless told to (`mul_add`), so no compiler contracts them.
+//! They are table-driven, as fast libms are (the tables in `math/tables.rs` are written by
+//! `scripts/math_tables.py` with mpmath), and each is held within a stated error bound of the
+//! exact value over millions of arguments by a test that asks mpmath (`scripts/math_check.py`).
+//! docs/PERFORMANCE.md, "Portable maths", measures them against the platform's library.
+//!
+//! [`pow`] is the pure-Rust `libm` crate (a port of FreeBSD's msun), portable in the same way but
+//! slower; only the simulator calls it. [`powi`] is written out as the multiplications it stands
 //! for. `sqrt`, `floor`, `abs` and the four operations are exactly rounded by IEEE 754 itself, so
 //! std's stay. `clippy.toml` forbids the std versions of these functions in the projector crates.
 
-/// e raised to `x`.
+/// e raised to `x`, within 0.52 units in the last place of the exact value for every result
+/// in the normal range and within 1 for subnormal ones (the bounds `exp_and_ln_against_mpmath`
+/// holds over millions of arguments); `+inf` above 709.78, `0` below -745.14, NaN for NaN.
+///
+/// The table-driven method of Tang's "Table-driven implementation of the exponential function
+/// in IEEE floating-point arithmetic" (ACM TOMS, 1989) with 128 entries: x = (128 k + j) ln 2 /
+/// 128 + r with |r| <= ln 2 / 256, so e^x = 2^k 2^(j/128) e^r, where 2^(j/128) comes from
+/// the table as a double and its relative error, and e^r - 1 from its Taylor polynomial of
+/// degree 5 (the first term left out is below 2^-60 of the result).
 #[inline]
 #[cfg(not(feature = "platform-math"))]
 pub fn exp(x: f64) -> f64 {
-    libm::exp(x)
+    use tables::{EXP2_J, INV_LN2_N, LN2_N_HI, LN2_N_LO, N};
+    // 2^52 + 2^51: adding it rounds a number below 2^51 in magnitude to an integer held in the
+    // low bits of the sum (round to nearest, ties to even, as IEEE 754 defines the addition).
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    if !(-745.2..=709.8).contains(&x) {
+        return exp_outside(x);
+    }
+    let z = x * INV_LN2_N;
+    let kd = z + SHIFT;
+    // The integer n = 128 k + j: kd lies in SHIFT's binade, so its bits are SHIFT's plus n.
+    let n = (kd.to_bits() as i64).wrapping_sub(SHIFT.to_bits() as i64);
+    let kd = kd - SHIFT;
+    // Cody and Waite's reduction: kd * LN2_N_HI is exact and so is x minus it (they are close).
+    let r = (x - kd * LN2_N_HI) - kd * LN2_N_LO;
+    let j = (n as usize) & (N - 1);
+    let k = n >> 7; // floor(n / 128), so that n = 128 k + j with j in 0..128
+    let (t, tail) = EXP2_J[j];
+    let r2 = r * r;
+    let p = r + r2 * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0))));
+    let q = tail + p + tail * p; // (1 + tail)(1 + p) - 1
+                                 // Below k = -1000, scale * q could be subnormal and lose bits; the last branch keeps it
+                                 // normal.
+    if (-1000..=1023).contains(&k) {
+        let scale = f64::from_bits(t.to_bits().wrapping_add((k as u64) << 52));
+        scale + scale * q
+    } else if k > 1023 {
+        // 2^k t overflows although the result may not: scale by 2^(k-1), then double.
+        let scale = f64::from_bits(t.to_bits().wrapping_add(((k - 1) as u64) << 52));
+        (scale + scale * q) * 2.0
+    } else {
+        // Small, perhaps subnormal: the normal value 2^(k+1022) t e^r, then one multiplication
+        // by 2^-1022, exact for a normal result and for a subnormal one a second rounding, to
+        // the subnormal grid (within 1 ulp).
+        let scale = f64::from_bits(t.to_bits().wrapping_add(((k + 1022) as u64) << 52));
+        (scale + scale * q) * f64::from_bits(0x0010_0000_0000_0000)
+    }
 }
 
-/// The natural logarithm of `x`.
+/// exp outside [-745.2, 709.8] and for NaN: what IEEE 754's exp returns there.
+#[cold]
+#[cfg(not(feature = "platform-math"))]
+fn exp_outside(x: f64) -> f64 {
+    if x.is_nan() {
+        x
+    } else if x > 0.0 {
+        f64::INFINITY
+    } else {
+        0.0
+    }
+}
+
+/// The natural logarithm of `x`, within 0.52 units in the last place of the exact value (the
+/// bound `exp_and_ln_against_mpmath` holds over millions of arguments); `-inf` at 0, NaN below
+/// 0 and for NaN, `+inf` at `+inf`.
+///
+/// The table-driven method of Tang's "Table-driven implementation of the logarithm function in
+/// IEEE floating-point arithmetic" (ACM TOMS, 1990) with 128 entries: x = 2^k (F + f) with F =
+/// 1 + j/128 the nearest such to x's significand and |f| <= 1/256, so ln x = k ln 2 + ln F +
+/// ln(1 + u) with u = f / F. k ln 2 + ln F is exact in its high parts; u is computed to about
+/// 2^-84 by one correction step, all without a fused multiply-add; ln(1 + u) is its Taylor
+/// polynomial of degree 7 (the first term left out is below 2^-59 of u).
 #[inline]
 #[cfg(not(feature = "platform-math"))]
 pub fn ln(x: f64) -> f64 {
-    libm::log(x)
+    use tables::{LN2_HI, LN2_LO, LN_F};
+    let mut bits = x.to_bits();
+    let mut k: i64 = -1023;
+    if bits.wrapping_sub(0x0010_0000_0000_0000) >= 0x7ff0_0000_0000_0000 - 0x0010_0000_0000_0000 {
+        // Zero, subnormal, negative, infinite or NaN.
+        if x.is_nan() || x < 0.0 {
+            return f64::NAN;
+        }
+        if x == 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        if x == f64::INFINITY {
+            return x;
+        }
+        // Subnormal: scale by 2^52 (exact) into the normal range.
+        bits = (x * f64::from_bits(0x4330_0000_0000_0000)).to_bits();
+        k -= 52;
+    }
+    k += (bits >> 52) as i64;
+    let m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    // The significand's first 8 fraction bits, rounded to 7: j in 0..=128.
+    let j = ((((bits >> 44) & 0xff) + 1) >> 1) as usize;
+    let (log_f_hi, log_f_lo, inv_f) = LN_F[j];
+    // F = 1 + j/128 from its bits (j = 128 carries into the exponent: 2); k below likewise.
+    // Integer-to-float conversions would do, but x86-64's `cvtsi2sd` writes only half of its
+    // register, a false dependency that chained one call to the next (ln ran at a third of the
+    // speed of the libm it replaced in benches/math.rs until these two went).
+    let big_f = f64::from_bits(0x3ff0_0000_0000_0000 + ((j as u64) << 45));
+    let f = m - big_f; // exact
+                       // u = f / F: u1 (32 significant bits) times F is exact, f minus that is exact (Sterbenz),
+                       // and the remainder's quotient u2 is small, so u1 + u2 is f / F to about 2^-84 of u.
+    let uh = f * inv_f;
+    let u1 = f64::from_bits(uh.to_bits() & !0x1f_ffff);
+    let u2 = (f - u1 * big_f) * inv_f;
+    // 2^52 + 2^51 plus k in its low bits, minus 2^52 + 2^51: k exactly (|k| < 2^11).
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    let kd = f64::from_bits(SHIFT.to_bits().wrapping_add(k as u64)) - SHIFT;
+    let hi = kd * LN2_HI + log_f_hi; // exact: both are multiples of 2^-42 below 2^10
+    let lo = kd * LN2_LO + log_f_lo;
+    // ln(1 + u) - u, from f / F rounded once (its error is 2^-53 of a term below 2^-9 u), in
+    // Estrin's order: three independent pairs, so the chain of dependent operations is short.
+    let w = uh * uh;
+    let poly = w * (-0.5 + uh * (1.0 / 3.0))
+        + (w * w) * ((-0.25 + uh * 0.2) + w * (-1.0 / 6.0 + uh * (1.0 / 7.0)));
+    // hi + u1 as an exact sum s + e (Knuth's two-sum), then everything small added to e.
+    let s = hi + u1;
+    let v = s - hi;
+    let e = (hi - (s - v)) + (u1 - v);
+    s + (e + (u2 + (lo + poly)))
 }
 
-/// `x` raised to the real power `y`.
+/// `x` raised to the real power `y`: the pure-Rust `libm` crate (a port of FreeBSD's msun),
+/// the same bits on every IEEE 754 target. No projector calls it (only the simulator does, off
+/// any replay's path), so it keeps the slower library.
 #[inline]
 #[cfg(not(feature = "platform-math"))]
 pub fn pow(x: f64, y: f64) -> f64 {
@@ -85,6 +210,9 @@ pub fn powi(x: f64, n: i32) -> f64 {
     }
 }
 
+#[cfg(not(feature = "platform-math"))]
+mod tables;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,16 +240,150 @@ mod tests {
         assert!((exp(ln(7.25)) - 7.25).abs() <= 2.0 * f64::EPSILON * 7.25);
     }
 
-    // Bits pinned: what every platform must compute. exp(1) and ln(0.3) are each one ulp away from
-    // the correctly rounded values of e = 2.718281828459045235360287... (2.718281828459045) and
-    // ln 0.3 = -1.203972804325935992622746... (-1.203972804325936), both 40-digit decimal
-    // expansions: the kind of last-bit difference between maths libraries this module exists to
-    // make the same everywhere. exp(-1) = 0.367879441171442321595523... is correctly rounded.
+    // Bits pinned: what every platform must compute. Each is the correctly rounded value of a
+    // 40-digit decimal expansion (mpmath): e = 2.718281828459045235360287..., 1/e =
+    // 0.367879441171442321595523..., and ln of the double nearest 0.3 (which is
+    // 0.29999999999999998889776975...) = -1.203972804325936029630180..., 0.40 ulp from
+    // -1.2039728043259361. The previous library, FreeBSD's msun, gave exp(1) one ulp away.
     #[test]
     fn pinned_bits() {
-        assert_eq!(exp(1.0), 2.7182818284590455);
+        assert_eq!(exp(1.0), std::f64::consts::E); // 2.718281828459045, correctly rounded
         assert_eq!(exp(-1.0), 0.36787944117144233);
         assert_eq!(ln(0.3), -1.2039728043259361);
+    }
+
+    // What IEEE 754 defines at the edges of each function's domain and range.
+    #[test]
+    fn special_values() {
+        assert!(exp(f64::NAN).is_nan());
+        assert_eq!(exp(f64::INFINITY), f64::INFINITY);
+        assert_eq!(exp(f64::NEG_INFINITY), 0.0);
+        assert_eq!(exp(710.0), f64::INFINITY);
+        assert_eq!(exp(-746.0), 0.0);
+        // e^709.78 = 1.7976...e308, just below the largest double; e^-745 is 2^-1074 rounded.
+        assert!(exp(709.78).is_finite() && exp(709.78) > 1.79e308);
+        assert_eq!(exp(-745.0), f64::from_bits(1));
+        assert!(ln(f64::NAN).is_nan());
+        assert!(ln(-1.0).is_nan());
+        assert!(ln(-0.0) == f64::NEG_INFINITY && ln(0.0) == f64::NEG_INFINITY);
+        assert_eq!(ln(f64::INFINITY), f64::INFINITY);
+        assert_eq!(ln(2.0), std::f64::consts::LN_2);
+        // ln of the smallest subnormal is -1074 ln 2 = -744.44007192138126231410729844608...
+        assert_eq!(ln(f64::from_bits(1)), -744.4400719213812);
+    }
+
+    /// A seeded generator (SplitMix64) for the arguments.
+    struct Mix(u64);
+    impl Mix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+            lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+        }
+    }
+
+    /// Arguments of every kind: where the projectors call (|x| < 40 for exp, near 1 for ln), the
+    /// whole range, tiny ones, the subnormal and overflow edges, and random bit patterns.
+    fn arguments(exp: bool, count: usize) -> Vec<f64> {
+        let mut g = Mix(if exp { 0x00e7_0001 } else { 0x001a_0002 });
+        (0..count)
+            .map(|i| match (exp, i % 10) {
+                (true, 0..=3) => g.uniform(-40.0, 40.0),
+                (true, 4..=5) => g.uniform(-745.2, 709.8),
+                (true, 6..=7) => {
+                    let e = (g.next() % 60) as i32 + 1;
+                    let s = if g.next() & 1 == 0 { 1.0 } else { -1.0 };
+                    s * g.uniform(1.0, 2.0) * powi(2.0, -e)
+                }
+                (true, 8) => g.uniform(-745.2, -700.0),
+                (true, _) => g.uniform(700.0, 709.8),
+                (false, 0..=2) => g.uniform(0.5, 2.0),
+                (false, 3..=4) => {
+                    let e = (g.next() % 40) as i32 + 7;
+                    1.0 + g.uniform(-1.0, 1.0) * powi(2.0, -e)
+                }
+                (false, 5..=8) => f64::from_bits(1 + g.next() % 0x7fef_ffff_ffff_ffff),
+                (false, _) => g.uniform(0.0, 1000.0),
+            })
+            .collect()
+    }
+
+    /// Runs `scripts/math_check.py` on the pairs; `None` when python3 with mpmath is missing
+    /// outside CI (under `CI=true` the test fails instead: `.ci/run` installs them).
+    fn mpmath_check(name: &str, pairs: &[(f64, f64)]) -> Option<String> {
+        use std::io::Write;
+        let mut file = tempfile::NamedTempFile::new().expect("a temporary file");
+        let mut bytes = Vec::with_capacity(pairs.len() * 16);
+        for (x, y) in pairs {
+            bytes.extend_from_slice(&x.to_le_bytes());
+            bytes.extend_from_slice(&y.to_le_bytes());
+        }
+        file.write_all(&bytes).expect("the pairs written");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/math_check.py");
+        let out =
+            std::process::Command::new("python3").arg(script).arg(name).arg(file.path()).output();
+        let ci = std::env::var("CI").as_deref() == Ok("true");
+        match out {
+            Ok(out) if out.status.success() => {
+                Some(String::from_utf8_lossy(&out.stdout).into_owned())
+            }
+            other => {
+                assert!(!ci, "python3 with mpmath is needed (CI=true): {other:?}");
+                eprintln!("skipped: python3 with mpmath not available: {other:?}");
+                None
+            }
+        }
+    }
+
+    /// The tables in `math/tables.rs` are exactly what `scripts/math_tables.py` computes with
+    /// mpmath at 200 bits (so each entry is the correctly rounded value the file says it is).
+    #[test]
+    fn tables_are_what_the_script_writes() {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let out = std::process::Command::new("python3")
+            .arg(format!("{dir}/scripts/math_tables.py"))
+            .output();
+        let ci = std::env::var("CI").as_deref() == Ok("true");
+        let out = match out {
+            Ok(out) if out.status.success() => out.stdout,
+            other => {
+                assert!(!ci, "python3 with mpmath is needed (CI=true): {other:?}");
+                eprintln!("skipped: python3 with mpmath not available: {other:?}");
+                return;
+            }
+        };
+        let file = std::fs::read(format!("{dir}/src/math/tables.rs")).expect("the tables");
+        assert!(out == file, "src/math/tables.rs differs from scripts/math_tables.py's output");
+    }
+
+    /// The stated bounds over `LADDER_MATH_ARGS` arguments per function (a million unless set):
+    /// exp within 0.52 ulp of the exact value for normal results and 1 ulp for subnormal ones, ln
+    /// within 0.52 ulp (ln's results are never subnormal).
+    #[test]
+    fn exp_and_ln_against_mpmath() {
+        let count = std::env::var("LADDER_MATH_ARGS").ok().and_then(|v| v.parse().ok());
+        let count: usize = count.unwrap_or(1_000_000);
+        for (name, f, normal_bound) in [("exp", exp as fn(f64) -> f64, 0.52), ("ln", ln, 0.52)] {
+            let pairs: Vec<(f64, f64)> =
+                arguments(name == "exp", count).into_iter().map(|x| (x, f(x))).collect();
+            let Some(line) = mpmath_check(name, &pairs) else { return };
+            let words: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(words.len(), 10, "{line}");
+            let normal: f64 = words[1].parse().expect("a number");
+            let subnormal: f64 = words[6].parse().expect("a number");
+            eprintln!("{name}: {line}");
+            assert_eq!(
+                words[3].parse::<usize>().unwrap() + words[8].parse::<usize>().unwrap(),
+                count
+            );
+            assert!(normal <= normal_bound, "{name}: {line}");
+            assert!(subnormal <= 1.0, "{name}: {line}");
+        }
     }
 
     // powi is the compiler's powi wherever the compiler uses compiler-rt's loop (the host here).
