@@ -133,6 +133,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             let board = leaderboard(p, s.roster, s.activity, &BoardRules::default());
             let rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
             let Some(me) = p.standing(id) else { return };
+            let change = last.map(|l| me.rating - l);
             last = Some(me.rating);
             lines.push(Line {
                 seq: s.seq,
@@ -144,7 +145,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 what,
                 rating: me.rating,
                 rank,
-                change: last.map(|l| me.rating - l),
+                change,
                 standing: Some(me),
             });
         },

@@ -56,6 +56,13 @@ fn every_command_prints_every_field_of_every_algorithms_standing() {
         let own = ["seq", "at", "type", "opponents", "score", "what", "rank", "change"];
         assert_eq!(keys(&last, &own), fields, "{algo}: history {last}");
         assert_eq!(last["rating"], me["rating"], "{algo}: history ends where the replay does");
+        // Each line's change is its rating less the line before's.
+        let lines: Vec<serde_json::Value> = text.lines().map(json).collect();
+        for w in lines.windows(2) {
+            let (a, b) = (w[0]["rating"].as_f64().unwrap(), w[1]["rating"].as_f64().unwrap());
+            let change = w[1]["change"].as_f64().unwrap_or_else(|| panic!("{algo}: {text}"));
+            assert!((change - (b - a)).abs() < 1e-9, "{algo}: {text}");
+        }
     }
     // Weng-Lin and TTT keep a sigma.
     assert_eq!(sigmas, 2);
