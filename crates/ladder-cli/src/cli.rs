@@ -177,6 +177,70 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 mod tests {
     use super::Cli;
     use clap::CommandFactory;
+    use ladder_replay::registry::ALGORITHMS;
+
+    /// Every subcommand with an `--algo` argument.
+    fn algo_args() -> Vec<(String, clap::Arg)> {
+        let cli = Cli::command();
+        let mut found = Vec::new();
+        for sub in cli.get_subcommands() {
+            for arg in sub.get_arguments() {
+                if arg.get_long() == Some("algo") {
+                    found.push((sub.get_name().to_string(), arg.clone()));
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn algo_values_are_exactly_the_registered_algorithms() {
+        let found = algo_args();
+        // replay, leaderboard, sweep, tune, explain, history, plot take `--algo` at least.
+        for name in ["replay", "leaderboard", "sweep", "tune", "explain", "history", "plot"] {
+            assert!(found.iter().any(|(n, _)| n == name), "`ladder {name}` has no --algo");
+        }
+        for (name, arg) in found {
+            let values: Vec<String> =
+                arg.get_possible_values().iter().map(|v| v.get_name().to_string()).collect();
+            assert_eq!(values, ALGORITHMS, "`ladder {name} --algo` lists other algorithms");
+        }
+    }
+
+    #[test]
+    fn an_unknown_algo_is_a_usage_error_listing_every_registered_algorithm() {
+        for (name, _) in algo_args() {
+            let err = Cli::command()
+                .try_get_matches_from(["ladder", name.as_str(), "--algo", "glicko3"])
+                .expect_err("glicko3 is not an algorithm");
+            assert_eq!(err.kind(), clap::error::ErrorKind::InvalidValue, "ladder {name}");
+            let text = err.to_string();
+            for algo in ALGORITHMS {
+                assert!(text.contains(algo), "ladder {name}: {algo} missing from {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_command_module_imports_another() {
+        // Shared arguments and helpers live in `algo`, `account`, `signing` and the like; a
+        // `cmd_*` module is one command and uses only those.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).expect("src is readable") {
+            let path = entry.expect("a directory entry").path();
+            let file = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+            if !file.starts_with("cmd_") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("a source file is readable");
+            for (i, line) in text.lines().enumerate() {
+                assert!(!line.contains("cmd_"), "{file}:{}: {line}", i + 1);
+            }
+            checked += 1;
+        }
+        assert!(checked >= 20, "only {checked} command modules found");
+    }
 
     #[test]
     fn help_examples_fit_the_help_width_so_none_is_wrapped() {

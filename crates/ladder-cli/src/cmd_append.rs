@@ -13,6 +13,7 @@ pub const EXAMPLES: &str = "Examples:
   ladder append join bob --rating 1720 --rd 80          a prior from another ladder
   ladder append match alice bob --score 1-0 --id m-17   alice beat bob
   ladder append match alice bob --score draw
+  ladder append match lyon nice --score 2-1 --home a    lyon played at home
   ladder append match alice bob --score 3-5 --at 2026-03-01T12:00:00Z
   ladder append timeout alice                           nobody fitted in the queue
   ladder append tick --at 2026-03-02                    a midnight
@@ -51,6 +52,15 @@ pub struct AppendArgs {
     pub what: What,
 }
 
+/// Which seat of a two-player match is at home.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HomeSeat {
+    /// The first player.
+    A,
+    /// The second player.
+    B,
+}
+
 /// The events a person can append.
 #[derive(Debug, Subcommand)]
 pub enum What {
@@ -80,6 +90,10 @@ pub enum What {
         /// Join players who have not joined yet, at the same instant.
         #[arg(long)]
         auto_join: bool,
+        /// The seat at home (the first player `a` or the second `b`): the side with the
+        /// structural advantage each algorithm's `home` constant adds; neutral ground without it.
+        #[arg(long, value_enum, value_name = "a|b")]
+        home: Option<HomeSeat>,
     },
     /// A MidnightTick (the instant must be 00:00:00 UTC: give a date with --at).
     Tick,
@@ -129,12 +143,17 @@ pub fn run(ledger_path: &Path, args: AppendArgs) -> anyhow::Result<ExitCode> {
         What::Join { player, rating, rd, volatility } => {
             Body::PlayerJoined { player, prior: Prior { rating, rd, volatility } }
         }
-        What::Match { a, b, score, auto_join } => {
+        What::Match { a, b, score, auto_join, home } => {
             opts.auto_join = auto_join;
             let (sa, sb) = parse_score(&score)?;
             let seat =
-                |player, score| Seat { player, score, team: None, seconds: None, home: false };
-            Body::MatchResult { seats: vec![seat(a, sa), seat(b, sb)] }
+                |player, score, home| Seat { player, score, team: None, seconds: None, home };
+            Body::MatchResult {
+                seats: vec![
+                    seat(a, sa, home == Some(HomeSeat::A)),
+                    seat(b, sb, home == Some(HomeSeat::B)),
+                ],
+            }
         }
         What::Tick => Body::MidnightTick,
         What::Timeout { player } => Body::QueueTimeout { player },

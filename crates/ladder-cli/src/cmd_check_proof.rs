@@ -1,10 +1,11 @@
 //! `ladder check-proof`: verify an inclusion or consistency proof offline, and optionally the
 //! signed checkpoint it should end in. Needs no ledger.
 
+use crate::signing::verifier_key;
 use crate::UsageError;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ladder_proof::note::{Checkpoint, VerifierKey};
+use ladder_proof::note::Checkpoint;
 use ladder_proof::tlog_proof::TlogProof;
 use ladder_proof::{hex, InclusionProof, Proof};
 use std::path::{Path, PathBuf};
@@ -66,19 +67,6 @@ fn read(path: &Path) -> anyhow::Result<String> {
         return std::io::read_to_string(std::io::stdin()).context("reading standard input");
     }
     std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
-}
-
-/// The key from its text, or from the file it names.
-pub fn verifier_key(arg: &str) -> anyhow::Result<Result<VerifierKey, String>> {
-    if let Ok(k) = VerifierKey::parse(arg) {
-        return Ok(Ok(k));
-    }
-    if !Path::new(arg).exists() {
-        let e = VerifierKey::parse(arg).err().map(|e| e.to_string()).unwrap_or_default();
-        return Ok(Err(format!("--pubkey is neither a verifier key ({e}) nor an existing file")));
-    }
-    let text = read(Path::new(arg))?;
-    Ok(VerifierKey::parse(text.trim()).map_err(|e| format!("--pubkey {arg}: {e}")))
 }
 
 /// What was checked, for the success line.

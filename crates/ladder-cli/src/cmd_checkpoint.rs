@@ -1,10 +1,10 @@
 //! `ladder checkpoint`: the tree head as a C2SP tlog-checkpoint note, signed when a key is given.
 
 use crate::cli::EventsArg;
+use crate::signing::{load_signer, origin_or_default};
 use crate::source::open_for_read;
-use anyhow::Context;
 use clap::Args;
-use ladder_proof::note::{Checkpoint, SignerKey};
+use ladder_proof::note::Checkpoint;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -48,25 +48,4 @@ pub fn run(ledger_path: &Path, args: CheckpointArgs) -> anyhow::Result<ExitCode>
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The `--origin` given, or the default `ladder/` and the ledger directory's (or events file's)
-/// name; refused unless one non-empty line.
-pub fn origin_or_default(origin: Option<String>, source: &Path) -> anyhow::Result<String> {
-    let origin = origin.unwrap_or_else(|| {
-        let name = source.file_name().map(|n| n.to_string_lossy().into_owned());
-        format!("ladder/{}", name.unwrap_or_else(|| "ledger".into()))
-    });
-    if origin.is_empty() || origin.chars().any(char::is_control) {
-        return Err(crate::UsageError("--origin must be one non-empty line".into()).into());
-    }
-    Ok(origin)
-}
-
-/// The signing key in `file` (as `ladder keygen` wrote it).
-pub fn load_signer(file: &Path) -> anyhow::Result<SignerKey> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("reading the key {}", file.display()))?;
-    SignerKey::parse(text.trim())
-        .with_context(|| format!("{} is not a signing key", file.display()))
 }

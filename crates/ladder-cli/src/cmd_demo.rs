@@ -4,7 +4,7 @@
 //! `fixtures/football/` (CC0, embedded in the binary), verifies its chain, and tells the user what
 //! to try next. It needs no file and no network, and leaves nothing behind.
 
-use crate::cmd_explain::{account, change};
+use crate::account::{account, change};
 use crate::source::LedgerHistory;
 use anyhow::Context;
 use clap::Args;

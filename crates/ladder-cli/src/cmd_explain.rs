@@ -1,8 +1,8 @@
 //! `ladder explain`: the audit of one event — where it sits in the chain, every quantity behind
 //! each player's change, what an auditor should look at, and what other constants would give.
 
-use crate::cmd_replay::config_error;
-use crate::cmd_replay::{config_of, AlgoArgs};
+use crate::account::{account, change, Account};
+use crate::algo::{config_error, config_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use anyhow::Context;
@@ -12,7 +12,6 @@ use ladder_log::Ledger;
 use ladder_projector::{Config, PlayerId, Projector, Roster, Standing, Trace, TraceEntry};
 use ladder_proof::hex;
 use ladder_proof::Proof;
-use ladder_replay::registry::Algo;
 use ladder_replay::{registry, replay, Options, Until};
 use std::io::Write;
 use std::path::Path;
@@ -24,10 +23,11 @@ pub const EXAMPLES: &str = "Examples:
   ladder explain --algo tgr --set p=0.35 --event 1234 --vs p=0.9 --vs p=1
   ladder explain --algo glicko2 --event 88 --format json
 
-The event is shown as stored with its chain hash, the previous hash, and its inclusion proof
-in the tree of every event (the tree head `ladder checkpoint` publishes now), checked here and
-checkable offline with `ladder check-proof`. Flags mark what an auditor looks for: a winner who
-lost rating, a negative merit weight, RD at its cap, a provisional opponent, a long idle gap.";
+The event is shown as stored, then the rating arithmetic, then its chain hash, the previous
+hash, and its inclusion proof in the tree of every event (the tree head `ladder checkpoint`
+publishes now), checked here and checkable offline with `ladder check-proof`. Flags mark what
+an auditor looks for: a winner who lost rating, a negative merit weight, RD at its cap, a
+provisional opponent, a long idle gap.";
 
 /// Output formats of `explain`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -56,48 +56,6 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: ExplainFormat,
-}
-
-/// One configuration's account of the event.
-pub(crate) struct Account {
-    pub(crate) config: Config,
-    /// The projector after the event, asked about periods and flags.
-    pub(crate) projector: Algo,
-    pub(crate) before: Vec<Option<Standing>>,
-    pub(crate) after: Vec<Option<Standing>>,
-    pub(crate) trace: Trace,
-    pub(crate) roster: Roster,
-}
-
-fn standing_of(p: &dyn Projector, roster: &Roster, name: &str) -> Option<Standing> {
-    let id = roster.get(name)?;
-    p.standings().into_iter().find(|s| s.player == id)
-}
-
-pub(crate) fn account(
-    ledger: &Ledger,
-    config: Config,
-    seq: u64,
-    names: &[String],
-) -> anyhow::Result<Account> {
-    let mut projector = registry::build(config.clone())?;
-    let mut trace = Trace::new();
-    let mut before: Vec<Option<Standing>> = vec![None; names.len()];
-    let r = replay(
-        &LedgerHistory(ledger),
-        &mut [&mut projector],
-        Options { until: Until::Seq(seq), trace: Some((seq, &mut trace)), ..Options::default() },
-        &mut |s| {
-            if s.seq + 1 == seq {
-                for (b, n) in before.iter_mut().zip(names) {
-                    *b = standing_of(&*s.projectors[0], s.roster, n);
-                }
-            }
-        },
-    )
-    .with_context(|| format!("replaying {config} through event {seq}"))?;
-    let after = names.iter().map(|n| standing_of(&projector, &r.roster, n)).collect();
-    Ok(Account { config, projector, before, after, trace, roster: r.roster })
 }
 
 /// Whether a trace entry belongs in an explanation narrowed to the players `only` (every entry when
@@ -376,18 +334,11 @@ fn flags(acc: &Account, names: &[String], body: &Body) -> Vec<(String, String, S
 fn fmt_standing(s: &Option<Standing>) -> String {
     match s {
         None => "-".into(),
-        Some(s) => match s.rd {
+        Some(s) => match s.spread() {
             Some(rd) => format!("{:.2} / {:.2}", s.rating, rd),
             None => format!("{:.2}", s.rating),
         },
     }
-}
-
-pub(crate) fn change(acc: &Account, i: usize) -> Option<f64> {
-    Some(
-        acc.after[i].as_ref()?.rating
-            - acc.before[i].as_ref().map_or(acc.after[i].as_ref()?.rating, |b| b.rating),
-    )
 }
 
 /// Prints the trace entries of `trace` that concern `only` (every entry when `None`), names for ids.
@@ -613,7 +564,12 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
     match args.format {
         ExplainFormat::Json => {
             let standing = |s: &Option<Standing>| {
-                s.as_ref().map(|s| serde_json::json!({"rating": s.rating, "rd": s.rd, "volatility": s.volatility, "games": s.games}))
+                s.as_ref().map(|s| {
+                    s.fields()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), serde_json::to_value(v).unwrap_or_default()))
+                        .collect::<serde_json::Map<_, _>>()
+                })
             };
             let one = |acc: &Account| {
                 let players: Vec<_> = names
@@ -652,34 +608,7 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "{v}")?;
         }
         ExplainFormat::Table => {
-            writeln!(out, "event {} as stored:\n  {}", stored.seq, to_line(&stored.event))?;
-            writeln!(
-                out,
-                "chain:\n  hash      {}\n  previous  {}",
-                hex(&stored.hash),
-                hex(&stored.prev_hash)
-            )?;
-            writeln!(
-                out,
-                "inclusion (RFC 6962 with SHA-256): event {} is in the tree of the first {} events\n  \
-                 root      {}   (the tree head `ladder checkpoint` publishes now)\n  \
-                 leaf hash {}   (blake3 of 0x00 and the line above)\n  \
-                 path      {} hashes, from the leaf up:",
-                stored.seq,
-                proof.size,
-                hex(&proof.root),
-                hex(&ladder_proof::leaf_hash(proof.leaf.as_bytes())),
-                proof.path.len()
-            )?;
-            for h in &proof.path {
-                writeln!(out, "    {}", hex(h))?;
-            }
-            writeln!(
-                out,
-                "  {proof_text}\n  offline: ladder prove --event {} --format json > p.json && ladder \
-                 check-proof p.json --checkpoint NOTE --pubkey KEY\n",
-                stored.seq
-            )?;
+            writeln!(out, "event {} as stored:\n  {}\n", stored.seq, to_line(&stored.event))?;
             writeln!(out, "under {}\n", base.config)?;
             let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(6).max(6);
             writeln!(
@@ -738,6 +667,34 @@ pub fn run(ledger_path: &Path, args: ExplainArgs) -> anyhow::Result<ExitCode> {
                     writeln!(out, "  ! {c} ({p}): {m}")?;
                 }
             }
+            // The proof after the arithmetic: what changed first, then where the event sits.
+            writeln!(
+                out,
+                "\nchain:\n  hash      {}\n  previous  {}",
+                hex(&stored.hash),
+                hex(&stored.prev_hash)
+            )?;
+            writeln!(
+                out,
+                "inclusion (RFC 6962 with SHA-256): event {} is in the tree of the first {} events\n  \
+                 root      {}   (the tree head `ladder checkpoint` publishes now)\n  \
+                 leaf hash {}   (SHA-256 of 0x00 and the line above)\n  \
+                 path      {} hashes, from the leaf up:",
+                stored.seq,
+                proof.size,
+                hex(&proof.root),
+                hex(&ladder_proof::leaf_hash(proof.leaf.as_bytes())),
+                proof.path.len()
+            )?;
+            for h in &proof.path {
+                writeln!(out, "    {}", hex(h))?;
+            }
+            writeln!(
+                out,
+                "  {proof_text}\n  offline: ladder prove --event {} --format json > p.json && ladder \
+                 check-proof p.json --checkpoint NOTE --pubkey KEY",
+                stored.seq
+            )?;
         }
     }
     out.flush()?;

@@ -1,10 +1,10 @@
 //! `ladder history`: one player's rating, RD and rank after each of their events.
 
-use crate::cmd_replay::{config_of, unknown_player, until_of, AlgoArgs};
+use crate::algo::{config_of, unknown_player, until_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
 use clap::{Args, ValueEnum};
 use ladder_events::{Body, Timestamp};
-use ladder_projector::Projector;
+use ladder_projector::{Projector, Standing};
 use ladder_replay::{leaderboard, registry, replay, BoardRules, Options};
 use std::io::Write;
 use std::path::Path;
@@ -20,9 +20,11 @@ pub const EXAMPLES: &str = "Examples:
 pub enum HistoryFormat {
     /// For people.
     Table,
-    /// One JSON object per line: seq, at, type, opponents, score, what, rating, rd, rank, change.
+    /// One JSON object per line: seq, at, type, opponents, score, what, rank, change, and the
+    /// standing's fields as `replay` prints them (rating, then rd, volatility, sigma, games...).
     Json,
-    /// Comma-separated, with a header row: the same fields (opponents joined by `;`).
+    /// Comma-separated, with a header row: seq, at, type, opponents (joined by `;`), score, what,
+    /// rating, rd, rank, change.
     Csv,
 }
 
@@ -51,7 +53,8 @@ struct Line {
     score: Option<f64>,
     what: String,
     rating: f64,
-    rd: Option<f64>,
+    /// The player's standing after the event (its fields are printed), when the player has one.
+    standing: Option<Standing>,
     rank: Option<usize>,
     change: Option<f64>,
 }
@@ -120,7 +123,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                     score,
                     what,
                     rating: prior,
-                    rd: None,
+                    standing: p.standing(id).filter(|_| score.is_none()),
                     rank: None,
                     change: None,
                 });
@@ -130,6 +133,8 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             let board = leaderboard(p, s.roster, s.activity, &BoardRules::default());
             let rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
             let Some(me) = p.standing(id) else { return };
+            let change = last.map(|l| me.rating - l);
+            last = Some(me.rating);
             lines.push(Line {
                 seq: s.seq,
                 at: s.event.at.to_string(),
@@ -139,11 +144,10 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 score,
                 what,
                 rating: me.rating,
-                rd: me.rd,
                 rank,
-                change: last.map(|l| me.rating - l),
+                change,
+                standing: Some(me),
             });
-            last = Some(me.rating);
         },
     )?;
     let Some(id) = replayed.roster.get(name) else {
@@ -158,6 +162,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             if l.score.is_some() {
                 if let Some((_, st)) = curve.iter().find(|(at, _)| *at == l.instant) {
                     l.rating = st.rating;
+                    l.standing = Some(st.clone());
                 }
             }
             l.change = last.map(|x| l.rating - x);
@@ -168,11 +173,16 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
     match args.format {
         HistoryFormat::Json => {
             for l in &lines {
-                let v = serde_json::json!({
+                let mut v = serde_json::json!({
                     "seq": l.seq, "at": l.at, "type": l.kind, "opponents": l.opponents,
-                    "score": l.score, "what": l.what, "rating": l.rating,
-                    "rd": l.rd, "rank": l.rank, "change": l.change,
+                    "score": l.score, "what": l.what, "rank": l.rank, "change": l.change,
                 });
+                // The standing's own fields (rd, volatility, sigma, games, ... as the algorithm
+                // keeps them), then the rating this line reports.
+                for (key, value) in l.standing.iter().flat_map(Standing::fields) {
+                    v[key] = serde_json::to_value(value)?;
+                }
+                v["rating"] = serde_json::to_value(l.rating)?;
                 writeln!(out, "{v}")?;
             }
         }
@@ -190,7 +200,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                     opt(l.score),
                     csv_field(&l.what),
                     l.rating,
-                    opt(l.rd),
+                    opt(l.standing.as_ref().and_then(|s| s.rd)),
                     l.rank.map_or(String::new(), |r| r.to_string()),
                     opt(l.change)
                 )?;
@@ -198,10 +208,20 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
         }
         HistoryFormat::Table => {
             writeln!(out, "{} under {}\n", name, projector.config())?;
+            // The uncertainty column: the RD, or sigma where the algorithm keeps that instead.
+            let sigma_only = lines
+                .iter()
+                .filter_map(|l| l.standing.as_ref())
+                .any(|s| s.rd.is_none() && s.sigma.is_some());
             writeln!(
                 out,
                 "{:>8}  {:<24}  {:>10}  {:>8}  {:>6}  {:>8}  what",
-                "seq", "at", "rating", "rd", "rank", "change"
+                "seq",
+                "at",
+                "rating",
+                if sigma_only { "sigma" } else { "rd" },
+                "rank",
+                "change"
             )?;
             for l in &lines {
                 writeln!(
@@ -210,7 +230,10 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                     l.seq,
                     l.at,
                     l.rating,
-                    l.rd.map_or("-".into(), |r| format!("{r:.1}")),
+                    l.standing
+                        .as_ref()
+                        .and_then(Standing::spread)
+                        .map_or("-".into(), |r| format!("{r:.1}")),
                     l.rank.map_or("-".into(), |r| r.to_string()),
                     l.change.map_or("-".into(), |c| format!("{c:+.1}")),
                     l.what

@@ -1,7 +1,7 @@
 //! `ladder mirror SOURCE`: copy a published log into a ledger, checked against its signed
 //! checkpoints.
 
-use crate::cmd_check_proof::verifier_key;
+use crate::signing::verifier_key;
 use crate::source::open_for_write;
 use crate::Hinted;
 use clap::Args;

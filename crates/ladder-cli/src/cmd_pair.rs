@@ -1,7 +1,7 @@
 //! `ladder pair`: TGR's queue (the TGR text) on the ratings of the ledger.
 
+use crate::algo::config_error;
 use crate::cli::EventsArg;
-use crate::cmd_replay::config_error;
 use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use anyhow::Context;
@@ -75,7 +75,7 @@ pub fn run(ledger_path: &Path, args: PairArgs) -> anyhow::Result<ExitCode> {
         let id = replayed
             .roster
             .get(name)
-            .ok_or_else(|| crate::cmd_replay::unknown_player(name, &replayed.roster))?;
+            .ok_or_else(|| crate::algo::unknown_player(name, &replayed.roster))?;
         tgr.values_at(id, at).map(|v| (id, v)).ok_or_else(|| {
             Hinted::refused(
                 format!("{name:?} has not joined the ladder"),

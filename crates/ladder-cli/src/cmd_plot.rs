@@ -1,6 +1,6 @@
 //! `ladder plot`: players' ratings over time with their RD band, as SVG.
 
-use crate::cmd_replay::{config_of, unknown_player, until_of, AlgoArgs};
+use crate::algo::{config_of, unknown_player, until_of, AlgoArgs};
 use crate::source::{open_for_read, LedgerHistory};
 use anyhow::Context;
 use clap::Args;
@@ -56,7 +56,7 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
                 }
                 let Some(id) = s.roster.get(name) else { continue };
                 if let Some(me) = s.projectors[0].standing(id) {
-                    series[i].points.push((s.event.at.0, me.rating, me.rd));
+                    series[i].points.push((s.event.at.0, me.rating, me.spread()));
                 }
             }
         },
@@ -70,7 +70,7 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
                 .curve(id)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|(at, st)| (at.0, st.rating, st.sigma))
+                .map(|(at, st)| (at.0, st.rating, st.spread()))
                 .collect();
         }
     }

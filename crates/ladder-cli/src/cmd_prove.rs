@@ -78,9 +78,9 @@ fn tlog_proof(
 ) -> anyhow::Result<String> {
     let (note, size) = match (&args.key, &args.checkpoint) {
         (Some(file), None) => {
-            let key = crate::cmd_checkpoint::load_signer(file)?;
+            let key = crate::signing::load_signer(file)?;
             let source = args.events.events.as_deref().unwrap_or(ledger_path);
-            let origin = crate::cmd_checkpoint::origin_or_default(args.origin.clone(), source)?;
+            let origin = crate::signing::origin_or_default(args.origin.clone(), source)?;
             let size = args.size.unwrap_or(ledger.head().seq);
             let cp = Checkpoint { origin, size, root: ledger.root_at(size)? };
             (cp.sign(&key)?, size)

@@ -1,6 +1,6 @@
 //! `ladder publish DIR`: the ledger as a static C2SP tlog-tiles tree.
 
-use crate::cmd_checkpoint::{load_signer, origin_or_default};
+use crate::signing::{load_signer, origin_or_default};
 use crate::source::open_for_read;
 use crate::Hinted;
 use clap::Args;

@@ -1,7 +1,7 @@
 //! `ladder sweep`: every combination of a grid of constants, replayed in one pass and ranked by
 //! how well each predicts the results (docs/outputs.md's `--score`).
 
-use crate::cmd_replay::{config_error, replay_configs, AlgoArgs};
+use crate::algo::{config_error, replay_configs, AlgoArgs};
 use crate::UsageError;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -97,7 +97,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
     for s in &args.algo.sets {
         base.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
-    crate::cmd_replay::help_if_asked(&args.algo.algo, &base)?;
+    crate::algo::help_if_asked(&args.algo.algo, &base)?;
     let combos = combinations(&axes);
     let mut configs = Vec::with_capacity(combos.len());
     for combo in &combos {
@@ -257,7 +257,7 @@ pub fn run(ledger_path: &Path, args: SweepArgs) -> anyhow::Result<ExitCode> {
         eprintln!(
             "warning: {worse} of {} configurations predict worse than always saying 0.5 (log loss above ln 2 = 0.6931); {}",
             configs.len(),
-            crate::cmd_replay::tune_hint(&args.algo.algo)
+            crate::algo::tune_hint(&args.algo.algo)
         );
     }
     Ok(ExitCode::SUCCESS)

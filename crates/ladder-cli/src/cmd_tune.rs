@@ -1,8 +1,8 @@
 //! `ladder tune`: search an algorithm's constants for the lowest log loss on the first part of the
 //! history, and report them on the rest beside the defaults and Elo (docs/outputs.md).
 
+use crate::algo::config_error;
 use crate::cli::EventsArg;
-use crate::cmd_replay::config_error;
 use crate::source::{open_for_read, LedgerHistory};
 use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
@@ -44,8 +44,8 @@ pub enum TuneFormat {
 /// Arguments of `tune`.
 #[derive(Debug, Args)]
 pub struct TuneArgs {
-    /// The algorithm: tgr, glicko, glicko2, zonestats, elo, performance, weng-lin, ttt.
-    #[arg(long, value_name = "NAME")]
+    /// The algorithm whose constants to search.
+    #[arg(long, value_name = "NAME", value_parser = crate::algo::algo_names())]
     pub algo: String,
     /// A constant to search (repeatable); by default the ones a ladder's data decides (glicko: c
     /// and period; glicko2: tau and period; tgr: sc and p; elo: k and margin; zonestats: t and
@@ -116,8 +116,7 @@ fn pass(
     let mut projectors =
         configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
     // Glicko-2 batches fold as lanes (replay_algos), one record lookup per game for all.
-    match replay_algos(history, &mut projectors, until, Some(warmup), crate::cmd_replay::threads())
-    {
+    match replay_algos(history, &mut projectors, until, Some(warmup), crate::algo::threads()) {
         Ok(r) => Ok(r.scores),
         Err(ReplayError::Project(e)) => Err(e.into()),
         Err(e) => Err(e.into()),
@@ -133,7 +132,7 @@ fn held_out(
 ) -> anyhow::Result<(Vec<Score>, Vec<usize>)> {
     let mut projectors =
         configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    let threads = crate::cmd_replay::threads();
+    let threads = crate::algo::threads();
     let r = replay_algos(history, &mut projectors, Until::Head, Some(warmup), threads)?;
     let rules = BoardRules::default();
     let sizes =
@@ -177,7 +176,7 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
     for s in &args.sets {
         base.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
-    crate::cmd_replay::help_if_asked(algo, &base)?;
+    crate::algo::help_if_asked(algo, &base)?;
     let start_config = registry::config(algo, &base).map_err(|e| config_error(algo, e))?;
     let current = |key: &str| {
         start_config

@@ -63,7 +63,7 @@ fn read_checkpoint(
     };
     match pubkey {
         Some(arg) => {
-            let key = crate::cmd_check_proof::verifier_key(arg)?.map_err(UsageError)?;
+            let key = crate::signing::verifier_key(arg)?.map_err(UsageError)?;
             let label = key.label();
             let cp = Checkpoint::open(&note, &[key]).map_err(note_error)?;
             Ok((cp, Some(label)))

@@ -13,6 +13,8 @@
 
 #[macro_use]
 mod out;
+mod account;
+mod algo;
 mod cli;
 mod cmd_append;
 mod cmd_check_proof;
@@ -37,6 +39,7 @@ mod cmd_tune;
 mod cmd_upgrade;
 mod cmd_verify;
 mod names;
+mod signing;
 mod source;
 
 use clap::Parser;

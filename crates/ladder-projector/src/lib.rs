@@ -237,10 +237,78 @@ impl Standing {
         Standing { player, rating, rd: None, volatility: None, sigma: None, games, display: None }
     }
 
+    /// The fields every command prints for this standing, beside the player's name, in the
+    /// documented order (docs/outputs.md): `rating`, then `rd`, `volatility` and `sigma` where the
+    /// algorithm keeps them, `games`, then TGR's `provisional` and `glixare`. `replay`,
+    /// `leaderboard`, `history`, `explain`, `plot` and `serve` all take their fields from here, so
+    /// a quantity one algorithm adds reaches every output at once.
+    pub fn fields(&self) -> Vec<(&'static str, FieldValue)> {
+        let mut f = vec![("rating", FieldValue::Number(self.rating))];
+        if let Some(rd) = self.rd {
+            f.push(("rd", FieldValue::Number(rd)));
+        }
+        if let Some(v) = self.volatility {
+            f.push(("volatility", FieldValue::Number(v)));
+        }
+        if let Some(sigma) = self.sigma {
+            f.push(("sigma", FieldValue::Number(sigma)));
+        }
+        f.push(("games", FieldValue::Count(self.games)));
+        if let Some(d) = self.display {
+            f.push(("provisional", FieldValue::Flag(d.provisional)));
+            f.push(("glixare", d.glixare.map_or(FieldValue::Null, FieldValue::Number)));
+        }
+        f
+    }
+
+    /// The standing's uncertainty on its rating's scale, for a band around it: the RD where the
+    /// algorithm keeps one, otherwise Weng-Lin's and TTT's sigma.
+    pub fn spread(&self) -> Option<f64> {
+        self.rd.or(self.sigma)
+    }
+
     /// What a leaderboard ranks this player by, highest first: the displayed GLIXARE where the
     /// algorithm shows one (TGR), otherwise the rating.
     pub fn rank_key(&self) -> f64 {
         self.display.and_then(|d| d.glixare).unwrap_or(self.rating)
+    }
+}
+
+/// The value of one field of a [`Standing`] (see [`Standing::fields`]). It serializes as the JSON
+/// value the outputs print (a number, an integer, a boolean or `null`) and renders as a table cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldValue {
+    /// A quantity on the algorithm's scale (rating, RD, volatility, sigma, GLIXARE).
+    Number(f64),
+    /// A count (games).
+    Count(u64),
+    /// A yes/no (provisional).
+    Flag(bool),
+    /// A quantity not defined for this standing (a provisional player's GLIXARE).
+    Null,
+}
+
+impl FieldValue {
+    /// The value as a table cell: numbers with `decimals` places, counts whole, flags as
+    /// `yes`/`no`, a missing value as `-`.
+    pub fn cell(&self, decimals: usize) -> String {
+        match *self {
+            FieldValue::Number(x) => format!("{x:.decimals$}"),
+            FieldValue::Count(n) => n.to_string(),
+            FieldValue::Flag(b) => if b { "yes" } else { "no" }.to_string(),
+            FieldValue::Null => "-".to_string(),
+        }
+    }
+}
+
+impl serde::Serialize for FieldValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            FieldValue::Number(x) => s.serialize_f64(x),
+            FieldValue::Count(n) => s.serialize_u64(n),
+            FieldValue::Flag(b) => s.serialize_bool(b),
+            FieldValue::Null => s.serialize_none(),
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The canonical replay output (docs/outputs.md) and the leaderboard.
 
 use crate::score::{Score, BINS};
-use ladder_projector::{ParamValue, Projector, Roster, Standing};
+use ladder_projector::{FieldValue, ParamValue, Projector, Roster, Standing};
 use std::fmt::Write as _;
 
 /// One player's line of a snapshot.
@@ -93,25 +93,18 @@ fn value(out: &mut String, v: &ParamValue) {
     }
 }
 
-/// The player fields in docs/outputs.md's order: name, then the fields this algorithm keeps.
+/// The player fields in docs/outputs.md's order, as (key, number, bool, is_null), taken from
+/// [`Standing::fields`] so that every output prints the same ones.
 fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> {
-    // (key, number, bool, is_null)
-    let mut f = vec![("rating", Some(s.rating), None, false)];
-    if let Some(rd) = s.rd {
-        f.push(("rd", Some(rd), None, false));
-    }
-    if let Some(v) = s.volatility {
-        f.push(("volatility", Some(v), None, false));
-    }
-    if let Some(sigma) = s.sigma {
-        f.push(("sigma", Some(sigma), None, false));
-    }
-    f.push(("games", Some(s.games as f64), None, false));
-    if let Some(d) = s.display {
-        f.push(("provisional", None, Some(d.provisional), false));
-        f.push(("glixare", d.glixare, None, d.glixare.is_none()));
-    }
-    f
+    s.fields()
+        .into_iter()
+        .map(|(k, v)| match v {
+            FieldValue::Number(x) => (k, Some(x), None, false),
+            FieldValue::Count(n) => (k, Some(n as f64), None, false),
+            FieldValue::Flag(b) => (k, None, Some(b), false),
+            FieldValue::Null => (k, None, None, true),
+        })
+        .collect()
 }
 
 impl Snapshot {

@@ -319,3 +319,21 @@ fn vs_shows_the_same_players_change_under_other_constants_for_every_algorithm() 
         assert!(other["players"][0]["change"].is_f64(), "{algo}: {other}");
     }
 }
+
+#[test]
+fn the_table_tells_the_arithmetic_first_and_the_proof_after() {
+    // Issue 28, item 8: about 30 lines of inclusion proof used to stand before the arithmetic.
+    let e = glickman();
+    for algo in ["tgr", "glicko2", "elo"] {
+        let text = e.ok(&["explain", "--algo", algo, "--event", "5"]);
+        let at = |what: &str| text.find(what).unwrap_or_else(|| panic!("{what}:\n{text}"));
+        assert!(at("event 5 as stored:") < at("\nunder "), "{text}");
+        assert!(at("\nunder ") < at("player "), "{text}");
+        // Every line of the arithmetic (the standings table, the trace, the flags) comes before
+        // the chain and the proof, which close the page.
+        assert!(at("player ") < at("\nchain:"), "{text}");
+        assert!(at("\nchain:") < at("inclusion (RFC 6962"), "{text}");
+        assert!(text.trim_end().ends_with("--pubkey KEY"), "{text}");
+        assert!(text.contains("(SHA-256 of 0x00 and the line above)"), "{text}");
+    }
+}

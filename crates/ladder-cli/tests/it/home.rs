@@ -227,3 +227,31 @@ fn the_evidence_script_runs_on_the_shipped_slices() {
     let algos: Vec<&str> = rows.iter().map(|r| r[1]).collect();
     assert_eq!(algos[..5], ["tgr", "glicko", "glicko2", "elo", "weng-lin"]);
 }
+
+#[test]
+fn append_match_puts_the_named_seat_at_home() {
+    let e = Env::new();
+    for p in ["lyon", "nice"] {
+        e.ok(&["append", "join", p, "--at", "2026-03-01T09:00:00Z"]);
+    }
+    let at = ["--at", "2026-03-01T12:00:00Z"];
+    e.ok(&["append", "match", "lyon", "nice", "--score", "2-1", "--home", "b", at[0], at[1]]);
+    e.ok(&["append", "match", "lyon", "nice", "--score", "0-0", at[0], at[1]]);
+    let log = e.ok(&["log", "--format", "jsonl"]);
+    let lines: Vec<serde_json::Value> =
+        log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // Only the second seat is at home in the first match; the second match is on neutral ground.
+    let home = |i: usize| -> Vec<bool> {
+        lines[i]["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["home"].as_bool().unwrap_or(false))
+            .collect()
+    };
+    assert_eq!(home(2), [false, true], "{log}");
+    assert_eq!(home(3), [false, false], "{log}");
+    // A seat other than a or b is a usage error.
+    let r = e.run(&["append", "match", "lyon", "nice", "--score", "1-0", "--home", "c"], b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

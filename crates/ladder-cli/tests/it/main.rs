@@ -17,6 +17,7 @@ mod ledger;
 mod perf;
 mod proofs;
 mod replay;
+mod standings;
 mod support;
 mod tlog;
 mod ttt;

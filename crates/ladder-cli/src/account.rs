@@ -1,0 +1,69 @@
+//! One configuration's account of one event: the standings of its players just before and just
+//! after it, and the trace of the arithmetic between. `explain` prints it; `demo` shows a match
+//! with it.
+
+use crate::source::LedgerHistory;
+use anyhow::Context;
+use ladder_log::Ledger;
+use ladder_projector::{Config, Projector, Roster, Standing, Trace};
+use ladder_replay::registry::{self, Algo};
+use ladder_replay::{replay, Options, Until};
+
+/// One configuration's account of the event.
+pub struct Account {
+    /// The configuration replayed.
+    pub config: Config,
+    /// The projector after the event, asked about periods and flags.
+    pub projector: Algo,
+    /// Each named player's standing just before the event (`None`: not joined yet).
+    pub before: Vec<Option<Standing>>,
+    /// Each named player's standing just after it.
+    pub after: Vec<Option<Standing>>,
+    /// The arithmetic of the event, as the projector recorded it.
+    pub trace: Trace,
+    /// The players' names through the event.
+    pub roster: Roster,
+}
+
+/// The standing of `name` in `p`, if the player has joined.
+fn standing_of(p: &dyn Projector, roster: &Roster, name: &str) -> Option<Standing> {
+    let id = roster.get(name)?;
+    p.standings().into_iter().find(|s| s.player == id)
+}
+
+/// Replays `config` through event `seq`, recording the trace of that event and the standings of
+/// `names` just before and after it.
+pub fn account(
+    ledger: &Ledger,
+    config: Config,
+    seq: u64,
+    names: &[String],
+) -> anyhow::Result<Account> {
+    let mut projector = registry::build(config.clone())?;
+    let mut trace = Trace::new();
+    let mut before: Vec<Option<Standing>> = vec![None; names.len()];
+    let r = replay(
+        &LedgerHistory(ledger),
+        &mut [&mut projector],
+        Options { until: Until::Seq(seq), trace: Some((seq, &mut trace)), ..Options::default() },
+        &mut |s| {
+            if s.seq + 1 == seq {
+                for (b, n) in before.iter_mut().zip(names) {
+                    *b = standing_of(&*s.projectors[0], s.roster, n);
+                }
+            }
+        },
+    )
+    .with_context(|| format!("replaying {config} through event {seq}"))?;
+    let after = names.iter().map(|n| standing_of(&projector, &r.roster, n)).collect();
+    Ok(Account { config, projector, before, after, trace, roster: r.roster })
+}
+
+/// The rating change of player `i` over the event (`None` when the player has no standing after
+/// it).
+pub fn change(acc: &Account, i: usize) -> Option<f64> {
+    Some(
+        acc.after[i].as_ref()?.rating
+            - acc.before[i].as_ref().map_or(acc.after[i].as_ref()?.rating, |b| b.rating),
+    )
+}

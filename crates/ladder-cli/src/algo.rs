@@ -1,0 +1,182 @@
+//! What several commands share: the `--algo`/`--set`/`--until` arguments, reading them into
+//! configurations, replaying a history through them, and the hints for a refused constant or an
+//! unknown player. Commands import this module, never one another.
+
+use crate::cli::EventsArg;
+use crate::source::{open_for_read, LedgerHistory};
+use crate::{Hinted, UsageError};
+use clap::Args;
+use ladder_projector::{describe_specs, Config};
+use ladder_replay::replay_algos;
+use ladder_replay::score::Score;
+use ladder_replay::{registry, ReplayError, Replayed, Snapshot, Until};
+use std::path::Path;
+
+/// The values `--algo` accepts: exactly the registry's algorithms, so that help, completions and
+/// the error for an unknown name list the same ones.
+pub fn algo_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(registry::ALGORITHMS.iter().copied())
+}
+
+/// Which algorithm, which constants, how far.
+#[derive(Debug, Args)]
+pub struct AlgoArgs {
+    /// The algorithm (`--set help=1` lists its constants; docs/algorithms/ has a page for each).
+    #[arg(long, value_name = "NAME", value_parser = algo_names())]
+    pub algo: String,
+    /// Override a constant (repeatable); `--set help=1` lists them.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Stop after this sequence number, or after every event at or before this instant.
+    #[arg(long, value_name = "SEQ|INSTANT")]
+    pub until: Option<String>,
+    #[command(flatten)]
+    pub events: EventsArg,
+}
+
+/// A refused `--algo` or constant, with where to read about the valid ones.
+pub fn config_error(algo: &str, e: impl std::fmt::Display) -> Hinted {
+    // Every algorithm of the registry has a page in docs/algorithms/.
+    let hint = if registry::ALGORITHMS.contains(&algo) {
+        format!(
+            "`--set help=1` lists the constants of {algo}; docs/algorithms/{algo}.md explains each"
+        )
+    } else {
+        "docs/algorithms/ has a page for each algorithm".to_string()
+    };
+    Hinted::usage(e.to_string(), hint)
+}
+
+/// A player name that is not in the history, with the close names (`names.rs`: other case or
+/// spaces, a surname, a typo).
+pub fn unknown_player(name: &str, roster: &ladder_projector::Roster) -> Hinted {
+    let names = (0..roster.len()).map(|i| roster.name(ladder_projector::PlayerId(i as u32)));
+    let close: Vec<String> =
+        crate::names::close_names(name, names, 5).iter().map(|n| format!("{n:?}")).collect();
+    let hint = if close.is_empty() {
+        "names are matched byte for byte; `ladder replay --algo elo` lists every player (the \
+         leaderboard only the established, active ones)"
+            .into()
+    } else {
+        format!("did you mean {}? names are matched byte for byte", close.join(" or "))
+    };
+    Hinted::refused(format!("{name:?} never appears in this history"), hint)
+}
+
+/// `--set help=1` among `sets`: the constants of `algorithm`, with their ranges and defaults, as
+/// help (printed on stdout by `main`, exit 0) rather than as an unknown key.
+pub fn help_if_asked(algorithm: &str, sets: &[(String, String)]) -> anyhow::Result<()> {
+    if sets.iter().any(|(k, _)| k == "help") {
+        let specs = registry::params(algorithm).map_err(|e| config_error(algorithm, e))?;
+        let help = format!("constants of {algorithm}:\n{}", describe_specs(specs));
+        return Err(anyhow::Error::msg(crate::HelpShown(help)));
+    }
+    Ok(())
+}
+
+/// Validates the algorithm and constants, printing warnings on stderr.
+pub fn config_of(args: &AlgoArgs) -> anyhow::Result<Config> {
+    Ok(configs_of(args, &[])?.remove(0))
+}
+
+/// The configurations to replay: `--set` alone, or `--set` then each `--config`.
+pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Config>> {
+    let mut sets = Vec::new();
+    for s in &args.sets {
+        sets.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
+    }
+    help_if_asked(&args.algo, &sets)?;
+    let mut variants = vec![sets.clone()];
+    if !configs.is_empty() {
+        variants.clear();
+        for c in configs {
+            let mut v = sets.clone();
+            v.extend(
+                Config::parse_assignments(c).map_err(|e| UsageError(format!("--config: {e}")))?,
+            );
+            variants.push(v);
+        }
+    }
+    let mut out = Vec::new();
+    for v in variants {
+        let config = registry::config(&args.algo, &v).map_err(|e| config_error(&args.algo, e))?;
+        for w in &config.warnings {
+            eprintln!("warning: {w}");
+        }
+        out.push(config);
+    }
+    Ok(out)
+}
+
+/// A finished replay: the projectors (one per configuration), and who and how far.
+pub struct Replay {
+    /// The projectors after the replay.
+    pub projectors: Vec<registry::Algo>,
+    /// Names, last sequence number and its chain hash, scores.
+    pub replayed: Replayed,
+}
+
+impl Replay {
+    /// The snapshot (`docs/outputs.md`) of configuration `i`.
+    pub fn snapshot(&self, i: usize) -> Snapshot {
+        let r = &self.replayed;
+        let mut snap = Snapshot::capture(&self.projectors[i], &r.roster, r.through, &r.head);
+        snap.prediction = r.scores.get(i).cloned();
+        snap
+    }
+}
+
+/// What to run when a configuration predicts worse than guessing or ranks nobody.
+pub fn tune_hint(algo: &str) -> String {
+    format!("`ladder tune --algo {algo}` searches for better constants")
+}
+
+/// The one-line warning when `score` predicts worse than always saying 0.5, if it does.
+pub fn worse_than_guessing(algo: &str, label: &str, score: &Score) -> Option<String> {
+    let ll = score.log_loss().filter(|&ll| ll > std::f64::consts::LN_2)?;
+    Some(format!(
+        "warning: {label} predicts worse than always saying 0.5 (log loss {ll:.4} > ln 2 = 0.6931); {}",
+        tune_hint(algo)
+    ))
+}
+
+/// Parses `--until`.
+pub fn until_of(args: &AlgoArgs) -> anyhow::Result<Until> {
+    Ok(match &args.until {
+        Some(text) => Until::parse(text).map_err(|e| UsageError(format!("--until: {e}")))?,
+        None => Until::Head,
+    })
+}
+
+/// The cores to fold configurations on.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Replays the history once through every configuration.
+pub fn replay_configs(
+    ledger_path: &Path,
+    args: &AlgoArgs,
+    configs: Vec<Config>,
+    warmup: Option<u64>,
+) -> anyhow::Result<Replay> {
+    let until = until_of(args)?;
+    let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
+    let history = LedgerHistory(&ledger);
+    let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
+    // Read in place once; fold on other threads while reading (every configuration, even one;
+    // several Glicko-2 configurations together as lanes).
+    let result = replay_algos(&history, &mut projectors, until, warmup, threads());
+    let replayed = match result {
+        Ok(r) => r,
+        Err(ReplayError::Project(e)) => {
+            return Err(Hinted::refused(
+                format!("{e}\nthe algorithm cannot apply this event under these constants"),
+                format!("`ladder log --from {} --limit 1` shows the event; other constants may apply it (`--set help=1` lists them)", e.seq),
+            )
+            .into())
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(Replay { projectors, replayed })
+}

@@ -1,0 +1,69 @@
+//! One standing per player: every command that prints a player's standing prints the fields the
+//! algorithm keeps (`replay`'s player object), for every registered algorithm. Weng-Lin's and
+//! TTT's `sigma` used to reach `replay` only; TTT's history printed an `rd` it does not have.
+
+use crate::support::{fixture, Env};
+use ladder_replay::registry::ALGORITHMS;
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The keys of a JSON object, sorted, leaving out `skip`.
+fn keys(v: &serde_json::Value, skip: &[&str]) -> Vec<String> {
+    let mut k: Vec<String> = v
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .filter(|k| !skip.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn every_command_prints_every_field_of_every_algorithms_standing() {
+    let e = Env::new();
+    e.ok(&["import", fixture("glickman.jsonl").to_str().unwrap()]);
+    let mut sigmas = 0;
+    for algo in ALGORITHMS {
+        let replay = json(&e.ok(&["replay", "--algo", algo, "--format", "json"]));
+        let me = replay["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["player"] == "player")
+            .unwrap_or_else(|| panic!("{algo}: {replay}"));
+        let fields = keys(me, &["player"]);
+        assert!(fields.contains(&"rating".to_string()) && fields.contains(&"games".to_string()));
+        if fields.contains(&"sigma".to_string()) {
+            sigmas += 1;
+        }
+
+        // explain: the standing before and after the player's last game.
+        let explain = json(&e.ok(&[
+            "explain", "--algo", algo, "--event", "7", "--player", "player", "--format", "json",
+        ]));
+        let seat = &explain["explained"]["players"][0];
+        assert_eq!(seat["player"], "player", "{algo}: {explain}");
+        assert_eq!(keys(&seat["after"], &[]), fields, "{algo}: explain {seat}");
+        assert_eq!(keys(&seat["before"], &[]), fields, "{algo}: explain {seat}");
+
+        // history: every line after a game carries the same fields, beside the line's own.
+        let text = e.ok(&["history", "--algo", algo, "--player", "player", "--format", "json"]);
+        let last = json(text.lines().last().unwrap_or_else(|| panic!("{algo}: no history")));
+        let own = ["seq", "at", "type", "opponents", "score", "what", "rank", "change"];
+        assert_eq!(keys(&last, &own), fields, "{algo}: history {last}");
+        assert_eq!(last["rating"], me["rating"], "{algo}: history ends where the replay does");
+        // Each line's change is its rating less the line before's.
+        let lines: Vec<serde_json::Value> = text.lines().map(json).collect();
+        for w in lines.windows(2) {
+            let (a, b) = (w[0]["rating"].as_f64().unwrap(), w[1]["rating"].as_f64().unwrap());
+            let change = w[1]["change"].as_f64().unwrap_or_else(|| panic!("{algo}: {text}"));
+            assert!((change - (b - a)).abs() < 1e-9, "{algo}: {text}");
+        }
+    }
+    // Weng-Lin and TTT keep a sigma.
+    assert_eq!(sigmas, 2);
+}
