@@ -493,8 +493,9 @@ impl Ttt {
 
     /// The forecast of the day holding `at`: every player's last posterior from the games before
     /// that UTC day, converged on their own. Each day's model starts from the previous day's
-    /// converged one (the incremental update), so a scored replay converges each day's new games
-    /// into a converged history rather than the whole history from its forward pass.
+    /// converged one and re-smooths only the batches the new games reach
+    /// ([`Model::converge_from`], the incremental update), so a scored replay costs about one
+    /// convergence plus local work per day rather than a convergence of the prefix per day.
     fn forecast(&self, at: Timestamp) -> Result<Lasts, ModelError> {
         let day = at.0.div_euclid(NANOS_PER_DAY);
         let mut cache = lock(&self.forecast);
@@ -508,10 +509,10 @@ impl Ttt {
             Some(f) if f.day < day => f.model,
             _ => Box::new(Model::new(self.state.model.params())),
         };
-        let before = model.games();
+        let (before, first) = (model.games(), model.batches());
         model.extend_before(&self.state.model, start)?;
         if model.games() > before {
-            model.converge(self.epsilon, self.iterations)?;
+            model.converge_from(first, self.epsilon, self.iterations)?;
         }
         let n = self.state.players.len() as u32;
         let last: Lasts = Arc::new((0..n).map(|a| model.last(a)).collect());

@@ -448,6 +448,116 @@ impl Model {
         Ok(Converged { step, iterations: i })
     }
 
+    /// Converges a history whose batches before `first` were converged and whose later batches
+    /// entered by the forward pass ([`Model::extend_before`]), visiting only the batches the new
+    /// information reaches: the incremental update (docs/algorithms/ttt.md, "Incremental").
+    ///
+    /// Each round is a backward phase (latest batch first) then a forward phase (earliest first),
+    /// as a sweep of [`Model::converge`] is, but a batch is iterated only when a message into it
+    /// may have changed: at the start, the new batches and the batches holding the previous skill
+    /// of a new batch's players; afterwards, the neighbours (previous and next skill of the same
+    /// player) of every skill whose posterior moved by more than `epsilon` in mean or deviation.
+    /// It stops when no batch is left to visit, or after `iterations` rounds. With `first == 0`,
+    /// or a history of one batch, it is [`Model::converge`].
+    pub fn converge_from(
+        &mut self,
+        first: usize,
+        epsilon: f64,
+        iterations: u32,
+    ) -> Result<Converged, ModelError> {
+        self.close()?;
+        let nb = self.batches.len();
+        if first == 0 || nb <= 1 {
+            return self.converge(epsilon, iterations);
+        }
+        if first >= nb {
+            return Ok(Converged { step: (0.0, 0.0), iterations: 0 });
+        }
+        let gamma = self.params.gamma;
+        let mut back = vec![false; nb];
+        let mut fwd = vec![false; nb];
+        for flag in &mut back[first..nb - 1] {
+            *flag = true;
+        }
+        for s in self.batches[first].skills as usize..self.skills.len() {
+            let prev = self.skills[s].prev;
+            if prev != NONE {
+                back[self.batch_of(prev)] = true;
+            }
+        }
+        let mut step = (0.0, 0.0);
+        let mut i = 0;
+        while i < iterations && (back.contains(&true) || fwd.contains(&true)) {
+            step = (0.0, 0.0);
+            for j in (0..nb).rev() {
+                if !std::mem::take(&mut back[j]) {
+                    continue;
+                }
+                self.remember(j);
+                for s in self.batches[j].skills as usize..self.skill_end(j) {
+                    let next = self.skills[s].next;
+                    self.skills[s].backward = if next == NONE {
+                        G::NINF
+                    } else {
+                        let n = &self.skills[next as usize];
+                        n.likelihood.times(n.backward).forget(gamma, n.elapsed)
+                    };
+                }
+                self.iterate(j)?;
+                self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
+            }
+            for j in 0..nb {
+                if !std::mem::take(&mut fwd[j]) {
+                    continue;
+                }
+                self.remember(j);
+                for s in self.batches[j].skills as usize..self.skill_end(j) {
+                    let sk = self.skills[s];
+                    self.skills[s].forward = if sk.prev == NONE {
+                        self.agents[sk.agent as usize].prior
+                    } else {
+                        let p = &self.skills[sk.prev as usize];
+                        p.forward.times(p.likelihood).forget(gamma, sk.elapsed)
+                    };
+                }
+                self.iterate(j)?;
+                self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
+            }
+            i += 1;
+        }
+        Ok(Converged { step, iterations: i })
+    }
+
+    /// After batch `b` was iterated (its old posteriors remembered): folds each skill's change
+    /// into `step`, and marks the batches of the previous and next skill of every skill that
+    /// moved by more than `epsilon`.
+    fn mark(
+        &mut self,
+        b: usize,
+        epsilon: f64,
+        step: &mut (f64, f64),
+        back: &mut [bool],
+        fwd: &mut [bool],
+    ) {
+        let old = std::mem::take(&mut self.scratch.old);
+        let s0 = self.batches[b].skills as usize;
+        for (k, o) in old.iter().enumerate() {
+            let sk = self.skills[s0 + k];
+            let d = o.delta(sk.posterior().ms());
+            step.0 = step.0.max(d.0);
+            step.1 = step.1.max(d.1);
+            if d.0 > epsilon || d.1 > epsilon {
+                if sk.prev != NONE {
+                    back[self.batch_of(sk.prev)] = true;
+                }
+                if sk.next != NONE {
+                    fwd[self.batch_of(sk.next)] = true;
+                }
+            }
+        }
+        self.scratch.old = old;
+    }
+
     /// `agent`'s posterior at their last game and that game's time; `None` before their first.
     pub fn last(&self, agent: u32) -> Option<(f64, Ms)> {
         let last = self.agents.get(agent as usize)?.last;
