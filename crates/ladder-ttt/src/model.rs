@@ -33,6 +33,8 @@ pub struct ModelParams {
     pub gamma: f64,
     /// Probability of a draw between two sides of equal skill.
     pub p_draw: f64,
+    /// Home advantage in skill units: added to the mean of the home team's performance.
+    pub home: f64,
 }
 
 /// A player's skill in one batch.
@@ -78,6 +80,8 @@ struct Event {
 struct Team {
     items: u32,
     output: f64,
+    /// The team is at home: its performance's mean gains `home`.
+    home: bool,
 }
 
 /// A player's seat in a game: their skill in the batch and the game's last message to it.
@@ -240,6 +244,18 @@ impl Model {
         tag: u64,
         teams: &[(&[u32], f64)],
     ) -> Result<(), ModelError> {
+        self.push_game_at(time, tag, teams, None)
+    }
+
+    /// [`Model::push_game`] with team `home` (an index of `teams`) at home: its performance's mean
+    /// gains the constant `home`.
+    pub fn push_game_at(
+        &mut self,
+        time: f64,
+        tag: u64,
+        teams: &[(&[u32], f64)],
+        home: Option<usize>,
+    ) -> Result<(), ModelError> {
         let same = self.batches.last().is_some_and(|b| b.time == time);
         if !same {
             self.close()?;
@@ -252,8 +268,8 @@ impl Model {
         let b = self.batches.len() - 1;
         let first_skill = self.batches[b].skills;
         self.events.push(Event { teams: self.teams.len() as u32, tag });
-        for &(agents, output) in teams {
-            self.teams.push(Team { items: self.items.len() as u32, output });
+        for (k, &(agents, output)) in teams.iter().enumerate() {
+            self.teams.push(Team { items: self.items.len() as u32, output, home: home == Some(k) });
             for &a in agents {
                 let last = self.agents[a as usize].last;
                 let skill = if last != NONE && last >= first_skill {
@@ -317,6 +333,7 @@ impl Model {
     /// players' skills without its own last message, and replaces that message.
     fn iterate(&mut self, b: usize) -> Result<(), ModelError> {
         let params = GameParams { beta: self.params.beta, p_draw: self.params.p_draw };
+        let home = self.params.home;
         let (e0, e1) = (self.batches[b].events as usize, self.event_end(b));
         let mut buf = std::mem::take(&mut self.scratch);
         let mut result = Ok(());
@@ -331,6 +348,7 @@ impl Model {
                     start: s - i0,
                     end: end - i0,
                     output: self.teams[t].output,
+                    offset: if self.teams[t].home { home } else { 0.0 },
                 });
             }
             for item in &self.items[i0..i1] {
@@ -654,7 +672,11 @@ impl Model {
             }
             for e in batch.events as usize..main.event_end(b) {
                 teams.clear();
+                let mut home = None;
                 for t in main.events[e].teams as usize..main.team_end(e) {
+                    if main.teams[t].home {
+                        home = Some(teams.len());
+                    }
                     let agents = (main.teams[t].items as usize..main.item_end(t))
                         .map(|i| main.skills[main.items[i].skill as usize].agent)
                         .collect();
@@ -662,7 +684,7 @@ impl Model {
                 }
                 let view: Vec<(&[u32], f64)> =
                     teams.iter().map(|(a, r)| (a.as_slice(), *r)).collect();
-                self.push_game(batch.time, main.events[e].tag, &view)?;
+                self.push_game_at(batch.time, main.events[e].tag, &view, home)?;
             }
         }
         self.close()

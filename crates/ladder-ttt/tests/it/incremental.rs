@@ -36,7 +36,7 @@ fn push(model: &mut Model, games: &[Game], mut time: f64, tag0: usize) -> f64 {
 }
 
 fn fresh(players: u32) -> Model {
-    let mut m = Model::new(ModelParams { beta: 1.0, gamma: 0.1, p_draw: 0.0 });
+    let mut m = Model::new(ModelParams { beta: 1.0, gamma: 0.1, p_draw: 0.0, home: 0.0 });
     for p in 0..players {
         m.set_prior(p, G::new(0.0, 3.0 + f64::from(p % 3)));
     }
