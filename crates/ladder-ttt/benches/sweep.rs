@@ -35,7 +35,7 @@ fn main() {
     let players = args.get(1).copied().unwrap_or(20_000).max(2);
     let mut rng = SplitMix64(0x5EED);
     let skill: Vec<f64> = (0..players).map(|_| 4.0 * rng.unit() - 2.0).collect();
-    let mut model = Model::new(ModelParams { beta: 1.0, gamma: 0.03, p_draw: 0.0 });
+    let mut model = Model::new(ModelParams { beta: 1.0, gamma: 0.03, p_draw: 0.0, home: 0.0 });
     for p in 0..players as u32 {
         model.set_prior(p, G::new(0.0, 6.0));
     }

@@ -16,6 +16,8 @@ pub struct TeamIn {
     pub end: usize,
     /// The team's result.
     pub output: f64,
+    /// Added to the mean of the team's performance (the home advantage; 0 on neutral ground).
+    pub offset: f64,
 }
 
 /// The constants a game needs.
@@ -63,9 +65,10 @@ struct Diff {
     likelihood: Ms,
 }
 
-/// A team's performance: the sum over its players of `N(mu, sigma^2 + beta^2)`.
+/// A team's performance: the sum over its players of `N(mu, sigma^2 + beta^2)`, its mean moved by
+/// the team's offset (home advantage).
 fn performance(priors: &[Ms], team: TeamIn, beta: f64) -> Ms {
-    let mut res = Ms { mu: 0.0, sigma: 0.0 };
+    let mut res = Ms { mu: team.offset, sigma: 0.0 };
     for p in &priors[team.start..team.end] {
         res = res.plus(Ms { mu: p.mu, sigma: (p.sigma * p.sigma + beta * beta).sqrt() });
     }
@@ -238,8 +241,10 @@ mod tests {
         // mean is mu + sigma^2 / c v(t), c^2 = 2 beta^2 + 2 sigma^2 = 74, t = 0, v(0) = pdf(0) /
         // cdf(0) = 2 pdf(0). The likelihood message times the prior must give that posterior.
         let priors = [Ms { mu: 0.0, sigma: 6.0 }, Ms { mu: 0.0, sigma: 6.0 }];
-        let teams =
-            [TeamIn { start: 0, end: 1, output: 1.0 }, TeamIn { start: 1, end: 2, output: 0.0 }];
+        let teams = [
+            TeamIn { start: 0, end: 1, output: 1.0, offset: 0.0 },
+            TeamIn { start: 1, end: 2, output: 0.0, offset: 0.0 },
+        ];
         let mut out = [NINF; 2];
         let params = GameParams { beta: 1.0, p_draw: 0.0 };
         likelihoods(&priors, &teams, params, &mut Scratch::default(), &mut out);
@@ -253,23 +258,56 @@ mod tests {
     }
 
     #[test]
+    fn a_home_win_moves_the_winner_by_trueskills_formula_with_the_offset() {
+        // Herbrich et al. 2006 with the difference's mean moved by the home advantage h: priors
+        // N(0, 6^2), beta 1, h = 1 on the winner's side: d ~ N(h, c^2), c^2 = 2 beta^2 + 2 sigma^2
+        // = 74, t = h / c, v(t) = pdf(t) / cdf(t), w(t) = v (v + t). The winner's posterior is
+        // mean sigma^2 / c v(t), variance sigma^2 (1 - sigma^2 / c^2 w(t)); the loser's mirrors.
+        let priors = [Ms { mu: 0.0, sigma: 6.0 }, Ms { mu: 0.0, sigma: 6.0 }];
+        let teams = [
+            TeamIn { start: 0, end: 1, output: 1.0, offset: 1.0 },
+            TeamIn { start: 1, end: 2, output: 0.0, offset: 0.0 },
+        ];
+        let mut out = [NINF; 2];
+        let params = GameParams { beta: 1.0, p_draw: 0.0 };
+        likelihoods(&priors, &teams, params, &mut Scratch::default(), &mut out);
+        let c = 74f64.sqrt();
+        let t = 1.0 / c;
+        let v = gauss::pdf(t, 0.0, 1.0) / gauss::cdf(t, 0.0, 1.0);
+        let w = v * (v + t);
+        let post = out[0].times(priors[0]);
+        assert!((post.mu - 36.0 / c * v).abs() < 1e-12, "{} vs {}", post.mu, 36.0 / c * v);
+        let sd = (36.0 * (1.0 - 36.0 / 74.0 * w)).sqrt();
+        assert!((post.sigma - sd).abs() < 1e-12, "{} vs {sd}", post.sigma);
+        let loser = out[1].times(priors[1]);
+        assert!((loser.mu + 36.0 / c * v).abs() < 1e-12);
+        // An expected win (at home) teaches less than a neutral one.
+        let neutral = [
+            TeamIn { start: 0, end: 1, output: 1.0, offset: 0.0 },
+            TeamIn { start: 1, end: 2, output: 0.0, offset: 0.0 },
+        ];
+        likelihoods(&priors, &neutral, params, &mut Scratch::default(), &mut out);
+        assert!(out[0].times(priors[0]).mu > post.mu);
+    }
+
+    #[test]
     fn three_teams_in_any_written_order_get_the_same_messages() {
         let priors =
             [Ms { mu: 1.0, sigma: 2.0 }, Ms { mu: 0.0, sigma: 3.0 }, Ms { mu: -1.0, sigma: 1.5 }];
         let params = GameParams { beta: 1.0, p_draw: 0.0 };
         let mut out = [NINF; 3];
         let teams = [
-            TeamIn { start: 0, end: 1, output: 3.0 },
-            TeamIn { start: 1, end: 2, output: 2.0 },
-            TeamIn { start: 2, end: 3, output: 1.0 },
+            TeamIn { start: 0, end: 1, output: 3.0, offset: 0.0 },
+            TeamIn { start: 1, end: 2, output: 2.0, offset: 0.0 },
+            TeamIn { start: 2, end: 3, output: 1.0, offset: 0.0 },
         ];
         likelihoods(&priors, &teams, params, &mut Scratch::default(), &mut out);
         // The same game written in the order 2, 0, 1 (a permutation that is not its own inverse).
         let priors2 = [priors[2], priors[0], priors[1]];
         let teams2 = [
-            TeamIn { start: 0, end: 1, output: 1.0 },
-            TeamIn { start: 1, end: 2, output: 3.0 },
-            TeamIn { start: 2, end: 3, output: 2.0 },
+            TeamIn { start: 0, end: 1, output: 1.0, offset: 0.0 },
+            TeamIn { start: 1, end: 2, output: 3.0, offset: 0.0 },
+            TeamIn { start: 2, end: 3, output: 2.0, offset: 0.0 },
         ];
         let mut out2 = [NINF; 3];
         likelihoods(&priors2, &teams2, params, &mut Scratch::default(), &mut out2);

@@ -29,8 +29,8 @@ pub use model::{Converged, Model, ModelError, ModelParams, SeatMessages};
 use gauss::{Ms, G};
 use ladder_events::{Timestamp, NANOS_PER_DAY};
 use ladder_projector::{
-    check_seats, prior_or, Algorithm, Config, ConfigError, Input, ParamKind, ParamSpec, PlayerId,
-    ProjectError, Projector, SeatIn, Standing, Step, Trace,
+    check_seats, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind, ParamSpec,
+    PlayerId, ProjectError, Projector, SeatIn, Standing, Step, Trace,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -96,6 +96,15 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "convergence: at most this many sweeps over the history (a whole number)",
         warn_below: None,
     },
+    ParamSpec {
+        key: "home",
+        kind: ParamKind::any(),
+        default: "0",
+        doc: "home advantage in skill units: added to the mean of the home side's performance \
+              in every game and forecast (`\"home\": true` on a seat; 0 leaves every replay as it \
+              was)",
+        warn_below: None,
+    },
 ];
 
 /// A player's bookkeeping beside the model.
@@ -153,6 +162,7 @@ pub struct Ttt {
     sigma: f64,
     beta: f64,
     p_draw: f64,
+    home: f64,
     epsilon: f64,
     iterations: u32,
     unit: i64,
@@ -173,6 +183,7 @@ impl Clone for Ttt {
             sigma: self.sigma,
             beta: self.beta,
             p_draw: self.p_draw,
+            home: self.home,
             epsilon: self.epsilon,
             iterations: self.iterations,
             unit: self.unit,
@@ -202,6 +213,7 @@ impl Algorithm for Ttt {
             beta: config.number("beta"),
             gamma: config.number("gamma"),
             p_draw: config.number("p_draw"),
+            home: config.number("home"),
         };
         let state = TttState {
             model: Model::new(params),
@@ -228,9 +240,10 @@ impl Algorithm for Ttt {
             beta: config.number("beta"),
             gamma: config.number("gamma"),
             p_draw: config.number("p_draw"),
+            home: config.number("home"),
         };
         if state.model.params() != params {
-            return Err(wrong("the checkpoint was taken with other beta, gamma or p_draw"));
+            return Err(wrong("the checkpoint was taken with other beta, gamma, p_draw or home"));
         }
         if state
             .players
@@ -245,6 +258,7 @@ impl Algorithm for Ttt {
             sigma: config.number("sigma"),
             beta: params.beta,
             p_draw: params.p_draw,
+            home: params.home,
             epsilon: config.number("epsilon"),
             iterations: iterations as u32,
             unit: config.duration("time_unit"),
@@ -351,9 +365,14 @@ impl Ttt {
         for a in &mut self.agents {
             a.clear();
         }
+        // The side of the seat at home (the log allows it on one side at most).
+        let mut home = None;
         for seat in seats {
             let k = self.sides.iter().position(|s| s.0 == seat.side).unwrap_or(0);
             self.agents[k].push(seat.player.0);
+            if seat.home {
+                home = Some(k);
+            }
         }
         let teams: Vec<(&[u32], f64)> = self
             .sides
@@ -362,7 +381,7 @@ impl Ttt {
             .map(|(s, a)| (a.as_slice(), s.1 / f64::from(s.2)))
             .collect();
         let time = self.units(step.at.0);
-        self.state.model.push_game(time, step.seq, &teams).map_err(|e| {
+        self.state.model.push_game_at(time, step.seq, &teams, home).map_err(|e| {
             ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite")
         })?;
         if self.state.model.batches() > self.state.batch_at.len() {
@@ -374,6 +393,16 @@ impl Ttt {
         self.state.version += 1;
         if let Some(t) = trace {
             self.trace_game(step, time, t)?;
+            if self.home != 0.0 {
+                for seat in seats.iter().filter(|s| s.home) {
+                    t.quantity(
+                        Some(seat.player),
+                        "home",
+                        "home: added to the mean of this seat's side's performance",
+                        self.home,
+                    );
+                }
+            }
         }
         Ok(())
     }
@@ -493,8 +522,9 @@ impl Ttt {
 
     /// The forecast of the day holding `at`: every player's last posterior from the games before
     /// that UTC day, converged on their own. Each day's model starts from the previous day's
-    /// converged one (the incremental update), so a scored replay converges each day's new games
-    /// into a converged history rather than the whole history from its forward pass.
+    /// converged one and re-smooths only the batches the new games reach
+    /// ([`Model::converge_from`], the incremental update), so a scored replay costs about one
+    /// convergence plus local work per day rather than a convergence of the prefix per day.
     fn forecast(&self, at: Timestamp) -> Result<Lasts, ModelError> {
         let day = at.0.div_euclid(NANOS_PER_DAY);
         let mut cache = lock(&self.forecast);
@@ -508,10 +538,10 @@ impl Ttt {
             Some(f) if f.day < day => f.model,
             _ => Box::new(Model::new(self.state.model.params())),
         };
-        let before = model.games();
+        let (before, first) = (model.games(), model.batches());
         model.extend_before(&self.state.model, start)?;
         if model.games() > before {
-            model.converge(self.epsilon, self.iterations)?;
+            model.converge_from(first, self.epsilon, self.iterations)?;
         }
         let n = self.state.players.len() as u32;
         let last: Lasts = Arc::new((0..n).map(|a| model.last(a)).collect());
@@ -616,11 +646,17 @@ impl Projector for Ttt {
     /// is `N(mu_a - mu_b, sigma_a^2 + sigma_b^2 + 2 beta^2)`, and with the draw margin `m`
     /// the result is `1 - (cdf(m) + cdf(-m)) / 2`.
     fn expectation(&self, a: PlayerId, b: PlayerId, at: Timestamp) -> f64 {
+        self.expectation_at(a, b, at, Home::Neither)
+    }
+
+    /// [`Projector::expectation`] with `home` added to the mean of the home seat's performance
+    /// (so to the mean of the difference, `mu_a - mu_b`, with its sign).
+    fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
         let Ok(last) = self.forecast(at) else { return 0.5 };
         let t = self.units(at.0);
         let (pa, pb) = (self.predictive(&last, a, t), self.predictive(&last, b, t));
         let sd = (pa.sigma * pa.sigma + pb.sigma * pb.sigma + 2.0 * self.beta * self.beta).sqrt();
-        let mu = pa.mu - pb.mu;
+        let mu = pa.mu - pb.mu + home.edge(self.home);
         let m = if self.p_draw == 0.0 {
             0.0
         } else {

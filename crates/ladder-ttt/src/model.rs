@@ -33,6 +33,8 @@ pub struct ModelParams {
     pub gamma: f64,
     /// Probability of a draw between two sides of equal skill.
     pub p_draw: f64,
+    /// Home advantage in skill units: added to the mean of the home team's performance.
+    pub home: f64,
 }
 
 /// A player's skill in one batch.
@@ -78,6 +80,8 @@ struct Event {
 struct Team {
     items: u32,
     output: f64,
+    /// The team is at home: its performance's mean gains `home`.
+    home: bool,
 }
 
 /// A player's seat in a game: their skill in the batch and the game's last message to it.
@@ -240,6 +244,18 @@ impl Model {
         tag: u64,
         teams: &[(&[u32], f64)],
     ) -> Result<(), ModelError> {
+        self.push_game_at(time, tag, teams, None)
+    }
+
+    /// [`Model::push_game`] with team `home` (an index of `teams`) at home: its performance's mean
+    /// gains the constant `home`.
+    pub fn push_game_at(
+        &mut self,
+        time: f64,
+        tag: u64,
+        teams: &[(&[u32], f64)],
+        home: Option<usize>,
+    ) -> Result<(), ModelError> {
         let same = self.batches.last().is_some_and(|b| b.time == time);
         if !same {
             self.close()?;
@@ -252,8 +268,8 @@ impl Model {
         let b = self.batches.len() - 1;
         let first_skill = self.batches[b].skills;
         self.events.push(Event { teams: self.teams.len() as u32, tag });
-        for &(agents, output) in teams {
-            self.teams.push(Team { items: self.items.len() as u32, output });
+        for (k, &(agents, output)) in teams.iter().enumerate() {
+            self.teams.push(Team { items: self.items.len() as u32, output, home: home == Some(k) });
             for &a in agents {
                 let last = self.agents[a as usize].last;
                 let skill = if last != NONE && last >= first_skill {
@@ -317,6 +333,7 @@ impl Model {
     /// players' skills without its own last message, and replaces that message.
     fn iterate(&mut self, b: usize) -> Result<(), ModelError> {
         let params = GameParams { beta: self.params.beta, p_draw: self.params.p_draw };
+        let home = self.params.home;
         let (e0, e1) = (self.batches[b].events as usize, self.event_end(b));
         let mut buf = std::mem::take(&mut self.scratch);
         let mut result = Ok(());
@@ -331,6 +348,7 @@ impl Model {
                     start: s - i0,
                     end: end - i0,
                     output: self.teams[t].output,
+                    offset: if self.teams[t].home { home } else { 0.0 },
                 });
             }
             for item in &self.items[i0..i1] {
@@ -448,6 +466,116 @@ impl Model {
         Ok(Converged { step, iterations: i })
     }
 
+    /// Converges a history whose batches before `first` were converged and whose later batches
+    /// entered by the forward pass ([`Model::extend_before`]), visiting only the batches the new
+    /// information reaches: the incremental update (docs/algorithms/ttt.md, "Incremental").
+    ///
+    /// Each round is a backward phase (latest batch first) then a forward phase (earliest first),
+    /// as a sweep of [`Model::converge`] is, but a batch is iterated only when a message into it
+    /// may have changed: at the start, the new batches and the batches holding the previous skill
+    /// of a new batch's players; afterwards, the neighbours (previous and next skill of the same
+    /// player) of every skill whose posterior moved by more than `epsilon` in mean or deviation.
+    /// It stops when no batch is left to visit, or after `iterations` rounds. With `first == 0`,
+    /// or a history of one batch, it is [`Model::converge`].
+    pub fn converge_from(
+        &mut self,
+        first: usize,
+        epsilon: f64,
+        iterations: u32,
+    ) -> Result<Converged, ModelError> {
+        self.close()?;
+        let nb = self.batches.len();
+        if first == 0 || nb <= 1 {
+            return self.converge(epsilon, iterations);
+        }
+        if first >= nb {
+            return Ok(Converged { step: (0.0, 0.0), iterations: 0 });
+        }
+        let gamma = self.params.gamma;
+        let mut back = vec![false; nb];
+        let mut fwd = vec![false; nb];
+        for flag in &mut back[first..nb - 1] {
+            *flag = true;
+        }
+        for s in self.batches[first].skills as usize..self.skills.len() {
+            let prev = self.skills[s].prev;
+            if prev != NONE {
+                back[self.batch_of(prev)] = true;
+            }
+        }
+        let mut step = (0.0, 0.0);
+        let mut i = 0;
+        while i < iterations && (back.contains(&true) || fwd.contains(&true)) {
+            step = (0.0, 0.0);
+            for j in (0..nb).rev() {
+                if !std::mem::take(&mut back[j]) {
+                    continue;
+                }
+                self.remember(j);
+                for s in self.batches[j].skills as usize..self.skill_end(j) {
+                    let next = self.skills[s].next;
+                    self.skills[s].backward = if next == NONE {
+                        G::NINF
+                    } else {
+                        let n = &self.skills[next as usize];
+                        n.likelihood.times(n.backward).forget(gamma, n.elapsed)
+                    };
+                }
+                self.iterate(j)?;
+                self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
+            }
+            for j in 0..nb {
+                if !std::mem::take(&mut fwd[j]) {
+                    continue;
+                }
+                self.remember(j);
+                for s in self.batches[j].skills as usize..self.skill_end(j) {
+                    let sk = self.skills[s];
+                    self.skills[s].forward = if sk.prev == NONE {
+                        self.agents[sk.agent as usize].prior
+                    } else {
+                        let p = &self.skills[sk.prev as usize];
+                        p.forward.times(p.likelihood).forget(gamma, sk.elapsed)
+                    };
+                }
+                self.iterate(j)?;
+                self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
+            }
+            i += 1;
+        }
+        Ok(Converged { step, iterations: i })
+    }
+
+    /// After batch `b` was iterated (its old posteriors remembered): folds each skill's change
+    /// into `step`, and marks the batches of the previous and next skill of every skill that
+    /// moved by more than `epsilon`.
+    fn mark(
+        &mut self,
+        b: usize,
+        epsilon: f64,
+        step: &mut (f64, f64),
+        back: &mut [bool],
+        fwd: &mut [bool],
+    ) {
+        let old = std::mem::take(&mut self.scratch.old);
+        let s0 = self.batches[b].skills as usize;
+        for (k, o) in old.iter().enumerate() {
+            let sk = self.skills[s0 + k];
+            let d = o.delta(sk.posterior().ms());
+            step.0 = step.0.max(d.0);
+            step.1 = step.1.max(d.1);
+            if d.0 > epsilon || d.1 > epsilon {
+                if sk.prev != NONE {
+                    back[self.batch_of(sk.prev)] = true;
+                }
+                if sk.next != NONE {
+                    fwd[self.batch_of(sk.next)] = true;
+                }
+            }
+        }
+        self.scratch.old = old;
+    }
+
     /// `agent`'s posterior at their last game and that game's time; `None` before their first.
     pub fn last(&self, agent: u32) -> Option<(f64, Ms)> {
         let last = self.agents.get(agent as usize)?.last;
@@ -544,7 +672,11 @@ impl Model {
             }
             for e in batch.events as usize..main.event_end(b) {
                 teams.clear();
+                let mut home = None;
                 for t in main.events[e].teams as usize..main.team_end(e) {
+                    if main.teams[t].home {
+                        home = Some(teams.len());
+                    }
                     let agents = (main.teams[t].items as usize..main.item_end(t))
                         .map(|i| main.skills[main.items[i].skill as usize].agent)
                         .collect();
@@ -552,7 +684,7 @@ impl Model {
                 }
                 let view: Vec<(&[u32], f64)> =
                     teams.iter().map(|(a, r)| (a.as_slice(), *r)).collect();
-                self.push_game(batch.time, main.events[e].tag, &view)?;
+                self.push_game_at(batch.time, main.events[e].tag, &view, home)?;
             }
         }
         self.close()

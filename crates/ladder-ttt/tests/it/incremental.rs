@@ -36,7 +36,7 @@ fn push(model: &mut Model, games: &[Game], mut time: f64, tag0: usize) -> f64 {
 }
 
 fn fresh(players: u32) -> Model {
-    let mut m = Model::new(ModelParams { beta: 1.0, gamma: 0.1, p_draw: 0.0 });
+    let mut m = Model::new(ModelParams { beta: 1.0, gamma: 0.1, p_draw: 0.0, home: 0.0 });
     for p in 0..players {
         m.set_prior(p, G::new(0.0, 3.0 + f64::from(p % 3)));
     }
@@ -70,14 +70,68 @@ proptest! {
         step.extend_before(&whole, f64::INFINITY).expect("finite");
         step.converge(1e-12, 100_000).expect("finite");
 
+        // The same, re-smoothing only the batches the new games reach.
+        let mut local = fresh(7);
+        local.extend_before(&whole, first_rest).expect("finite");
+        local.converge(1e-12, 100_000).expect("finite");
+        let first = local.batches();
+        local.extend_before(&whole, f64::INFINITY).expect("finite");
+        local.converge_from(first, 1e-12, 100_000).expect("finite");
+
         prop_assert_eq!(step.games(), games.len());
+        prop_assert_eq!(local.games(), games.len());
         for p in 0..7 {
-            let (a, b) = (full.curve(p), step.curve(p));
+            let (a, b, c) = (full.curve(p), step.curve(p), local.curve(p));
+            prop_assert_eq!(a.len(), c.len());
+            for ((ta, x), (tc, z)) in a.iter().zip(&c) {
+                prop_assert_eq!(ta, tc);
+                prop_assert!((x.mu - z.mu).abs() < 1e-6, "local: player {} at {}: {} vs {}", p, ta, x.mu, z.mu);
+                prop_assert!((x.sigma - z.sigma).abs() < 1e-6);
+            }
             prop_assert_eq!(a.len(), b.len());
             for ((ta, x), (tb, y)) in a.iter().zip(&b) {
                 prop_assert_eq!(ta, tb);
                 prop_assert!((x.mu - y.mu).abs() < 1e-6, "player {} at {}: {} vs {}", p, ta, x.mu, y.mu);
                 prop_assert!((x.sigma - y.sigma).abs() < 1e-6);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// What a scored replay does: the history grown one batch at a time, each time re-smoothing
+    /// only what the new batch reaches, ends where a full recompute ends.
+    #[test]
+    fn re_smoothing_batch_by_batch_ends_where_a_full_recompute_ends(
+        games in proptest::collection::vec(game(7), 2..40),
+    ) {
+        let mut whole = fresh(7);
+        let end = push(&mut whole, &games, 0.0, 0);
+        let mut full = whole.clone();
+        full.converge(1e-12, 100_000).expect("finite");
+
+        let mut local = fresh(7);
+        let mut time = 0.0;
+        for g in &games {
+            time += f64::from(g.0) * 0.5;
+            let first = local.batches();
+            local.extend_before(&whole, time).expect("finite");
+            local.converge_from(first, 1e-12, 100_000).expect("finite");
+        }
+        let first = local.batches();
+        local.extend_before(&whole, end + 1.0).expect("finite");
+        local.converge_from(first, 1e-12, 100_000).expect("finite");
+
+        prop_assert_eq!(local.games(), games.len());
+        for p in 0..7 {
+            let (a, c) = (full.curve(p), local.curve(p));
+            prop_assert_eq!(a.len(), c.len());
+            for ((ta, x), (tc, z)) in a.iter().zip(&c) {
+                prop_assert_eq!(ta, tc);
+                prop_assert!((x.mu - z.mu).abs() < 1e-6, "player {} at {}: {} vs {}", p, ta, x.mu, z.mu);
+                prop_assert!((x.sigma - z.sigma).abs() < 1e-6);
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use ladder_events::json::parse_line;
 use ladder_events::{Event, Timestamp};
-use ladder_projector::{Algorithm, Feeder, Projector};
+use ladder_projector::{Algorithm, Feeder, Home, Projector};
 use ladder_ttt::gauss;
 use ladder_ttt::Ttt;
 
@@ -135,4 +135,51 @@ fn a_checkpoint_restores_the_same_readings() {
     assert_eq!(p.standings(), q.standings());
     let other = configure(&[("beta", "2")]);
     assert!(Ttt::restore(other.config().clone(), p.state().clone()).is_err());
+}
+
+const HOME: &str = r#"
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"a"}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"b"}
+{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"a","score":1,"home":true},{"player":"b","score":0}]}
+{"type":"MatchResult","at":"2026-03-03T10:00:00Z","seats":[{"player":"a","score":0},{"player":"b","score":1,"home":true}]}
+"#;
+
+#[test]
+fn home_moves_a_forecast_by_hand() {
+    // Before any game both skills are the prior N(0, 6^2); with beta 1 and home h = 1 on a,
+    // P(a wins) = Phi(h / sqrt(6^2 + 6^2 + 2)) = Phi(1 / sqrt(74)) = Phi(0.11624763874381928)
+    // = 0.5462718588045324 (Python: 0.5 * (1 + math.erf(x / math.sqrt(2)))). The projector takes
+    // Phi from the package's erfc (Numerical Recipes' fit, fractional error below 1.2e-7), so
+    // the two agree to 1e-7, not to the last digit.
+    let all = events(HOME);
+    let mut p = configure(&[("home", "1")]);
+    let feeder = feed(&mut p, &all[..2]);
+    let (a, b) = (feeder.roster.get("a").unwrap(), feeder.roster.get("b").unwrap());
+    let at = all[2].at;
+    let got = p.expectation_at(a, b, at, Home::First);
+    assert!((got - 0.5462718588045324).abs() < 1e-7, "{got}");
+    let got = p.expectation_at(a, b, at, Home::Second);
+    assert!((got - (1.0 - 0.5462718588045324)).abs() < 1e-7, "{got}");
+    let got = p.expectation_at(a, b, at, Home::Neither);
+    assert!((got - 0.5).abs() < 1e-7, "{got}");
+}
+
+#[test]
+fn home_zero_leaves_a_replay_as_it_was_and_home_wins_teach_less() {
+    let all = events(HOME);
+    let neutral: String = HOME.replace(r#","home":true"#, "");
+    let standings = |jsonl: &str, sets: &[(&str, &str)]| {
+        let mut p = configure(sets);
+        feed(&mut p, &events(jsonl));
+        p.standings()
+    };
+    // home = 0: the home seats change nothing, bit for bit.
+    assert_eq!(standings(HOME, &[]), standings(&neutral, &[]));
+    // The first game alone: a won at home; with home = 1 that win was more expected, so a ends
+    // lower than after a neutral win.
+    let first: String = HOME.lines().take(4).collect::<Vec<_>>().join("\n");
+    let at_home = standings(&first, &[("home", "1")]);
+    let plain = standings(&first, &[]);
+    assert!(at_home[0].rating < plain[0].rating, "{} vs {}", at_home[0].rating, plain[0].rating);
+    assert_eq!(all.len(), 4);
 }

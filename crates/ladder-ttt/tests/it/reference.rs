@@ -20,6 +20,7 @@ fn run_case(case: &Value, epsilon: f64, iterations: u32) -> (f64, String) {
         beta: num(&case["beta"]),
         gamma: num(&case["gamma"]),
         p_draw: num(&case["p_draw"]),
+        home: 0.0,
     };
     let mut model = Model::new(params);
     let mut ids: BTreeMap<String, u32> = BTreeMap::new();
