@@ -196,6 +196,29 @@ impl Clone for Ttt {
     }
 }
 
+/// The convergence quantities `explain` shows (the sweeps it took and the last sweep's step),
+/// written once for the match's trace and the whole history's.
+fn trace_convergence(t: &mut Trace, result: &Converged) {
+    t.quantity(
+        None,
+        "iterations",
+        "sweeps until the step fell below epsilon",
+        f64::from(result.iterations),
+    );
+    t.quantity(
+        None,
+        "step_mu",
+        "largest change of a posterior mean in the last sweep",
+        result.step.0,
+    );
+    t.quantity(
+        None,
+        "step_sigma",
+        "largest change of a posterior deviation in the last sweep",
+        result.step.1,
+    );
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic while holding the lock cannot leave a half-written cache: the value is replaced
     // whole, so a poisoned lock's contents are still consistent.
@@ -418,24 +441,7 @@ impl Ttt {
             model.batches()
         ));
         t.quantity(None, "t", "time units since the first game (the batch's time)", time);
-        t.quantity(
-            None,
-            "iterations",
-            "sweeps until the step fell below epsilon",
-            f64::from(result.iterations),
-        );
-        t.quantity(
-            None,
-            "step_mu",
-            "largest change of a posterior mean in the last sweep",
-            result.step.0,
-        );
-        t.quantity(
-            None,
-            "step_sigma",
-            "largest change of a posterior deviation in the last sweep",
-            result.step.1,
-        );
+        trace_convergence(t, &result);
         let gamma = self.state.model.params().gamma;
         for m in model.last_game() {
             let who = Some(PlayerId(m.agent));
@@ -619,24 +625,7 @@ impl Projector for Ttt {
             t.section(format!("{ALGORITHM} convergence of the whole history"));
             t.quantity(None, "games", "games in the history", model.games() as f64);
             t.quantity(None, "batches", "instants with games", model.batches() as f64);
-            t.quantity(
-                None,
-                "iterations",
-                "sweeps until the step fell below epsilon",
-                f64::from(result.iterations),
-            );
-            t.quantity(
-                None,
-                "step_mu",
-                "largest change of a posterior mean in the last sweep",
-                result.step.0,
-            );
-            t.quantity(
-                None,
-                "step_sigma",
-                "largest change of a posterior deviation in the last sweep",
-                result.step.1,
-            );
+            trace_convergence(t, &result);
         }
         Ok(())
     }
