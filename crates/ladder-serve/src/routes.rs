@@ -1,0 +1,397 @@
+//! The HTTP routes. Handlers are thin: they check the token, parse, hand the work to the
+//! sequencer or to a blocking read ([`crate::reads`], [`crate::warm`]), and render JSON. Every
+//! error is a JSON object `{"error": ...}` naming what and where; none holds a token.
+
+use crate::reads::{leaderboard_json, parse_body, query_pairs};
+use crate::sequencer::{is_conflict, Job, Outcome};
+use crate::Shared;
+use axum::body::Bytes;
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use ladder_proof::tiles::{tile_bytes, Tile};
+use ladder_replay::BoardRules;
+use std::sync::Arc;
+use tower::ServiceBuilder;
+
+/// `Cache-Control` of a full tile or entry bundle: it never changes.
+pub const IMMUTABLE: &str = "public, max-age=604800, immutable";
+
+/// The service's routes (contract section 7: `/log/`, `/api/`), with its limits: body size
+/// (`413`), requests at once (`503` with `Retry-After`), request time (`408`), and CORS
+/// (`Access-Control-Allow-Origin: *` on every GET).
+pub fn router(shared: Arc<Shared>) -> Router {
+    let limits = shared.limits.clone();
+    let cors = tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::Any)
+        .allow_methods([Method::GET]);
+    Router::new()
+        .route("/log/checkpoint", get(checkpoint))
+        .route("/log/tile/{*path}", get(tile))
+        .route("/api/events", post(post_events))
+        .route("/api/events/{seq}", get(event))
+        .route("/api/events/{seq}/proof", get(proof))
+        .route("/api/leaderboard", get(board))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(limits.body_bytes))
+        .layer(cors)
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            limits.request_time,
+        ))
+        .layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(|_: tower::BoxError| async { overloaded() }))
+                .load_shed()
+                .concurrency_limit(limits.in_flight),
+        )
+        .with_state(shared)
+}
+
+/// A JSON error answer.
+pub fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, axum::Json(serde_json::json!({ "error": message.into() }))).into_response()
+}
+
+fn overloaded() -> Response {
+    let mut r = error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the server is at its limit of requests at once; retry after the time in Retry-After",
+    );
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
+async fn not_found() -> Response {
+    error(StatusCode::NOT_FOUND, "no such route: see docs/serve.md for the routes")
+}
+
+/// Runs `f` on a blocking thread (reads take the ledger's read lock and may fold).
+async fn blocking<F: FnOnce() -> Response + Send + 'static>(f: F) -> Response {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|_| {
+        error(StatusCode::INTERNAL_SERVER_ERROR, "the read failed unexpectedly")
+    })
+}
+
+async fn checkpoint(State(s): State<Arc<Shared>>) -> Response {
+    let note = s.checkpoint().note;
+    (
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],
+        note.to_string(),
+    )
+        .into_response()
+}
+
+async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Response {
+    let tile = match Tile::parse_path(&format!("tile/{path}")) {
+        Ok(t) => t,
+        Err(e) => return error(StatusCode::NOT_FOUND, e.to_string()),
+    };
+    blocking(move || {
+        let ledger = s.read_ledger();
+        let size = ledger.head().seq;
+        if tile.leaves().end > size {
+            return error(
+                StatusCode::NOT_FOUND,
+                format!("the tree has {size} entries; tile {} is beyond it", tile.path()),
+            );
+        }
+        let mut src = ladder_tlog::LedgerTiles::new(&ledger, size);
+        match tile_bytes(&tile, &mut src) {
+            Ok(bytes) => {
+                let cache = if tile.is_full() { IMMUTABLE } else { "public, max-age=60" };
+                (
+                    [
+                        (header::CONTENT_TYPE, "application/octet-stream"),
+                        (header::CACHE_CONTROL, cache),
+                    ],
+                    bytes,
+                )
+                    .into_response()
+            }
+            Err(e) => error(StatusCode::NOT_FOUND, format!("tile {}: {e}", tile.path())),
+        }
+    })
+    .await
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    v.strip_prefix("Bearer ").map(str::trim)
+}
+
+async fn post_events(
+    State(s): State<Arc<Shared>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Response {
+    let authorized = bearer(&headers).is_some_and(|t| s.tokens().check(t).is_some());
+    if !authorized {
+        let mut r = error(
+            StatusCode::UNAUTHORIZED,
+            "a write needs the header `Authorization: Bearer TOKEN` with a token that \
+             `ladder token add` made and that is not revoked",
+        );
+        r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return r;
+    }
+    let mut auto_join = false;
+    let mut wait = false;
+    let pairs = match query_pairs(query.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    for (k, v) in pairs {
+        match (k.as_str(), v.as_str()) {
+            ("auto_join", "true") => auto_join = true,
+            ("auto_join", "false") => auto_join = false,
+            ("wait", "checkpoint") => wait = true,
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "unknown query parameter {k}={v:?}: POST /api/events takes \
+                         auto_join=true|false and wait=checkpoint"
+                    ),
+                )
+            }
+        }
+    }
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "the body is not UTF-8 (JSON Lines, one event a line)",
+        );
+    };
+    let events = match parse_body(text) {
+        Ok(e) if e.is_empty() => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "the body holds no event (JSON Lines, one a line)",
+            )
+        }
+        Ok(e) => e,
+        Err((line, v)) => return refused(line, &v),
+    };
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    if let Err(e) = s.jobs.try_send(Job { events, auto_join, reply }) {
+        let full = matches!(e, std::sync::mpsc::TrySendError::Full(_));
+        let mut r = error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            if full {
+                "too many appends are waiting; retry after the time in Retry-After (an `id` makes \
+                 the retry safe)"
+            } else {
+                "the server is stopping; retry after the time in Retry-After"
+            },
+        );
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
+    }
+    let Ok(outcome) = answer.await else {
+        let mut r = error(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
+    };
+    match outcome {
+        Outcome::Done(a) => {
+            let mut v = serde_json::json!({
+                "appended": a.appended, "duplicates": a.duplicates,
+                "first": a.first, "last": a.last,
+                "head": a.head.to_string(), "size": a.head.seq,
+            });
+            if wait {
+                let need = a.last.unwrap_or(0).max(1);
+                let mut rx = s.signed.subscribe();
+                if rx.wait_for(|size| *size >= need).await.is_err() {
+                    return error(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
+                }
+                let s2 = s.clone();
+                let first = a.first;
+                let last = a.last;
+                let extra = tokio::task::spawn_blocking(move || {
+                    let cp = s2.checkpoint();
+                    let ledger = s2.read_ledger();
+                    let proofs: Vec<serde_json::Value> = match (first, last) {
+                        (Some(f), Some(l)) => (f..=l)
+                            .filter_map(|seq| ledger.prove_inclusion(seq, cp.size).ok())
+                            .filter_map(|p| {
+                                serde_json::from_str(&ladder_proof::Proof::Inclusion(p).to_json())
+                                    .ok()
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    (cp.note.to_string(), proofs)
+                })
+                .await;
+                if let Ok((note, proofs)) = extra {
+                    v["checkpoint"] = note.into();
+                    v["proofs"] = proofs.into();
+                }
+            }
+            (StatusCode::OK, axum::Json(v)).into_response()
+        }
+        Outcome::Refused { line, violation } => refused(line, &violation),
+        Outcome::Storage { message } => {
+            let mut r = error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("the ledger could not store the request: {message}"),
+            );
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            r
+        }
+    }
+}
+
+fn refused(line: usize, v: &ladder_events::Violation) -> Response {
+    let status = if is_conflict(v) { StatusCode::CONFLICT } else { StatusCode::BAD_REQUEST };
+    let body = serde_json::json!({
+        "error": format!("line {line}: {v}; nothing of the request was stored"),
+        "line": line, "rule": v.rule.name(), "detail": v.detail,
+    });
+    (status, axum::Json(body)).into_response()
+}
+
+fn parse_seq(text: &str) -> Result<u64, Response> {
+    text.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+        error(StatusCode::BAD_REQUEST, format!("{text:?} is not a sequence number (1, 2, ...)"))
+    })
+}
+
+async fn event(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Response {
+    let seq = match parse_seq(&seq) {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    blocking(move || {
+        let ledger = s.read_ledger();
+        match ledger.get(seq) {
+            Ok(Some(e)) => {
+                let line = ladder_events::json::to_line(&e.event);
+                let event: serde_json::Value =
+                    serde_json::from_str(&line).unwrap_or(serde_json::Value::Null);
+                axum::Json(serde_json::json!({
+                    "seq": seq, "hash": ladder_proof::hex(&e.hash), "line": line, "event": event,
+                }))
+                .into_response()
+            }
+            Ok(None) => error(
+                StatusCode::NOT_FOUND,
+                format!("there is no event {seq}: the log holds {}", ledger.head().seq),
+            ),
+            Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    })
+    .await
+}
+
+async fn proof(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Response {
+    let seq = match parse_seq(&seq) {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    blocking(move || {
+        let cp = s.checkpoint();
+        if seq > cp.size {
+            return error(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "event {seq} is not in the current checkpoint (size {}); it is signed within \
+                     the checkpoint interval",
+                    cp.size
+                ),
+            );
+        }
+        let ledger = s.read_ledger();
+        match ledger.prove_inclusion(seq, cp.size) {
+            Ok(p) => {
+                let mut v: serde_json::Value =
+                    serde_json::from_str(&ladder_proof::Proof::Inclusion(p).to_json())
+                        .unwrap_or(serde_json::Value::Null);
+                v["checkpoint"] = cp.note.to_string().into();
+                axum::Json(v).into_response()
+            }
+            Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    })
+    .await
+}
+
+async fn board(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
+    let pairs = match query_pairs(query.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    let mut algo = None;
+    let mut sets = Vec::new();
+    let mut rules = BoardRules::default();
+    let mut active_within = ladder_replay::DEFAULT_ACTIVE_WITHIN.to_string();
+    for (k, v) in pairs {
+        let bad = |what: &str| error(StatusCode::BAD_REQUEST, format!("{k}={v:?}: {what}"));
+        match k.as_str() {
+            "algo" => algo = Some(v),
+            "set" => match v.split_once('=') {
+                Some((a, b)) => sets.push((a.to_string(), b.to_string())),
+                None => return bad("expected set=KEY=VALUE"),
+            },
+            "top" => match v.parse() {
+                Ok(n) => rules.top = Some(n),
+                Err(_) => return bad("expected a whole number"),
+            },
+            "min_games" => match v.parse() {
+                Ok(n) => rules.min_games = n,
+                Err(_) => return bad("expected a whole number"),
+            },
+            "active_within" => {
+                rules.active_within = if v == "all" {
+                    None
+                } else {
+                    match ladder_projector::parse_duration(&v) {
+                        Some(d) => Some(d),
+                        None => return bad("expected a duration (N then s, m, h, d or w) or all"),
+                    }
+                };
+                active_within = v;
+            }
+            _ => {
+                return bad(
+                    "unknown parameter: the leaderboard takes algo, set, top, min_games and \
+                     active_within",
+                )
+            }
+        }
+    }
+    let Some(algo) = algo else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "algo is missing; algorithms: {}",
+                ladder_replay::registry::ALGORITHMS.join(", ")
+            ),
+        );
+    };
+    let config = match ladder_replay::registry::config(&algo, &sets) {
+        Ok(c) => c,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
+    };
+    blocking(move || {
+        let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot(&config);
+        let mut warm = slot.lock().unwrap_or_else(|p| p.into_inner());
+        let ledger = s.read_ledger();
+        match crate::warm::bring_up(warm.take(), &config, &ledger) {
+            Ok(w) => {
+                drop(ledger);
+                let v = leaderboard_json(&w, &rules, &active_within);
+                *warm = Some(w);
+                axum::Json(v).into_response()
+            }
+            Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        }
+    })
+    .await
+}
