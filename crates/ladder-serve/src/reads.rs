@@ -17,7 +17,7 @@ pub fn parse_body(text: &str) -> Result<Vec<Posted>, (usize, Violation)> {
             continue;
         }
         match ladder_events::json::parse_line(line) {
-            Ok(event) => out.push(Posted { event, stamp: false }),
+            Ok(event) => out.push(Posted { event, stamp: false, line: i + 1 }),
             Err(v) if v.rule == Rule::MissingField && v.detail.ends_with("needs `at`") => {
                 let mut value: serde_json::Value =
                     serde_json::from_str(line).map_err(|_| (i + 1, v.clone()))?;
@@ -25,7 +25,7 @@ pub fn parse_body(text: &str) -> Result<Vec<Posted>, (usize, Violation)> {
                 object.insert("at".into(), "1970-01-01T00:00:00Z".into());
                 let event =
                     ladder_events::json::parse_line(&value.to_string()).map_err(|v| (i + 1, v))?;
-                out.push(Posted { event, stamp: true });
+                out.push(Posted { event, stamp: true, line: i + 1 });
             }
             Err(v) => return Err((i + 1, v)),
         }

@@ -310,11 +310,11 @@ async fn proof(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Respons
         let ledger = s.read_ledger();
         match ledger.prove_inclusion(seq, cp.size) {
             Ok(p) => {
-                let mut v: serde_json::Value =
+                let proof: serde_json::Value =
                     serde_json::from_str(&ladder_proof::Proof::Inclusion(p).to_json())
                         .unwrap_or(serde_json::Value::Null);
-                v["checkpoint"] = cp.note.to_string().into();
-                axum::Json(v).into_response()
+                axum::Json(serde_json::json!({ "proof": proof, "checkpoint": &*cp.note }))
+                    .into_response()
             }
             Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         }

@@ -22,6 +22,8 @@ pub struct Posted {
     pub event: Event,
     /// True when the line had no `at`: the sequencer's clock gives it.
     pub stamp: bool,
+    /// Its line in the request body, from 1 (blank lines count).
+    pub line: usize,
 }
 
 /// One request waiting to be sequenced.
@@ -177,7 +179,9 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
                 drop(ledger);
                 let j = starts.partition_point(|&s| s <= index).saturating_sub(1);
                 let job = jobs.remove(j);
-                let _ = job.reply.send(Outcome::Refused { line: index - starts[j] + 1, violation });
+                let line =
+                    job.events.get(index - starts[j]).map_or(index - starts[j] + 1, |p| p.line);
+                let _ = job.reply.send(Outcome::Refused { line, violation });
             }
             Err(e) => {
                 drop(ledger);
