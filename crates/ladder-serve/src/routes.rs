@@ -127,7 +127,7 @@ async fn post_events(
     State(s): State<Arc<Shared>>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
-    body: Bytes,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
     let authorized = bearer(&headers).is_some_and(|t| s.tokens().check(t).is_some());
     if !authorized {
@@ -161,6 +161,20 @@ async fn post_events(
             }
         }
     }
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => {
+            return error(
+                e.status(),
+                format!(
+                    "the body could not be read: {} (the limit is {} bytes; split the events \
+                     over several requests)",
+                    e.body_text(),
+                    s.limits.body_bytes
+                ),
+            )
+        }
+    };
     let Ok(text) = std::str::from_utf8(&body) else {
         return error(
             StatusCode::BAD_REQUEST,

@@ -16,6 +16,7 @@ mod ledger;
 mod perf;
 mod proofs;
 mod replay;
+mod serve;
 mod support;
 mod tlog;
 mod wenglin;

@@ -3,6 +3,7 @@
 //! and a mirror.
 
 mod common;
+mod fuzz;
 mod live;
 mod routes;
 mod warm;

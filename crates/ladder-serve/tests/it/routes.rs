@@ -121,6 +121,7 @@ async fn a_body_past_the_limit_is_413_and_an_unknown_route_404() {
     let big = "x".repeat(2000);
     let a = call(&app, post("/api/events", Some(&f.token), &big)).await;
     assert_eq!(a.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(a.json()["error"].as_str().unwrap().contains("the limit is 1000 bytes"));
     let a = call(&app, get("/nowhere")).await;
     assert_eq!(a.status, StatusCode::NOT_FOUND);
     assert!(a.json()["error"].is_string());
