@@ -107,6 +107,10 @@ pub struct Signed {
     pub note: Arc<str>,
 }
 
+/// Full tiles kept in memory at most (a full tile is 8 KiB, an entry bundle a few tens: some
+/// tens of MB at most).
+pub const TILE_CACHE: usize = 4096;
+
 /// What every handler shares.
 pub struct Shared {
     ledger: RwLock<Ledger>,
@@ -118,6 +122,9 @@ pub struct Shared {
     tokens_path: PathBuf,
     tokens: RwLock<Arc<tokens::Tokens>>,
     warm: Mutex<warm::WarmCache>,
+    /// Full tiles and entry bundles already read: they never change, so they are kept, up to
+    /// [`TILE_CACHE`] of them (then the cache starts over).
+    tiles: Mutex<std::collections::HashMap<String, Arc<Vec<u8>>>>,
     jobs: std::sync::mpsc::SyncSender<sequencer::Job>,
     /// The clock events without `at` are stamped with.
     pub clock: Arc<dyn Fn() -> Timestamp + Send + Sync>,
@@ -202,6 +209,7 @@ impl Service {
             tokens_path: config.tokens,
             tokens: RwLock::new(Arc::new(tokens)),
             warm: Mutex::new(warm::WarmCache::new(config.limits.warm)),
+            tiles: Mutex::new(std::collections::HashMap::new()),
             jobs: tx,
             clock: config.clock,
             limits: config.limits,

@@ -46,7 +46,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
             ServiceBuilder::new()
                 .layer(HandleErrorLayer::new(|_: tower::BoxError| async { overloaded() }))
                 .load_shed()
-                .concurrency_limit(limits.in_flight),
+                // One semaphore for every route (a plain concurrency limit would be one per route).
+                .layer(tower::limit::GlobalConcurrencyLimitLayer::new(limits.in_flight)),
         )
         .with_state(shared)
 }
@@ -90,29 +91,42 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
         Ok(t) => t,
         Err(e) => return error(StatusCode::NOT_FOUND, e.to_string()),
     };
+    let cache = if tile.is_full() { IMMUTABLE } else { "public, max-age=60" };
+    let answer = move |bytes: Arc<Vec<u8>>| {
+        (
+            [(header::CONTENT_TYPE, "application/octet-stream"), (header::CACHE_CONTROL, cache)],
+            bytes.as_ref().clone(),
+        )
+            .into_response()
+    };
+    let path = tile.path();
+    if let Some(bytes) = s.tiles.lock().unwrap_or_else(|p| p.into_inner()).get(&path).cloned() {
+        return answer(bytes);
+    }
     blocking(move || {
         let ledger = s.read_ledger();
         let size = ledger.head().seq;
         if tile.leaves().end > size {
             return error(
                 StatusCode::NOT_FOUND,
-                format!("the tree has {size} entries; tile {} is beyond it", tile.path()),
+                format!("the tree has {size} entries; tile {path} is beyond it"),
             );
         }
         let mut src = ladder_tlog::LedgerTiles::new(&ledger, size);
         match tile_bytes(&tile, &mut src) {
             Ok(bytes) => {
-                let cache = if tile.is_full() { IMMUTABLE } else { "public, max-age=60" };
-                (
-                    [
-                        (header::CONTENT_TYPE, "application/octet-stream"),
-                        (header::CACHE_CONTROL, cache),
-                    ],
-                    bytes,
-                )
-                    .into_response()
+                drop(ledger);
+                let bytes = Arc::new(bytes);
+                if tile.is_full() {
+                    let mut cache = s.tiles.lock().unwrap_or_else(|p| p.into_inner());
+                    if cache.len() >= crate::TILE_CACHE {
+                        cache.clear();
+                    }
+                    cache.insert(path, bytes.clone());
+                }
+                answer(bytes)
             }
-            Err(e) => error(StatusCode::NOT_FOUND, format!("tile {}: {e}", tile.path())),
+            Err(e) => error(StatusCode::NOT_FOUND, format!("tile {path}: {e}")),
         }
     })
     .await

@@ -146,3 +146,51 @@ fn concurrent_appenders_are_each_stored_once_and_a_mirror_of_log_matches() {
     assert_eq!((cp.size, cp.root), (report.head.seq, report.root));
     assert_eq!(std::fs::read_to_string(server.dir.join("final-checkpoint")).unwrap(), &*last.note);
 }
+
+#[test]
+fn wait_for_the_checkpoint_returns_proofs_in_it_and_a_revoked_token_stops_working() {
+    let (mut server, token) = run_server(Ledger::memory());
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(60)))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let body = "{\"type\":\"PlayerJoined\",\"player\":\"a\"}\n{\"type\":\"PlayerJoined\",\"player\":\"b\"}";
+    let mut r = agent
+        .post(&format!("{}/api/events?wait=checkpoint", server.base))
+        .header("Authorization", &format!("Bearer {token}"))
+        .send(body)
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let v: serde_json::Value =
+        serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+    let cp = ladder_proof::note::Checkpoint::open(
+        v["checkpoint"].as_str().unwrap(),
+        &[crate::common::key().verifier()],
+    )
+    .unwrap();
+    assert!(cp.size >= 2);
+    let proofs = v["proofs"].as_array().unwrap();
+    assert_eq!(proofs.len(), 2);
+    for p in proofs {
+        let proof = ladder_proof::Proof::from_json(&p.to_string()).unwrap();
+        proof.check().unwrap();
+        assert_eq!(proof.tree_head(), (cp.size, cp.root));
+    }
+    // Revoked in the file: the server reads it again within an interval (20 ms here).
+    ladder_serve::tokens::revoke(&server.dir.join("tokens"), "club").unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = agent
+            .post(&format!("{}/api/events", server.base))
+            .header("Authorization", &format!("Bearer {token}"))
+            .send("{\"type\":\"PlayerJoined\",\"player\":\"c\"}")
+            .unwrap();
+        if r.status().as_u16() == 401 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the revoked token still writes");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.stop();
+}

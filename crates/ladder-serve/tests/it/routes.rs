@@ -203,3 +203,31 @@ async fn the_leaderboard_is_the_cli_object_and_refuses_bad_parameters_by_name() 
     }
     f.service.stop().unwrap();
 }
+
+#[tokio::test]
+async fn past_the_requests_at_once_the_service_answers_503_with_retry_after() {
+    let f = start(Ledger::memory(), Limits { in_flight: 1, ..Limits::default() });
+    let app = f.service.router();
+    // This request waits for a checkpoint that nothing signs here (no ticker runs in process),
+    // so it holds the one slot.
+    let m = "{\"type\":\"PlayerJoined\",\"player\":\"a\"}";
+    let held = tokio::spawn({
+        let app = app.clone();
+        let req = post("/api/events?wait=checkpoint", Some(&f.token), m);
+        async move { app.oneshot(req).await }
+    });
+    let mut shed = None;
+    for _ in 0..200 {
+        let a = call(&app, get("/log/checkpoint")).await;
+        if a.status == StatusCode::SERVICE_UNAVAILABLE {
+            shed = Some(a);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let a = shed.expect("the second request is shed while the first holds the slot");
+    assert_eq!(a.header(header::RETRY_AFTER), "1");
+    assert!(a.json()["error"].as_str().unwrap().contains("Retry-After"));
+    held.abort();
+    f.service.stop().unwrap();
+}
