@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod history;
+pub mod pages;
 pub mod reads;
 pub mod routes;
 pub mod sequencer;
@@ -103,6 +104,8 @@ pub enum ServeError {
 pub struct Signed {
     /// The tree size.
     pub size: u64,
+    /// The tree's root.
+    pub root: [u8; 32],
     /// The note (signed when there is a key).
     pub note: Arc<str>,
 }
@@ -168,7 +171,7 @@ impl Shared {
             Some(k) => cp.sign(k)?.into(),
             None => format!("{}\n", cp.to_text()).into(),
         };
-        let signed = Signed { size, note };
+        let signed = Signed { size, root, note };
         *self.checkpoint.write().unwrap_or_else(|p| p.into_inner()) = signed.clone();
         self.signed.send_replace(size);
         Ok(signed)
@@ -179,6 +182,16 @@ impl Shared {
         let t = tokens::Tokens::load(&self.tokens_path)?;
         *self.tokens.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(t);
         Ok(())
+    }
+
+    /// The tree the served checkpoint names, for a page's footer.
+    pub fn tree_at(&self) -> pages::TreeAt {
+        let cp = self.checkpoint();
+        pages::TreeAt {
+            size: cp.size,
+            root: ladder_proof::hex(&cp.root),
+            origin: self.origin.clone(),
+        }
     }
 
     fn tokens(&self) -> Arc<tokens::Tokens> {
@@ -204,7 +217,7 @@ impl Service {
             ledger: RwLock::new(ledger),
             origin: config.origin,
             key: config.key,
-            checkpoint: RwLock::new(Signed { size: 0, note: Arc::from("") }),
+            checkpoint: RwLock::new(Signed { size: 0, root: [0; 32], note: Arc::from("") }),
             grown: std::sync::atomic::AtomicBool::new(false),
             tokens_path: config.tokens,
             tokens: RwLock::new(Arc::new(tokens)),

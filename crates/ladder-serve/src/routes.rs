@@ -35,6 +35,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/events/{seq}", get(event))
         .route("/api/events/{seq}/proof", get(proof))
         .route("/api/leaderboard", get(board))
+        .route("/", get(board_page))
+        .route("/events/{seq}", get(event_page))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limits.body_bytes))
         .layer(cors)
@@ -350,76 +352,169 @@ async fn proof(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Respons
     .await
 }
 
-async fn board(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
-    let pairs = match query_pairs(query.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
-    };
-    let mut algo = None;
+/// A leaderboard asked for: the configuration, the rules, and `active_within` as written.
+struct BoardAsk {
+    config: ladder_projector::Config,
+    rules: BoardRules,
+    active_within: String,
+}
+
+/// Reads a leaderboard's query (`page`: the picker's form, where `set` is one field of `K=V`
+/// pairs separated by commas or spaces and `algo` defaults to glicko2).
+fn board_ask(pairs: Vec<(String, String)>, page: bool) -> Result<BoardAsk, String> {
+    let mut algo = page.then(|| "glicko2".to_string());
     let mut sets = Vec::new();
     let mut rules = BoardRules::default();
     let mut active_within = ladder_replay::DEFAULT_ACTIVE_WITHIN.to_string();
     for (k, v) in pairs {
-        let bad = |what: &str| error(StatusCode::BAD_REQUEST, format!("{k}={v:?}: {what}"));
+        let bad = |what: &str| format!("{k}={v:?}: {what}");
         match k.as_str() {
             "algo" => algo = Some(v),
-            "set" => match v.split_once('=') {
-                Some((a, b)) => sets.push((a.to_string(), b.to_string())),
-                None => return bad("expected set=KEY=VALUE"),
-            },
-            "top" => match v.parse() {
-                Ok(n) => rules.top = Some(n),
-                Err(_) => return bad("expected a whole number"),
-            },
-            "min_games" => match v.parse() {
-                Ok(n) => rules.min_games = n,
-                Err(_) => return bad("expected a whole number"),
-            },
+            "set" => {
+                let parts: Vec<&str> = if page {
+                    v.split([',', ' ']).filter(|p| !p.is_empty()).collect()
+                } else {
+                    vec![v.as_str()]
+                };
+                for part in parts {
+                    match part.split_once('=') {
+                        Some((a, b)) => sets.push((a.to_string(), b.to_string())),
+                        None => return Err(bad("expected set=KEY=VALUE")),
+                    }
+                }
+            }
+            "top" => rules.top = Some(v.parse().map_err(|_| bad("expected a whole number"))?),
+            "min_games" => {
+                rules.min_games = v.parse().map_err(|_| bad("expected a whole number"))?
+            }
             "active_within" => {
                 rules.active_within = if v == "all" {
                     None
                 } else {
-                    match ladder_projector::parse_duration(&v) {
-                        Some(d) => Some(d),
-                        None => return bad("expected a duration (N then s, m, h, d or w) or all"),
-                    }
+                    Some(ladder_projector::parse_duration(&v).ok_or_else(|| {
+                        bad("expected a duration (N then s, m, h, d or w) or all")
+                    })?)
                 };
                 active_within = v;
             }
             _ => {
-                return bad(
+                return Err(bad(
                     "unknown parameter: the leaderboard takes algo, set, top, min_games and \
                      active_within",
-                )
+                ))
             }
         }
     }
-    let Some(algo) = algo else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            format!(
-                "algo is missing; algorithms: {}",
-                ladder_replay::registry::ALGORITHMS.join(", ")
-            ),
-        );
+    let algo = algo.ok_or_else(|| {
+        format!("algo is missing; algorithms: {}", ladder_replay::registry::ALGORITHMS.join(", "))
+    })?;
+    let config = ladder_replay::registry::config(&algo, &sets).map_err(|e| e.to_string())?;
+    Ok(BoardAsk { config, rules, active_within })
+}
+
+/// Folds (warm) and ranks; on a blocking thread.
+fn fold_board(s: &Shared, ask: &BoardAsk) -> Result<serde_json::Value, String> {
+    let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot(&ask.config);
+    let mut warm = slot.lock().unwrap_or_else(|p| p.into_inner());
+    let ledger = s.read_ledger();
+    let w = crate::warm::bring_up(warm.take(), &ask.config, &ledger).map_err(|e| e.to_string())?;
+    drop(ledger);
+    let v = leaderboard_json(&w, &ask.rules, &ask.active_within);
+    *warm = Some(w);
+    Ok(v)
+}
+
+async fn board(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
+    let ask = match query_pairs(query.as_deref()).and_then(|p| board_ask(p, false)) {
+        Ok(a) => a,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
     };
-    let config = match ladder_replay::registry::config(&algo, &sets) {
-        Ok(c) => c,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
+    blocking(move || match fold_board(&s, &ask) {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e),
+    })
+    .await
+}
+
+fn html_page(status: StatusCode, markup: maud::Markup) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], markup.into_string())
+        .into_response()
+}
+
+async fn board_page(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
+    let pairs = match query_pairs(query.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return html_page(StatusCode::BAD_REQUEST, crate::pages::error(&e, &s.tree_at())),
+    };
+    let sets_text: String = pairs
+        .iter()
+        .filter(|(k, _)| k == "set")
+        .map(|(_, v)| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let ask = match board_ask(pairs, true) {
+        Ok(a) => a,
+        Err(e) => return html_page(StatusCode::BAD_REQUEST, crate::pages::error(&e, &s.tree_at())),
     };
     blocking(move || {
-        let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot(&config);
-        let mut warm = slot.lock().unwrap_or_else(|p| p.into_inner());
-        let ledger = s.read_ledger();
-        match crate::warm::bring_up(warm.take(), &config, &ledger) {
-            Ok(w) => {
-                drop(ledger);
-                let v = leaderboard_json(&w, &rules, &active_within);
-                *warm = Some(w);
-                axum::Json(v).into_response()
-            }
-            Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        let tree = s.tree_at();
+        match fold_board(&s, &ask) {
+            Ok(v) => html_page(
+                StatusCode::OK,
+                crate::pages::leaderboard(
+                    &v,
+                    ladder_replay::registry::ALGORITHMS,
+                    ask.config.algorithm,
+                    &sets_text,
+                    &tree,
+                ),
+            ),
+            Err(e) => html_page(StatusCode::UNPROCESSABLE_ENTITY, crate::pages::error(&e, &tree)),
         }
+    })
+    .await
+}
+
+async fn event_page(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Response {
+    let tree = s.tree_at();
+    let Ok(seq) = parse_seq(&seq) else {
+        return html_page(
+            StatusCode::BAD_REQUEST,
+            crate::pages::error(&format!("{seq:?} is not a sequence number"), &tree),
+        );
+    };
+    blocking(move || {
+        let cp = s.checkpoint();
+        let ledger = s.read_ledger();
+        let stored = match ledger.get(seq) {
+            Ok(Some(e)) => e,
+            Ok(None) => {
+                let m = format!("there is no event {seq}: the log holds {}", ledger.head().seq);
+                return html_page(StatusCode::NOT_FOUND, crate::pages::error(&m, &tree));
+            }
+            Err(e) => {
+                return html_page(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    crate::pages::error(&e.to_string(), &tree),
+                )
+            }
+        };
+        let proof = (seq <= cp.size)
+            .then(|| ledger.prove_inclusion(seq, cp.size).ok())
+            .flatten()
+            .and_then(|p| serde_json::from_str(&ladder_proof::Proof::Inclusion(p).to_json()).ok());
+        drop(ledger);
+        let line = ladder_events::json::to_line(&stored.event);
+        html_page(
+            StatusCode::OK,
+            crate::pages::event(
+                seq,
+                &line,
+                &ladder_proof::hex(&stored.hash),
+                proof.as_ref(),
+                &tree,
+            ),
+        )
     })
     .await
 }

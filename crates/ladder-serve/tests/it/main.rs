@@ -5,5 +5,6 @@
 mod common;
 mod fuzz;
 mod live;
+mod pages;
 mod routes;
 mod warm;
