@@ -18,6 +18,7 @@ pub mod pages;
 pub mod reads;
 pub mod routes;
 pub mod sequencer;
+pub mod site;
 pub mod tokens;
 pub mod warm;
 

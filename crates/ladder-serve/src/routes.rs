@@ -36,7 +36,9 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/events/{seq}/proof", get(proof))
         .route("/api/leaderboard", get(board))
         .route("/", get(board_page))
-        .route("/events/{seq}", get(event_page))
+        .route("/events/{seq}", get(crate::site::event_page))
+        .route("/players/{name}", get(crate::site::player_page))
+        .route("/assets/{*name}", get(crate::site::asset))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limits.body_bytes))
         .layer(cors)
@@ -471,50 +473,6 @@ async fn board_page(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> 
             ),
             Err(e) => html_page(StatusCode::UNPROCESSABLE_ENTITY, crate::pages::error(&e, &tree)),
         }
-    })
-    .await
-}
-
-async fn event_page(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Response {
-    let tree = s.tree_at();
-    let Ok(seq) = parse_seq(&seq) else {
-        return html_page(
-            StatusCode::BAD_REQUEST,
-            crate::pages::error(&format!("{seq:?} is not a sequence number"), &tree),
-        );
-    };
-    blocking(move || {
-        let cp = s.checkpoint();
-        let ledger = s.read_ledger();
-        let stored = match ledger.get(seq) {
-            Ok(Some(e)) => e,
-            Ok(None) => {
-                let m = format!("there is no event {seq}: the log holds {}", ledger.head().seq);
-                return html_page(StatusCode::NOT_FOUND, crate::pages::error(&m, &tree));
-            }
-            Err(e) => {
-                return html_page(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    crate::pages::error(&e.to_string(), &tree),
-                )
-            }
-        };
-        let proof = (seq <= cp.size)
-            .then(|| ledger.prove_inclusion(seq, cp.size).ok())
-            .flatten()
-            .and_then(|p| serde_json::from_str(&ladder_proof::Proof::Inclusion(p).to_json()).ok());
-        drop(ledger);
-        let line = ladder_events::json::to_line(&stored.event);
-        html_page(
-            StatusCode::OK,
-            crate::pages::event(
-                seq,
-                &line,
-                &ladder_proof::hex(&stored.hash),
-                proof.as_ref(),
-                &tree,
-            ),
-        )
     })
     .await
 }

@@ -38,7 +38,8 @@ async fn the_leaderboard_and_event_pages_show_their_data_and_the_signed_tree() {
         "<option value=\"elo\" selected>elo</option>",
         "value=\"k=24, initial_rating=1400\"",
         "&quot;k&quot;:24.0",
-        "<td>p0</td>",
+        ">p0</a></td>",
+        "href=\"/players/%3Cb%3Ex%3C%2Fb%3E?algo=elo&amp;set=k%3D24%2C%20initial_rating%3D1400\"",
         &format!("the signed tree of {size} events"),
         &root,
     ] {
@@ -48,7 +49,7 @@ async fn the_leaderboard_and_event_pages_show_their_data_and_the_signed_tree() {
     let (status, _, html) = page(&app, "/events/7").await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("Event 7") && html.contains("&quot;id&quot;:&quot;r1&quot;"), "{html}");
-    assert!(html.contains("Leaf index 6 of"), "{html}");
+    assert!(html.contains("at leaf index 6,"), "{html}");
     let (status, _, html) = page(&app, "/?algo=nope").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(html.contains("unknown algorithm"), "{html}");
