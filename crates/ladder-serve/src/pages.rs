@@ -23,7 +23,10 @@ tr.section td{font-weight:600;padding-top:.8rem}tr.flag td{color:#b60}table.step
 #check{border:2px solid #888;border-radius:.4rem;padding:0 1rem .5rem;margin-top:1.5rem}\
 #check[data-result=verified]{border-color:#080}#check[data-result=failed]{border-color:#c00}\
 #check .says{font-weight:600}ol.steps{font-size:.8rem;overflow-wrap:anywhere}\
-footer{margin-top:2rem;color:#777;font-size:.85rem;overflow-wrap:anywhere}";
+footer{margin-top:2rem;color:#777;font-size:.85rem;overflow-wrap:anywhere}\
+table.steps code{overflow-wrap:normal}\
+@media (max-width:40rem){td.n small{display:block}.wide{display:none}\
+table.steps tr{display:flex;flex-wrap:wrap;border-bottom:1px solid #8884}table.steps td{border:0;padding:.1rem .3rem}}";
 
 /// The tree a page was computed at.
 #[derive(Clone, Debug)]
@@ -200,12 +203,12 @@ pub fn player(p: &PlayerPage<'_>, tree: &TreeAt) -> Markup {
         figure.chart { (maud::PreEscaped(p.chart)) }
         h2 { "Games and changes" }
         div.scroll { table {
-            thead { tr { th { "event" } th { "date" } th { "result" } th.n { "rating" } th.n { "change" } } }
+            thead { tr { th { "event" } th.wide { "date" } th { "result" } th.n { "rating" } th.n { "change" } } }
             tbody {
                 @for l in p.lines.iter().rev() {
                     tr {
                         td { a href={ "/events/" (l.seq) (q) } { (l.seq) } }
-                        td { (l.at.to_string().get(..10).unwrap_or("")) }
+                        td.wide { (l.at.to_string().get(..10).unwrap_or("")) }
                         td {
                             @if let Some(score) = l.score {
                                 (score) " vs "
@@ -275,6 +278,28 @@ pub fn event(p: &EventPage<'_>, tree: &TreeAt) -> Markup {
                 }
             } }
         } }
+        h2 { "The event as the log hashes it" }
+        pre.leaf { code #leaf { (p.line) } }
+        p { "Chain hash " code { (p.hash) } }
+        @match p.proof {
+            Some(pr) => {
+                p { "In the signed tree of " (pr.size) " events at leaf index " (pr.index)
+                    ", with an audit path of " (pr.path.len()) " hashes." }
+            }
+            None => p { "Not in the signed tree yet: the checkpoint is re-signed within its interval." }
+        }
+        section #check data-result="" data-seq=(p.seq) data-log="/log" data-origin=(tree.origin)
+            data-vkey=(p.vkey.unwrap_or("")) {
+            h2 { "Check it yourself" }
+            p { "Your browser fetches the signed checkpoint and the hash tiles from " code { "/log/" }
+                ", verifies the checkpoint's Ed25519 signature against the log's key below, hashes
+                the line above, rebuilds its inclusion path from the tiles and compares the result
+                with the signed root. It trusts none of this page's numbers." }
+            p { "The log's key: " code.key { (p.vkey.unwrap_or("(this log is not signed: nothing to check against)")) } }
+            p.says data-say { "Needs JavaScript: with it off, check the proof with "
+                code { "ladder check-proof" } " (" a href={ "/api/events/" (p.seq) "/proof" } { "the proof" } ")." }
+            ol.steps data-steps {}
+        }
         h2 { "Step by step" }
         @if p.account.steps.is_empty() {
             p { "The algorithm computed nothing at this event. (Glicko and Glicko-2 with a rating
@@ -297,28 +322,6 @@ pub fn event(p: &EventPage<'_>, tree: &TreeAt) -> Markup {
                     }
                 }
             } } }
-        }
-        h2 { "The event as the log hashes it" }
-        pre.leaf { code #leaf { (p.line) } }
-        p { "Chain hash " code { (p.hash) } }
-        @match p.proof {
-            Some(pr) => {
-                p { "In the signed tree of " (pr.size) " events at leaf index " (pr.index)
-                    ", with an audit path of " (pr.path.len()) " hashes." }
-            }
-            None => p { "Not in the signed tree yet: the checkpoint is re-signed within its interval." }
-        }
-        section #check data-result="" data-seq=(p.seq) data-log="/log" data-origin=(tree.origin)
-            data-vkey=(p.vkey.unwrap_or("")) {
-            h2 { "Check it yourself" }
-            p { "Your browser fetches the signed checkpoint and the hash tiles from " code { "/log/" }
-                ", verifies the checkpoint's Ed25519 signature against the log's key below, hashes
-                the line above, rebuilds its inclusion path from the tiles and compares the result
-                with the signed root. It trusts none of this page's numbers." }
-            p { "The log's key: " code.key { (p.vkey.unwrap_or("(this log is not signed: nothing to check against)")) } }
-            p.says data-say { "Needs JavaScript: with it off, check the proof with "
-                code { "ladder check-proof" } " (" a href={ "/api/events/" (p.seq) "/proof" } { "the proof" } ")." }
-            ol.steps data-steps {}
         }
         @if p.vkey.is_some() {
             script type="importmap" {
