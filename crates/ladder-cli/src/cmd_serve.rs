@@ -113,7 +113,8 @@ pub fn run_serve(ledger_path: &Path, args: ServeArgs) -> anyhow::Result<ExitCode
         clock: Arc::new(crate::now),
     };
     let last = ladder_serve::run(args.listen, ledger, config, |addr| {
-        println!("serving {} on http://{addr}/ (stop with Ctrl-C)", ledger_path.display());
+        // A closed standard output does not stop the server: the line is for whoever watches.
+        let _ = outln!("serving {} on http://{addr}/ (stop with Ctrl-C)", ledger_path.display());
     })
     .context("ladder serve")?;
     eprintln!(

@@ -289,16 +289,17 @@ fn refused(line: usize, v: &ladder_events::Violation) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
-fn parse_seq(text: &str) -> Result<u64, Response> {
-    text.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
-        error(StatusCode::BAD_REQUEST, format!("{text:?} is not a sequence number (1, 2, ...)"))
-    })
+fn parse_seq(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{text:?} is not a sequence number (1, 2, ...)"))
 }
 
 async fn event(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Response {
     let seq = match parse_seq(&seq) {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
     };
     blocking(move || {
         let ledger = s.read_ledger();
@@ -325,7 +326,7 @@ async fn event(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Respons
 async fn proof(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Response {
     let seq = match parse_seq(&seq) {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
     };
     blocking(move || {
         let cp = s.checkpoint();

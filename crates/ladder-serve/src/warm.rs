@@ -55,11 +55,15 @@ pub fn fresh(config: &Config, ledger: &Ledger) -> Result<Warm, ReplayError> {
     Ok(Warm { algo, roster: r.roster, through: r.through, head: r.head, activity: r.activity })
 }
 
+/// One configuration's fold, locked while it is brought up to date (`None` until the first).
+pub type Slot = Arc<Mutex<Option<Warm>>>;
+
 /// The folds kept, by configuration, least recently used dropped first.
 pub struct WarmCache {
     capacity: usize,
     clock: u64,
-    slots: HashMap<String, (u64, Arc<Mutex<Option<Warm>>>)>,
+    /// Each configuration's key: when it was last asked for, and its slot.
+    slots: HashMap<String, (u64, Slot)>,
 }
 
 /// The key of a configuration: the algorithm and every constant, in the table's order.
@@ -78,7 +82,7 @@ impl WarmCache {
     }
 
     /// The slot of `config`, made (and the least recently used dropped) when new.
-    pub fn slot(&mut self, config: &Config) -> Arc<Mutex<Option<Warm>>> {
+    pub fn slot(&mut self, config: &Config) -> Slot {
         self.clock += 1;
         let k = key(config);
         if let Some((used, slot)) = self.slots.get_mut(&k) {
