@@ -125,6 +125,79 @@ pub fn leaderboard_json(
     })
 }
 
+/// A player's standing (the fields `ladder replay --format json` gives them, from the warm
+/// fold) and their history: after each of their events, as `ladder history --format json`
+/// prints it (`seq`, `at`, `type`, `opponents`, `score`, `what`, `rating`, `rd`, `change`),
+/// without the leaderboard rank after each event. `None` when the name never appears.
+pub fn player_json(
+    warm: &crate::warm::Warm,
+    ledger: &ladder_log::Ledger,
+    name: &str,
+) -> Result<Option<serde_json::Value>, ladder_replay::ReplayError> {
+    use ladder_events::Body;
+    let snapshot =
+        ladder_replay::Snapshot::capture(&warm.algo, &warm.roster, warm.through, &warm.head);
+    let all: serde_json::Value =
+        serde_json::from_str(&snapshot.to_json()).unwrap_or(serde_json::Value::Null);
+    let Some(standing) = all["players"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["player"].as_str() == Some(name)))
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    let mut projector = ladder_replay::registry::build(warm.algo.config().clone())?;
+    let mut history = Vec::new();
+    let mut last: Option<f64> = None;
+    ladder_replay::replay(
+        &crate::history::LedgerHistory(ledger),
+        &mut [&mut projector],
+        ladder_replay::Options {
+            until: ladder_replay::Until::Seq(warm.through),
+            ..Default::default()
+        },
+        &mut |s| {
+            if !s.event.players().any(|p| p == name) {
+                return;
+            }
+            let Some(id) = s.roster.get(name) else { return };
+            let Some(me) = s.projectors[0].standing(id) else { return };
+            let (mut opponents, mut score, mut what) = (Vec::new(), None, String::new());
+            match &s.event.body {
+                Body::MatchResult { seats } => {
+                    let mine = seats.iter().find(|x| x.player == name).map_or(0.0, |x| x.score);
+                    score = Some(mine);
+                    opponents = seats
+                        .iter()
+                        .filter(|x| x.player != name)
+                        .map(|x| x.player.clone())
+                        .collect();
+                    let others: Vec<String> = seats
+                        .iter()
+                        .filter(|x| x.player != name)
+                        .map(|x| format!("{} {}", x.player, x.score))
+                        .collect();
+                    what = format!("{mine} vs {}", others.join(", "));
+                }
+                Body::PlayerJoined { .. } => what = "joined".into(),
+                Body::QueueTimeout { .. } => what = "queue timeout".into(),
+                _ => {}
+            }
+            history.push(serde_json::json!({
+                "seq": s.seq, "at": s.event.at.to_string(), "type": s.event.body.type_name(),
+                "opponents": opponents, "score": score, "what": what, "rating": me.rating,
+                "rd": me.rd, "change": last.map(|l| me.rating - l),
+            }));
+            last = Some(me.rating);
+        },
+    )?;
+    Ok(Some(serde_json::json!({
+        "algorithm": warm.algo.config().algorithm, "config": config_json(&warm.algo),
+        "through": warm.through, "head": ladder_proof::hex(&warm.head),
+        "standing": standing, "history": history,
+    })))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,6 +35,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/events/{seq}", get(event))
         .route("/api/events/{seq}/proof", get(proof))
         .route("/api/leaderboard", get(board))
+        .route("/api/players/{name}", get(player))
         .route("/", get(board_page))
         .route("/events/{seq}", get(crate::site::event_page))
         .route("/players/{name}", get(crate::site::player_page))
@@ -473,6 +474,34 @@ async fn board_page(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> 
                 ),
             ),
             Err(e) => html_page(StatusCode::UNPROCESSABLE_ENTITY, crate::pages::error(&e, &tree)),
+        }
+    })
+    .await
+}
+
+async fn player(
+    State(s): State<Arc<Shared>>,
+    Path(name): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let ask = match query_pairs(query.as_deref()).and_then(|p| board_ask(p, false)) {
+        Ok(a) => a,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    blocking(move || {
+        let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot(&ask.config);
+        let mut warm = slot.lock().unwrap_or_else(|p| p.into_inner());
+        let ledger = s.read_ledger();
+        let w = match crate::warm::bring_up(warm.take(), &ask.config, &ledger) {
+            Ok(w) => w,
+            Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        };
+        let answer = crate::reads::player_json(&w, &ledger, &name);
+        *warm = Some(w);
+        match answer {
+            Ok(Some(v)) => axum::Json(v).into_response(),
+            Ok(None) => error(StatusCode::NOT_FOUND, format!("no player is named {name:?}")),
+            Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
         }
     })
     .await

@@ -231,3 +231,32 @@ async fn past_the_requests_at_once_the_service_answers_503_with_retry_after() {
     held.abort();
     f.service.stop().unwrap();
 }
+
+#[tokio::test]
+async fn a_player_s_history_ends_at_their_standing_and_its_changes_add_up() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 60));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let a = call(&app, get("/api/players/p2?algo=glicko2")).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", String::from_utf8_lossy(&a.body));
+    let v = a.json();
+    let h = v["history"].as_array().unwrap();
+    assert_eq!(h[0]["type"], "PlayerJoined");
+    let games = h.iter().filter(|e| e["type"] == "MatchResult").count() as u64;
+    assert_eq!(v["standing"]["games"].as_u64(), Some(games));
+    // Glicko-2 rates in periods, so the last event's rating is the period's result only when
+    // the period closed; the standing is the settled one. The changes add up to the last
+    // rating minus the first, whatever the algorithm.
+    let first = h[0]["rating"].as_f64().unwrap();
+    let last = h[h.len() - 1]["rating"].as_f64().unwrap();
+    let sum: f64 = h.iter().filter_map(|e| e["change"].as_f64()).sum();
+    assert!((first + sum - last).abs() < 1e-6);
+    let a = call(&app, get("/api/players/p2?algo=elo")).await;
+    let v = a.json();
+    let h = v["history"].as_array().unwrap();
+    assert_eq!(h[h.len() - 1]["rating"], v["standing"]["rating"], "Elo rates each game at once");
+    assert_eq!(call(&app, get("/api/players/nobody?algo=elo")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(call(&app, get("/api/players/p2")).await.status, StatusCode::BAD_REQUEST);
+    f.service.stop().unwrap();
+}
