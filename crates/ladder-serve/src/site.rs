@@ -161,7 +161,11 @@ fn named(text: &str, roster: &Roster) -> String {
         let digits: String = rest[i + 1..].chars().take_while(|c| c.is_ascii_digit()).collect();
         match digits.parse::<u32>().ok().filter(|&n| (n as usize) < roster.len()) {
             Some(n) => out.push_str(roster.name(ladder_projector::PlayerId(n))),
-            None => out.push('#'),
+            // Not an id of the roster: kept as written.
+            None => {
+                out.push('#');
+                out.push_str(&digits);
+            }
         }
         rest = &rest[i + 1 + digits.len()..];
     }
