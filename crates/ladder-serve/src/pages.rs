@@ -294,7 +294,8 @@ pub fn event(p: &EventPage<'_>, tree: &TreeAt) -> Markup {
             p { "Your browser fetches the signed checkpoint and the hash tiles from " code { "/log/" }
                 ", verifies the checkpoint's Ed25519 signature against the log's key below, hashes
                 the line above, rebuilds its inclusion path from the tiles and compares the result
-                with the signed root. It trusts none of this page's numbers." }
+                with the signed root. It takes only the line and the key from this page: compare the key with the one
+                the club published." }
             p { "The log's key: " code.key { (p.vkey.unwrap_or("(this log is not signed: nothing to check against)")) } }
             p.says data-say { "Needs JavaScript: with it off, check the proof with "
                 code { "ladder check-proof" } " (" a href={ "/api/events/" (p.seq) "/proof" } { "the proof" } ")." }
