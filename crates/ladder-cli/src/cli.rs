@@ -3,7 +3,7 @@
 use crate::{
     cmd_append, cmd_check_proof, cmd_checkpoint, cmd_demo, cmd_diff, cmd_explain, cmd_history,
     cmd_import, cmd_keygen, cmd_log, cmd_mirror, cmd_pair, cmd_perf, cmd_plot, cmd_prove,
-    cmd_publish, cmd_replay, cmd_sim, cmd_sweep, cmd_tune, cmd_upgrade, cmd_verify,
+    cmd_publish, cmd_replay, cmd_serve, cmd_sim, cmd_sweep, cmd_tune, cmd_upgrade, cmd_verify,
 };
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -80,6 +80,12 @@ pub enum Command {
     /// Copy a published log into a ledger, checked against its signed checkpoints.
     #[command(after_help = cmd_mirror::EXAMPLES)]
     Mirror(cmd_mirror::MirrorArgs),
+    /// Serve the ledger on the web: authenticated appends, the log as C2SP tiles, JSON reads.
+    #[command(after_help = cmd_serve::SERVE_EXAMPLES)]
+    Serve(cmd_serve::ServeArgs),
+    /// Add or revoke the write tokens `serve` accepts (only their hashes are stored).
+    #[command(subcommand, after_help = cmd_serve::TOKEN_EXAMPLES)]
+    Token(cmd_serve::TokenCommand),
     /// Rebuild a ledger of an older format in this one (the old one is kept beside it).
     #[command(after_help = cmd_upgrade::EXAMPLES)]
     Upgrade(cmd_upgrade::UpgradeArgs),
@@ -148,6 +154,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Checkpoint(args) => cmd_checkpoint::run(&cli.ledger, args),
         Command::Publish(args) => cmd_publish::run(&cli.ledger, args),
         Command::Mirror(args) => cmd_mirror::run(&cli.ledger, args),
+        Command::Serve(args) => cmd_serve::run_serve(&cli.ledger, args),
+        Command::Token(cmd) => cmd_serve::run_token(&cli.ledger, cmd),
         Command::Replay(args) => cmd_replay::run_replay(&cli.ledger, args),
         Command::Leaderboard(args) => cmd_replay::run_leaderboard(&cli.ledger, args),
         Command::Pair(args) => cmd_pair::run(&cli.ledger, args),

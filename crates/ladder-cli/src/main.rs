@@ -33,6 +33,7 @@ mod cmd_plot;
 mod cmd_prove;
 mod cmd_publish;
 mod cmd_replay;
+mod cmd_serve;
 mod cmd_sim;
 mod cmd_sweep;
 mod cmd_tune;

@@ -44,6 +44,22 @@ impl Activity {
     pub fn last_event(&self) -> Option<Timestamp> {
         self.last_event
     }
+
+    /// Takes in what a later replay read (one resumed where this one stopped, as a server's
+    /// warm projection does): its last games win, and its last event when it read one.
+    pub fn merge(&mut self, later: &Activity) {
+        if self.last_played.len() < later.last_played.len() {
+            self.last_played.resize(later.last_played.len(), None);
+        }
+        for (mine, theirs) in self.last_played.iter_mut().zip(&later.last_played) {
+            if theirs.is_some() {
+                *mine = *theirs;
+            }
+        }
+        if later.last_event.is_some() {
+            self.last_event = later.last_event;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -61,5 +77,25 @@ mod tests {
         assert_eq!(a.last_played(PlayerId(0)), None);
         assert_eq!(a.last_played(PlayerId(7)), None);
         assert_eq!(a.last_event(), Some(Timestamp(40)));
+    }
+
+    #[test]
+    fn a_merged_later_replay_wins_where_it_read_something() {
+        let mut a = Activity::new();
+        a.played(PlayerId(0), Timestamp(10));
+        a.played(PlayerId(1), Timestamp(20));
+        a.event(Timestamp(20));
+        let mut later = Activity::new();
+        later.played(PlayerId(1), Timestamp(30));
+        later.played(PlayerId(3), Timestamp(35));
+        later.event(Timestamp(35));
+        a.merge(&later);
+        assert_eq!(a.last_played(PlayerId(0)), Some(Timestamp(10)));
+        assert_eq!(a.last_played(PlayerId(1)), Some(Timestamp(30)));
+        assert_eq!(a.last_played(PlayerId(2)), None);
+        assert_eq!(a.last_played(PlayerId(3)), Some(Timestamp(35)));
+        assert_eq!(a.last_event(), Some(Timestamp(35)));
+        a.merge(&Activity::new());
+        assert_eq!(a.last_event(), Some(Timestamp(35)));
     }
 }

@@ -18,6 +18,7 @@ mod perf;
 mod proofs;
 mod replay;
 mod standings;
+mod serve;
 mod support;
 mod tlog;
 mod ttt;

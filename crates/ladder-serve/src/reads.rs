@@ -1,0 +1,230 @@
+//! What the read routes compute, without HTTP: request bodies parsed into events, query strings
+//! into pairs, and the leaderboard as the same JSON object `ladder leaderboard --format json`
+//! prints.
+
+use crate::sequencer::Posted;
+use ladder_events::{Rule, Violation};
+use ladder_projector::{ParamValue, Projector};
+use ladder_replay::{leaderboard, BoardRules};
+
+/// Parses a request body of JSON Lines (blank lines are skipped, line numbers count them). A
+/// line without `at` is accepted with a placeholder instant, marked for the sequencer to stamp.
+pub fn parse_body(text: &str) -> Result<Vec<Posted>, (usize, Violation)> {
+    let mut out = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        match ladder_events::json::parse_line(line) {
+            Ok(event) => out.push(Posted { event, stamp: false, line: i + 1 }),
+            Err(v) if v.rule == Rule::MissingField && v.detail.ends_with("needs `at`") => {
+                let mut value: serde_json::Value =
+                    serde_json::from_str(line).map_err(|_| (i + 1, v.clone()))?;
+                let Some(object) = value.as_object_mut() else { return Err((i + 1, v)) };
+                object.insert("at".into(), "1970-01-01T00:00:00Z".into());
+                let event =
+                    ladder_events::json::parse_line(&value.to_string()).map_err(|v| (i + 1, v))?;
+                out.push(Posted { event, stamp: true, line: i + 1 });
+            }
+            Err(v) => return Err((i + 1, v)),
+        }
+    }
+    Ok(out)
+}
+
+/// Decodes one `application/x-www-form-urlencoded` component (`+` is a space, `%XX` a byte);
+/// `None` when it is not UTF-8 or a `%` is not followed by two hex digits.
+pub fn decode_component(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = text.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A query string as (key, value) pairs in order, repeated keys kept (`set=k=v&set=k2=v2`).
+pub fn query_pairs(query: Option<&str>) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for part in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        let bad = || format!("the query parameter {part:?} is not URL-encoded UTF-8");
+        out.push((decode_component(k).ok_or_else(bad)?, decode_component(v).ok_or_else(bad)?));
+    }
+    Ok(out)
+}
+
+/// The config of a projector as a JSON object, numbers as numbers.
+pub fn config_json(projector: &dyn Projector) -> serde_json::Map<String, serde_json::Value> {
+    projector
+        .config()
+        .values
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                ParamValue::Number(x) => serde_json::json!(x),
+                ParamValue::Text(t) => serde_json::json!(t),
+            };
+            (k.to_string(), v)
+        })
+        .collect()
+}
+
+/// The leaderboard object of `ladder leaderboard --format json` (docs/outputs.md), over a fold
+/// through `through` (chain hash `head`).
+pub fn leaderboard_json(
+    warm: &crate::warm::Warm,
+    rules: &BoardRules,
+    active_within: &str,
+) -> serde_json::Value {
+    let board = leaderboard(&warm.algo, &warm.roster, &warm.activity, rules);
+    let ranked: Vec<_> = board
+        .ranked
+        .iter()
+        .map(|x| {
+            let row = &x.row;
+            let mut v = serde_json::json!({
+                "rank": x.rank, "player": row.player, "rating": row.standing.rating,
+                "games": row.standing.games,
+                "last_played": x.last_played.map(|t| t.to_string()),
+            });
+            if let Some(rd) = row.standing.rd {
+                v["rd"] = rd.into();
+            }
+            if let Some(d) = row.standing.display {
+                v["glixare"] = d.glixare.into();
+            }
+            v
+        })
+        .collect();
+    let l = &board.left_out;
+    serde_json::json!({
+        "algorithm": warm.algo.config().algorithm, "config": config_json(&warm.algo),
+        "through": warm.through,
+        "head": ladder_proof::hex(&warm.head),
+        "rules": {
+            "min_games": rules.min_games, "active_within": active_within,
+            "top": rules.top, "provisional_rd": board.provisional_rd,
+        },
+        "ranked": ranked,
+        "left_out": {
+            "inactive": l.inactive, "few_games": l.few_games,
+            "provisional": l.provisional, "below_top": l.below_top,
+        },
+    })
+}
+
+/// A player's standing (the fields `ladder replay --format json` gives them, from the warm
+/// fold) and their history: after each of their events, as `ladder history --format json`
+/// prints it (`seq`, `at`, `type`, `opponents`, `score`, `what`, `rating`, `rd`, `change`),
+/// without the leaderboard rank after each event. `None` when the name never appears.
+pub fn player_json(
+    warm: &crate::warm::Warm,
+    ledger: &ladder_log::Ledger,
+    name: &str,
+) -> Result<Option<serde_json::Value>, ladder_replay::ReplayError> {
+    use ladder_events::Body;
+    let snapshot =
+        ladder_replay::Snapshot::capture(&warm.algo, &warm.roster, warm.through, &warm.head);
+    let all: serde_json::Value =
+        serde_json::from_str(&snapshot.to_json()).unwrap_or(serde_json::Value::Null);
+    let Some(standing) = all["players"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["player"].as_str() == Some(name)))
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    let mut projector = ladder_replay::registry::build(warm.algo.config().clone())?;
+    let mut history = Vec::new();
+    let mut last: Option<f64> = None;
+    ladder_replay::replay(
+        &crate::history::LedgerHistory(ledger),
+        &mut [&mut projector],
+        ladder_replay::Options {
+            until: ladder_replay::Until::Seq(warm.through),
+            ..Default::default()
+        },
+        &mut |s| {
+            if !s.event.players().any(|p| p == name) {
+                return;
+            }
+            let Some(id) = s.roster.get(name) else { return };
+            let Some(me) = s.projectors[0].standing(id) else { return };
+            let (mut opponents, mut score, mut what) = (Vec::new(), None, String::new());
+            match &s.event.body {
+                Body::MatchResult { seats } => {
+                    let mine = seats.iter().find(|x| x.player == name).map_or(0.0, |x| x.score);
+                    score = Some(mine);
+                    opponents = seats
+                        .iter()
+                        .filter(|x| x.player != name)
+                        .map(|x| x.player.clone())
+                        .collect();
+                    let others: Vec<String> = seats
+                        .iter()
+                        .filter(|x| x.player != name)
+                        .map(|x| format!("{} {}", x.player, x.score))
+                        .collect();
+                    what = format!("{mine} vs {}", others.join(", "));
+                }
+                Body::PlayerJoined { .. } => what = "joined".into(),
+                Body::QueueTimeout { .. } => what = "queue timeout".into(),
+                _ => {}
+            }
+            history.push(serde_json::json!({
+                "seq": s.seq, "at": s.event.at.to_string(), "type": s.event.body.type_name(),
+                "opponents": opponents, "score": score, "what": what, "rating": me.rating,
+                "rd": me.rd, "change": last.map(|l| me.rating - l),
+            }));
+            last = Some(me.rating);
+        },
+    )?;
+    Ok(Some(serde_json::json!({
+        "algorithm": warm.algo.config().algorithm, "config": config_json(&warm.algo),
+        "through": warm.through, "head": ladder_proof::hex(&warm.head),
+        "standing": standing, "history": history,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_without_at_is_marked_for_stamping_and_a_bad_line_is_named() {
+        let body = "{\"type\":\"PlayerJoined\",\"player\":\"a\"}\n\n{\"type\":\"PlayerJoined\",\"at\":\"2026-01-01T00:00:00Z\",\"player\":\"b\"}\n";
+        let p = parse_body(body).unwrap();
+        assert_eq!(p.len(), 2);
+        assert!(p[0].stamp && !p[1].stamp);
+        let (line, v) =
+            parse_body("{\"type\":\"PlayerJoined\",\"player\":\"a\"}\n\n{\"type\":\"Nope\"}")
+                .unwrap_err();
+        assert_eq!(line, 3);
+        assert_eq!(v.rule, Rule::UnknownType, "{v}");
+    }
+
+    #[test]
+    fn query_components_decode_and_repeat() {
+        let q = query_pairs(Some("algo=elo&set=k%3D20&set=home=10&top=5&x+y=a%20b")).unwrap();
+        let expected: Vec<(String, String)> =
+            [("algo", "elo"), ("set", "k=20"), ("set", "home=10"), ("top", "5"), ("x y", "a b")]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+        assert_eq!(q, expected);
+        assert!(query_pairs(Some("a=%zz")).is_err());
+        assert!(query_pairs(Some("a=%ff")).is_err());
+    }
+}

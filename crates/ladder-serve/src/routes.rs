@@ -1,0 +1,508 @@
+//! The HTTP routes. Handlers are thin: they check the token, parse, hand the work to the
+//! sequencer or to a blocking read ([`crate::reads`], [`crate::warm`]), and render JSON. Every
+//! error is a JSON object `{"error": ...}` naming what and where; none holds a token.
+
+use crate::reads::{leaderboard_json, parse_body, query_pairs};
+use crate::sequencer::{is_conflict, Job, Outcome};
+use crate::Shared;
+use axum::body::Bytes;
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use ladder_proof::tiles::{tile_bytes, Tile};
+use ladder_replay::BoardRules;
+use std::sync::Arc;
+use tower::ServiceBuilder;
+
+/// `Cache-Control` of a full tile or entry bundle: it never changes.
+pub const IMMUTABLE: &str = "public, max-age=604800, immutable";
+
+/// The service's routes (contract section 7: `/log/`, `/api/`), with its limits: body size
+/// (`413`), requests at once (`503` with `Retry-After`), request time (`408`), and CORS
+/// (`Access-Control-Allow-Origin: *` on every GET).
+pub fn router(shared: Arc<Shared>) -> Router {
+    let limits = shared.limits.clone();
+    let cors = tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::Any)
+        .allow_methods([Method::GET]);
+    Router::new()
+        .route("/log/checkpoint", get(checkpoint))
+        .route("/log/tile/{*path}", get(tile))
+        .route("/api/events", post(post_events))
+        .route("/api/events/{seq}", get(event))
+        .route("/api/events/{seq}/proof", get(proof))
+        .route("/api/leaderboard", get(board))
+        .route("/api/players/{name}", get(player))
+        .route("/", get(board_page))
+        .route("/events/{seq}", get(crate::site::event_page))
+        .route("/players/{name}", get(crate::site::player_page))
+        .route("/assets/{*name}", get(crate::site::asset))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(limits.body_bytes))
+        .layer(cors)
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            limits.request_time,
+        ))
+        .layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(|_: tower::BoxError| async { overloaded() }))
+                .load_shed()
+                // One semaphore for every route (a plain concurrency limit would be one per route).
+                .layer(tower::limit::GlobalConcurrencyLimitLayer::new(limits.in_flight)),
+        )
+        .with_state(shared)
+}
+
+/// A JSON error answer.
+pub fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, axum::Json(serde_json::json!({ "error": message.into() }))).into_response()
+}
+
+fn overloaded() -> Response {
+    let mut r = error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the server is at its limit of requests at once; retry after the time in Retry-After",
+    );
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
+async fn not_found() -> Response {
+    error(StatusCode::NOT_FOUND, "no such route: see docs/serve.md for the routes")
+}
+
+/// Runs `f` on a blocking thread (reads take the ledger's read lock and may fold).
+async fn blocking<F: FnOnce() -> Response + Send + 'static>(f: F) -> Response {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|_| {
+        error(StatusCode::INTERNAL_SERVER_ERROR, "the read failed unexpectedly")
+    })
+}
+
+async fn checkpoint(State(s): State<Arc<Shared>>) -> Response {
+    let note = s.checkpoint().note;
+    (
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],
+        note.to_string(),
+    )
+        .into_response()
+}
+
+async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Response {
+    let tile = match Tile::parse_path(&format!("tile/{path}")) {
+        Ok(t) => t,
+        Err(e) => return error(StatusCode::NOT_FOUND, e.to_string()),
+    };
+    let cache = if tile.is_full() { IMMUTABLE } else { "public, max-age=60" };
+    let answer = move |bytes: Arc<Vec<u8>>| {
+        (
+            [(header::CONTENT_TYPE, "application/octet-stream"), (header::CACHE_CONTROL, cache)],
+            bytes.as_ref().clone(),
+        )
+            .into_response()
+    };
+    let path = tile.path();
+    if let Some(bytes) = s.tiles.lock().unwrap_or_else(|p| p.into_inner()).get(&path).cloned() {
+        return answer(bytes);
+    }
+    blocking(move || {
+        let ledger = s.read_ledger();
+        let size = ledger.head().seq;
+        if tile.leaves().end > size {
+            return error(
+                StatusCode::NOT_FOUND,
+                format!("the tree has {size} entries; tile {path} is beyond it"),
+            );
+        }
+        let mut src = ladder_tlog::LedgerTiles::new(&ledger, size);
+        match tile_bytes(&tile, &mut src) {
+            Ok(bytes) => {
+                drop(ledger);
+                let bytes = Arc::new(bytes);
+                if tile.is_full() {
+                    let mut cache = s.tiles.lock().unwrap_or_else(|p| p.into_inner());
+                    if cache.len() >= crate::TILE_CACHE {
+                        cache.clear();
+                    }
+                    cache.insert(path, bytes.clone());
+                }
+                answer(bytes)
+            }
+            Err(e) => error(StatusCode::NOT_FOUND, format!("tile {path}: {e}")),
+        }
+    })
+    .await
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    v.strip_prefix("Bearer ").map(str::trim)
+}
+
+async fn post_events(
+    State(s): State<Arc<Shared>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Response {
+    let authorized = bearer(&headers).is_some_and(|t| s.tokens().check(t).is_some());
+    if !authorized {
+        let mut r = error(
+            StatusCode::UNAUTHORIZED,
+            "a write needs the header `Authorization: Bearer TOKEN` with a token that \
+             `ladder token add` made and that is not revoked",
+        );
+        r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return r;
+    }
+    let mut auto_join = false;
+    let mut wait = false;
+    let pairs = match query_pairs(query.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    for (k, v) in pairs {
+        match (k.as_str(), v.as_str()) {
+            ("auto_join", "true") => auto_join = true,
+            ("auto_join", "false") => auto_join = false,
+            ("wait", "checkpoint") => wait = true,
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "unknown query parameter {k}={v:?}: POST /api/events takes \
+                         auto_join=true|false and wait=checkpoint"
+                    ),
+                )
+            }
+        }
+    }
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => {
+            return error(
+                e.status(),
+                format!(
+                    "the body could not be read: {} (the limit is {} bytes; split the events \
+                     over several requests)",
+                    e.body_text(),
+                    s.limits.body_bytes
+                ),
+            )
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "the body is not UTF-8 (JSON Lines, one event a line)",
+        );
+    };
+    let events = match parse_body(text) {
+        Ok(e) if e.is_empty() => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "the body holds no event (JSON Lines, one a line)",
+            )
+        }
+        Ok(e) => e,
+        Err((line, v)) => return refused(line, &v),
+    };
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    if let Err(e) = s.jobs.try_send(Job { events, auto_join, reply }) {
+        let full = matches!(e, std::sync::mpsc::TrySendError::Full(_));
+        let mut r = error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            if full {
+                "too many appends are waiting; retry after the time in Retry-After (an `id` makes \
+                 the retry safe)"
+            } else {
+                "the server is stopping; retry after the time in Retry-After"
+            },
+        );
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
+    }
+    let Ok(outcome) = answer.await else {
+        let mut r = error(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
+    };
+    match outcome {
+        Outcome::Done(a) => {
+            let mut v = serde_json::json!({
+                "appended": a.appended, "duplicates": a.duplicates,
+                "first": a.first, "last": a.last,
+                "head": a.head.to_string(), "size": a.head.seq,
+            });
+            if wait {
+                let need = a.last.unwrap_or(0).max(1);
+                let mut rx = s.signed.subscribe();
+                if rx.wait_for(|size| *size >= need).await.is_err() {
+                    return error(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
+                }
+                let s2 = s.clone();
+                let first = a.first;
+                let last = a.last;
+                let extra = tokio::task::spawn_blocking(move || {
+                    let cp = s2.checkpoint();
+                    let ledger = s2.read_ledger();
+                    let proofs: Vec<serde_json::Value> = match (first, last) {
+                        (Some(f), Some(l)) => (f..=l)
+                            .filter_map(|seq| ledger.prove_inclusion(seq, cp.size).ok())
+                            .filter_map(|p| {
+                                serde_json::from_str(&ladder_proof::Proof::Inclusion(p).to_json())
+                                    .ok()
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    (cp.note.to_string(), proofs)
+                })
+                .await;
+                if let Ok((note, proofs)) = extra {
+                    v["checkpoint"] = note.into();
+                    v["proofs"] = proofs.into();
+                }
+            }
+            (StatusCode::OK, axum::Json(v)).into_response()
+        }
+        Outcome::Refused { line, violation } => refused(line, &violation),
+        Outcome::Storage { message } => {
+            let mut r = error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("the ledger could not store the request: {message}"),
+            );
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            r
+        }
+    }
+}
+
+fn refused(line: usize, v: &ladder_events::Violation) -> Response {
+    let status = if is_conflict(v) { StatusCode::CONFLICT } else { StatusCode::BAD_REQUEST };
+    let body = serde_json::json!({
+        "error": format!("line {line}: {v}; nothing of the request was stored"),
+        "line": line, "rule": v.rule.name(), "detail": v.detail,
+    });
+    (status, axum::Json(body)).into_response()
+}
+
+fn parse_seq(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{text:?} is not a sequence number (1, 2, ...)"))
+}
+
+async fn event(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Response {
+    let seq = match parse_seq(&seq) {
+        Ok(n) => n,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    blocking(move || {
+        let ledger = s.read_ledger();
+        match ledger.get(seq) {
+            Ok(Some(e)) => {
+                let line = ladder_events::json::to_line(&e.event);
+                let event: serde_json::Value =
+                    serde_json::from_str(&line).unwrap_or(serde_json::Value::Null);
+                axum::Json(serde_json::json!({
+                    "seq": seq, "hash": ladder_proof::hex(&e.hash), "line": line, "event": event,
+                }))
+                .into_response()
+            }
+            Ok(None) => error(
+                StatusCode::NOT_FOUND,
+                format!("there is no event {seq}: the log holds {}", ledger.head().seq),
+            ),
+            Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    })
+    .await
+}
+
+async fn proof(State(s): State<Arc<Shared>>, Path(seq): Path<String>) -> Response {
+    let seq = match parse_seq(&seq) {
+        Ok(n) => n,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    blocking(move || {
+        let cp = s.checkpoint();
+        if seq > cp.size {
+            return error(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "event {seq} is not in the current checkpoint (size {}); it is signed within \
+                     the checkpoint interval",
+                    cp.size
+                ),
+            );
+        }
+        let ledger = s.read_ledger();
+        match ledger.prove_inclusion(seq, cp.size) {
+            Ok(p) => {
+                let proof: serde_json::Value =
+                    serde_json::from_str(&ladder_proof::Proof::Inclusion(p).to_json())
+                        .unwrap_or(serde_json::Value::Null);
+                axum::Json(serde_json::json!({ "proof": proof, "checkpoint": &*cp.note }))
+                    .into_response()
+            }
+            Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    })
+    .await
+}
+
+/// A leaderboard asked for: the configuration, the rules, and `active_within` as written.
+struct BoardAsk {
+    config: ladder_projector::Config,
+    rules: BoardRules,
+    active_within: String,
+}
+
+/// Reads a leaderboard's query (`page`: the picker's form, where `set` is one field of `K=V`
+/// pairs separated by commas or spaces and `algo` defaults to glicko2).
+fn board_ask(pairs: Vec<(String, String)>, page: bool) -> Result<BoardAsk, String> {
+    let mut algo = page.then(|| "glicko2".to_string());
+    let mut sets = Vec::new();
+    let mut rules = BoardRules::default();
+    let mut active_within = ladder_replay::DEFAULT_ACTIVE_WITHIN.to_string();
+    for (k, v) in pairs {
+        let bad = |what: &str| format!("{k}={v:?}: {what}");
+        match k.as_str() {
+            "algo" => algo = Some(v),
+            "set" => {
+                let parts: Vec<&str> = if page {
+                    v.split([',', ' ']).filter(|p| !p.is_empty()).collect()
+                } else {
+                    vec![v.as_str()]
+                };
+                for part in parts {
+                    match part.split_once('=') {
+                        Some((a, b)) => sets.push((a.to_string(), b.to_string())),
+                        None => return Err(bad("expected set=KEY=VALUE")),
+                    }
+                }
+            }
+            "top" => rules.top = Some(v.parse().map_err(|_| bad("expected a whole number"))?),
+            "min_games" => {
+                rules.min_games = v.parse().map_err(|_| bad("expected a whole number"))?
+            }
+            "active_within" => {
+                rules.active_within = if v == "all" {
+                    None
+                } else {
+                    Some(ladder_projector::parse_duration(&v).ok_or_else(|| {
+                        bad("expected a duration (N then s, m, h, d or w) or all")
+                    })?)
+                };
+                active_within = v;
+            }
+            _ => {
+                return Err(bad(
+                    "unknown parameter: the leaderboard takes algo, set, top, min_games and \
+                     active_within",
+                ))
+            }
+        }
+    }
+    let algo = algo.ok_or_else(|| {
+        format!("algo is missing; algorithms: {}", ladder_replay::registry::ALGORITHMS.join(", "))
+    })?;
+    let config = ladder_replay::registry::config(&algo, &sets).map_err(|e| e.to_string())?;
+    Ok(BoardAsk { config, rules, active_within })
+}
+
+/// Folds (warm) and ranks; on a blocking thread.
+fn fold_board(s: &Shared, ask: &BoardAsk) -> Result<serde_json::Value, String> {
+    let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot(&ask.config);
+    let mut warm = slot.lock().unwrap_or_else(|p| p.into_inner());
+    let ledger = s.read_ledger();
+    let w = crate::warm::bring_up(warm.take(), &ask.config, &ledger).map_err(|e| e.to_string())?;
+    drop(ledger);
+    let v = leaderboard_json(&w, &ask.rules, &ask.active_within);
+    *warm = Some(w);
+    Ok(v)
+}
+
+async fn board(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
+    let ask = match query_pairs(query.as_deref()).and_then(|p| board_ask(p, false)) {
+        Ok(a) => a,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    blocking(move || match fold_board(&s, &ask) {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e),
+    })
+    .await
+}
+
+fn html_page(status: StatusCode, markup: maud::Markup) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], markup.into_string())
+        .into_response()
+}
+
+async fn board_page(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
+    let pairs = match query_pairs(query.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return html_page(StatusCode::BAD_REQUEST, crate::pages::error(&e, &s.tree_at())),
+    };
+    let sets_text: String = pairs
+        .iter()
+        .filter(|(k, _)| k == "set")
+        .map(|(_, v)| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let ask = match board_ask(pairs, true) {
+        Ok(a) => a,
+        Err(e) => return html_page(StatusCode::BAD_REQUEST, crate::pages::error(&e, &s.tree_at())),
+    };
+    blocking(move || {
+        let tree = s.tree_at();
+        match fold_board(&s, &ask) {
+            Ok(v) => html_page(
+                StatusCode::OK,
+                crate::pages::leaderboard(
+                    &v,
+                    ladder_replay::registry::ALGORITHMS,
+                    ask.config.algorithm,
+                    &sets_text,
+                    &tree,
+                ),
+            ),
+            Err(e) => html_page(StatusCode::UNPROCESSABLE_ENTITY, crate::pages::error(&e, &tree)),
+        }
+    })
+    .await
+}
+
+async fn player(
+    State(s): State<Arc<Shared>>,
+    Path(name): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let ask = match query_pairs(query.as_deref()).and_then(|p| board_ask(p, false)) {
+        Ok(a) => a,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    blocking(move || {
+        let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot(&ask.config);
+        let mut warm = slot.lock().unwrap_or_else(|p| p.into_inner());
+        let ledger = s.read_ledger();
+        let w = match crate::warm::bring_up(warm.take(), &ask.config, &ledger) {
+            Ok(w) => w,
+            Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        };
+        let answer = crate::reads::player_json(&w, &ledger, &name);
+        *warm = Some(w);
+        match answer {
+            Ok(Some(v)) => axum::Json(v).into_response(),
+            Ok(None) => error(StatusCode::NOT_FOUND, format!("no player is named {name:?}")),
+            Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        }
+    })
+    .await
+}

@@ -1,0 +1,258 @@
+//! The one writer. Requests wait in a bounded queue; the sequencer thread takes every request
+//! waiting (up to [`MAX_GROUP_EVENTS`] events), stamps the events that came without `at`, and
+//! appends them all in one [`Ledger::append`]: one durable flush for the whole group, the way
+//! sunlight and tessera sequence entries. Only then is each request answered. A request whose
+//! events break a rule is answered with its refusal and taken out of the group, and the rest is
+//! appended again (each request is all or nothing, as an import is).
+
+use crate::Shared;
+use ladder_events::{Body, Event, Rule, Timestamp, Violation};
+use ladder_log::{AppendError, AppendOptions, Head};
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+
+/// A group holds at most this many events (more requests wait for the next group).
+pub const MAX_GROUP_EVENTS: usize = 200_000;
+
+/// One event of a request, and whether the sequencer stamps its `at`.
+#[derive(Clone, Debug)]
+pub struct Posted {
+    /// The event (its `at` is a placeholder when `stamp` is set).
+    pub event: Event,
+    /// True when the line had no `at`: the sequencer's clock gives it.
+    pub stamp: bool,
+    /// Its line in the request body, from 1 (blank lines count).
+    pub line: usize,
+}
+
+/// One request waiting to be sequenced.
+pub struct Job {
+    /// Its events, in body order.
+    pub events: Vec<Posted>,
+    /// `?auto_join=true`.
+    pub auto_join: bool,
+    /// Where the answer goes.
+    pub reply: oneshot::Sender<Outcome>,
+}
+
+/// What became of a request.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Stored (durable) or found stored already.
+    Done(Appended),
+    /// Line `line` (from 1) of the body breaks `violation`'s rule: nothing of it was stored.
+    Refused {
+        /// The line, from 1.
+        line: usize,
+        /// The rule and what broke it.
+        violation: Violation,
+    },
+    /// The storage failed; nothing of the request is known to be stored. `confirmed` is false
+    /// when the failure struck at the commit point (the ledger refuses writes until reopened).
+    Storage {
+        /// The error, as text.
+        message: String,
+    },
+}
+
+/// The answer to a stored request (contract: `appended`, `duplicates`, `first`, `last`, `head`,
+/// `size`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Appended {
+    /// Events written for this request, joins inserted by `auto_join` included.
+    pub appended: u64,
+    /// Its events found stored already.
+    pub duplicates: u64,
+    /// The first and last sequence numbers written for it (none when all were duplicates).
+    pub first: Option<u64>,
+    /// See `first`.
+    pub last: Option<u64>,
+    /// The ledger's head after the group holding it.
+    pub head: Head,
+}
+
+/// Runs until every sender is gone (the server stopped taking requests): each group is durable
+/// and answered before the next is taken, so when this returns every acknowledged event is on
+/// disk.
+pub fn run(shared: Arc<Shared>, rx: Receiver<Job>) {
+    while let Ok(first) = rx.recv() {
+        // A job without events is the stop signal ([`crate::Service::stop`]): the handler
+        // refuses an empty body, so no request is one.
+        if first.events.is_empty() {
+            return;
+        }
+        let mut stop = false;
+        let mut events = first.events.len();
+        let mut jobs = vec![first];
+        while events < MAX_GROUP_EVENTS {
+            match rx.try_recv() {
+                Ok(j) if j.events.is_empty() => {
+                    stop = true;
+                    break;
+                }
+                Ok(j) => {
+                    events += j.events.len();
+                    jobs.push(j);
+                }
+                Err(_) => break,
+            }
+        }
+        let (joining, plain): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.auto_join);
+        for group in [plain, joining] {
+            if !group.is_empty() {
+                commit_group(&shared, group);
+            }
+        }
+        if stop {
+            return;
+        }
+    }
+}
+
+/// Gives every event posted without `at` the sequencer's instant: the clock, but never before
+/// an event already in the log or earlier in the group, so concurrent clients never break the
+/// time order. A retry of a stamped event (its `id` stored) takes the stored event's instant, so
+/// it is a duplicate, not a conflict.
+fn stamp(shared: &Shared, jobs: &mut [Job], last_at: Option<Timestamp>) {
+    let now = (shared.clock)();
+    let mut running = last_at.map_or(now, |t| t.max(now));
+    let ledger = shared.read_ledger();
+    for job in jobs.iter_mut() {
+        for p in job.events.iter_mut() {
+            if !p.stamp {
+                running = running.max(p.event.at);
+                continue;
+            }
+            let stored_at = p.event.id.as_deref().and_then(|id| {
+                let seq = ledger.seq_of_id(id).ok().flatten()?;
+                Some(ledger.get(seq).ok().flatten()?.event.at)
+            });
+            p.event.at = stored_at.unwrap_or(running);
+        }
+    }
+}
+
+fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
+    let auto_join = jobs.first().is_some_and(|j| j.auto_join);
+    let last_at = {
+        let ledger = shared.read_ledger();
+        let head = ledger.head();
+        if head.seq == 0 {
+            None
+        } else {
+            ledger.get(head.seq).ok().flatten().map(|e| e.event.at)
+        }
+    };
+    stamp(shared, &mut jobs, last_at);
+    loop {
+        if jobs.is_empty() {
+            return;
+        }
+        let mut starts = Vec::with_capacity(jobs.len());
+        let mut all = Vec::new();
+        for j in &jobs {
+            starts.push(all.len());
+            all.extend(j.events.iter().map(|p| Ok(p.event.clone())));
+        }
+        let opts = AppendOptions {
+            auto_join,
+            ticks: false,
+            skip_invalid: false,
+            not_after: Some(Timestamp(
+                (shared.clock)().0.saturating_add(ladder_events::NANOS_PER_DAY),
+            )),
+        };
+        let mut ledger = shared.write_ledger();
+        let base = ledger.head().seq;
+        match ledger.append(all, &opts) {
+            Ok(report) => {
+                let answers = attribute(&ledger, base, &jobs, auto_join, report.head);
+                drop(ledger);
+                shared.grew();
+                for (job, a) in jobs.into_iter().zip(answers) {
+                    let _ = job.reply.send(Outcome::Done(a));
+                }
+                return;
+            }
+            Err(AppendError::Refused { index, violation }) => {
+                drop(ledger);
+                let j = starts.partition_point(|&s| s <= index).saturating_sub(1);
+                let job = jobs.remove(j);
+                let line =
+                    job.events.get(index - starts[j]).map_or(index - starts[j] + 1, |p| p.line);
+                let _ = job.reply.send(Outcome::Refused { line, violation });
+            }
+            Err(e) => {
+                drop(ledger);
+                let message = e.to_string();
+                for job in jobs {
+                    let _ = job.reply.send(Outcome::Storage { message: message.clone() });
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Which of the events written after `base` belong to which request: the written events are
+/// walked in order beside the requests' events; an event equal to the next written one was
+/// written, one that is not was a duplicate, and (with `auto_join`) a PlayerJoined written
+/// before an event that names its player is that request's inserted join.
+fn attribute(
+    ledger: &ladder_log::Ledger,
+    base: u64,
+    jobs: &[Job],
+    auto_join: bool,
+    head: Head,
+) -> Vec<Appended> {
+    let written: Vec<Event> = ledger
+        .events(base + 1)
+        .take_while(|e| e.as_ref().is_ok_and(|e| e.seq <= head.seq))
+        .filter_map(Result::ok)
+        .map(|e| e.event)
+        .collect();
+    let mut cursor = 0usize;
+    let mut out = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let mut a = Appended { appended: 0, duplicates: 0, first: None, last: None, head };
+        let note = |a: &mut Appended, i: usize| {
+            let seq = base + 1 + i as u64;
+            a.appended += 1;
+            a.first.get_or_insert(seq);
+            a.last = Some(seq);
+        };
+        for p in &job.events {
+            if auto_join {
+                while let Some(Event {
+                    body: Body::PlayerJoined { player, .. }, id: None, ..
+                }) = written.get(cursor)
+                {
+                    let names_it = match &p.event.body {
+                        Body::MatchResult { seats } => seats.iter().any(|s| &s.player == player),
+                        Body::QueueTimeout { player: q } => q == player,
+                        _ => false,
+                    };
+                    if !names_it || written[cursor] == p.event {
+                        break;
+                    }
+                    note(&mut a, cursor);
+                    cursor += 1;
+                }
+            }
+            if written.get(cursor) == Some(&p.event) {
+                note(&mut a, cursor);
+                cursor += 1;
+            } else {
+                a.duplicates += 1;
+            }
+        }
+        out.push(a);
+    }
+    out
+}
+
+/// The rule a refusal's HTTP status follows: a conflict of ids is 409, every other rule 400.
+pub fn is_conflict(v: &Violation) -> bool {
+    v.rule == Rule::IdConflict
+}
