@@ -20,6 +20,7 @@ pub mod routes;
 pub mod sequencer;
 pub mod site;
 pub mod tokens;
+pub mod vendor;
 pub mod warm;
 
 use ladder_events::Timestamp;
