@@ -127,8 +127,9 @@ pub fn leaderboard_json(
 
 /// A player's standing (the fields `ladder replay --format json` gives them, from the warm
 /// fold) and their history: after each of their events, as `ladder history --format json`
-/// prints it (`seq`, `at`, `type`, `opponents`, `score`, `what`, `rating`, `rd`, `change`),
-/// without the leaderboard rank after each event. `None` when the name never appears.
+/// prints it (`seq`, `at`, `type`, `opponents`, `score`, `what`, `rating`, `rd`, `rank`,
+/// `change`): `rank` is the place on the leaderboard at its default rules after the event (null
+/// when not ranked, and for a whole-history algorithm). `None` when the name never appears.
 pub fn player_json(
     warm: &crate::warm::Warm,
     ledger: &ladder_log::Ledger,
@@ -147,6 +148,7 @@ pub fn player_json(
         return Ok(None);
     };
     let mut projector = ladder_replay::registry::build(warm.algo.config().clone())?;
+    let whole_history = projector.curve(ladder_projector::PlayerId(0)).is_some();
     let mut history = Vec::new();
     let mut last: Option<f64> = None;
     ladder_replay::replay(
@@ -162,6 +164,16 @@ pub fn player_json(
             }
             let Some(id) = s.roster.get(name) else { return };
             let Some(me) = s.projectors[0].standing(id) else { return };
+            // The rank on the leaderboard at its default rules as it stood after this event, as
+            // `ladder history` gives it; none for a whole-history algorithm, whose standings
+            // after an event are not what is known now (`ladder history` gives none either).
+            let rank = if whole_history {
+                None
+            } else {
+                let board =
+                    leaderboard(&*s.projectors[0], s.roster, s.activity, &BoardRules::default());
+                board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank)
+            };
             let (mut opponents, mut score, mut what) = (Vec::new(), None, String::new());
             match &s.event.body {
                 Body::MatchResult { seats } => {
@@ -186,7 +198,7 @@ pub fn player_json(
             history.push(serde_json::json!({
                 "seq": s.seq, "at": s.event.at.to_string(), "type": s.event.body.type_name(),
                 "opponents": opponents, "score": score, "what": what, "rating": me.rating,
-                "rd": me.rd, "change": last.map(|l| me.rating - l),
+                "rd": me.rd, "rank": rank, "change": last.map(|l| me.rating - l),
             }));
             last = Some(me.rating);
         },

@@ -164,12 +164,14 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
             )),
         };
         let mut ledger = shared.write_ledger();
+        shared.pause_if_held();
         let base = ledger.head().seq;
         match ledger.append(all, &opts) {
             Ok(report) => {
                 let answers = attribute(&ledger, base, &jobs, auto_join, report.head);
+                let durable = ledger.head();
                 drop(ledger);
-                shared.grew();
+                shared.committed(durable);
                 for (job, a) in jobs.into_iter().zip(answers) {
                     let _ = job.reply.send(Outcome::Done(a));
                 }
