@@ -112,24 +112,41 @@ pub fn run(shared: Arc<Shared>, rx: Receiver<Job>) {
 
 /// Gives every event posted without `at` the sequencer's instant: the clock, but never before
 /// an event already in the log or earlier in the group, so concurrent clients never break the
-/// time order. A retry of a stamped event (its `id` stored) takes the stored event's instant, so
-/// it is a duplicate, not a conflict.
+/// time order. A retry of a stamped event (its `id` stored) is found when the append refuses it
+/// as an id conflict ([`restamp`]), not looked up here: a lookup per event would cost every
+/// append what only a retry needs.
 fn stamp(shared: &Shared, jobs: &mut [Job], last_at: Option<Timestamp>) {
     let now = (shared.clock)();
     let mut running = last_at.map_or(now, |t| t.max(now));
-    let ledger = shared.read_ledger();
     for job in jobs.iter_mut() {
         for p in job.events.iter_mut() {
-            if !p.stamp {
+            if p.stamp {
+                p.event.at = running;
+            } else {
                 running = running.max(p.event.at);
-                continue;
             }
-            let stored_at = p.event.id.as_deref().and_then(|id| {
-                let seq = ledger.seq_of_id(id).ok().flatten()?;
-                Some(ledger.get(seq).ok().flatten()?.event.at)
-            });
-            p.event.at = stored_at.unwrap_or(running);
         }
+    }
+}
+
+/// A stamped event refused as an id conflict may be a retry of one stored earlier (its `at`
+/// was the clock's then): it takes the stored event's instant, once, so that it is a duplicate
+/// if it is the same event, and a conflict still if it is not. True when it was re-stamped.
+fn restamp(ledger: &ladder_log::Ledger, p: &mut Posted) -> bool {
+    if !p.stamp {
+        return false;
+    }
+    let stored = p.event.id.as_deref().and_then(|id| {
+        let seq = ledger.seq_of_id(id).ok().flatten()?;
+        Some(ledger.get(seq).ok().flatten()?.event.at)
+    });
+    p.stamp = false;
+    match stored {
+        Some(at) => {
+            p.event.at = at;
+            true
+        }
+        None => false,
     }
 }
 
@@ -178,8 +195,15 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
                 return;
             }
             Err(AppendError::Refused { index, violation }) => {
-                drop(ledger);
                 let j = starts.partition_point(|&s| s <= index).saturating_sub(1);
+                if is_conflict(&violation) {
+                    if let Some(p) = jobs[j].events.get_mut(index - starts[j]) {
+                        if restamp(&ledger, p) {
+                            continue;
+                        }
+                    }
+                }
+                drop(ledger);
                 let job = jobs.remove(j);
                 let line =
                     job.events.get(index - starts[j]).map_or(index - starts[j] + 1, |p| p.line);
