@@ -129,7 +129,7 @@ pub struct Shared {
     warm: Mutex<warm::WarmCache>,
     /// Full tiles and entry bundles already read: they never change, so they are kept, up to
     /// [`TILE_CACHE`] of them (then the cache starts over).
-    tiles: Mutex<std::collections::HashMap<String, Arc<Vec<u8>>>>,
+    tiles: Mutex<std::collections::HashMap<String, axum::body::Bytes>>,
     jobs: std::sync::mpsc::SyncSender<sequencer::Job>,
     /// The head of the last durable commit, published by the sequencer once its flush returned:
     /// what a read that does not take the ledger is answered through. Held only to copy it.

@@ -98,10 +98,11 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
         Err(e) => return error(StatusCode::NOT_FOUND, e.to_string()),
     };
     let cache = if tile.is_full() { IMMUTABLE } else { "public, max-age=60" };
-    let answer = move |bytes: Arc<Vec<u8>>| {
+    // A kept tile is shared, not copied, into each answer.
+    let answer = move |bytes: Bytes| {
         (
             [(header::CONTENT_TYPE, "application/octet-stream"), (header::CACHE_CONTROL, cache)],
-            bytes.as_ref().clone(),
+            bytes,
         )
             .into_response()
     };
@@ -118,11 +119,11 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
                 format!("the tree has {size} entries; tile {path} is beyond it"),
             );
         }
-        let mut src = ladder_tlog::LedgerTiles::new(&ledger, size);
+        let mut src = ladder_tlog::LedgerTiles::one_tile_at_a_time(&ledger, size);
         match tile_bytes(&tile, &mut src) {
             Ok(bytes) => {
                 drop(ledger);
-                let bytes = Arc::new(bytes);
+                let bytes = Bytes::from(bytes);
                 if tile.is_full() {
                     let mut cache = s.tiles.lock().unwrap_or_else(|p| p.into_inner());
                     if cache.len() >= crate::TILE_CACHE {
