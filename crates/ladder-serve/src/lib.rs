@@ -134,6 +134,8 @@ pub struct Shared {
     /// The head of the last durable commit, published by the sequencer once its flush returned:
     /// what a read that does not take the ledger is answered through. Held only to copy it.
     durable: Mutex<ladder_log::Head>,
+    /// Requests put on the sequencer's queue and not yet taken by it.
+    waiting: std::sync::atomic::AtomicUsize,
     /// A test's pause of the next commit ([`Shared::hold_next_commit`]).
     hold: Mutex<Option<(std::sync::mpsc::SyncSender<()>, std::sync::mpsc::Receiver<()>)>>,
     /// The clock events without `at` are stamped with.
@@ -160,6 +162,11 @@ impl Shared {
             Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
             Err(std::sync::TryLockError::WouldBlock) => None,
         }
+    }
+
+    /// Requests waiting on the sequencer's queue, not yet taken into a group.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// The head of the last durable commit (every event through it is on disk).
@@ -289,6 +296,7 @@ impl Service {
             jobs: tx,
             durable: Mutex::new(ledger_head),
             hold: Mutex::new(None),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
             clock: config.clock,
             limits: config.limits,
             signed: tokio::sync::watch::Sender::new(0),

@@ -213,7 +213,10 @@ async fn post_events(
         Err((line, v)) => return refused(line, &v),
     };
     let (reply, answer) = tokio::sync::oneshot::channel();
+    // Counted before it is sent, so the sequencer never takes one not yet counted.
+    s.waiting.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     if let Err(e) = s.jobs.try_send(Job { events, auto_join, reply }) {
+        s.waiting.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         let full = matches!(e, std::sync::mpsc::TrySendError::Full(_));
         let mut r = error(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -385,3 +385,79 @@ async fn a_warm_read_answers_while_a_commit_holds_the_ledger() {
     assert_eq!(call(&app, get(board)).await.json()["through"], 67);
     f.service.stop().unwrap();
 }
+
+/// Requests committed in one group are each told their own sequence numbers: while a commit is
+/// paused, nineteen requests (one of them a request of three) wait on the queue and are then
+/// committed as one group; each answer's `first..=last` holds exactly its events. Twice: with every event
+/// new (the answers follow from the counts), and with one request a retry of the paused one
+/// (stamped by the server, sent again without `at`: a duplicate, and the answers are read back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_committed_in_one_group_each_get_their_own_sequence_numbers() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 10));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let line = |id: &str| {
+        format!("{{\"type\":\"MatchResult\",\"id\":\"{id}\",\"seats\":[{{\"player\":\"p0\",\"score\":1}},{{\"player\":\"p1\",\"score\":0}}]}}")
+    };
+    let mut size = 16;
+    for (round, with_retry) in [(0, false), (1, true)] {
+        let paused = format!("{round}-g0");
+        let hold = f.service.shared.hold_next_commit();
+        let first = tokio::spawn({
+            let (app, req) = (app.clone(), post("/api/events", Some(&f.token), &line(&paused)));
+            async move { call(&app, req).await }
+        });
+        let (entered, hold) = tokio::task::spawn_blocking(move || {
+            (hold.entered(std::time::Duration::from_secs(60)), hold)
+        })
+        .await
+        .unwrap();
+        assert!(entered);
+        let mut bodies: Vec<Vec<String>> = (1..20).map(|i| vec![format!("{round}-g{i}")]).collect();
+        bodies[5] = vec![format!("{round}-h5"), format!("{round}-h5b"), format!("{round}-h5c")];
+        if with_retry {
+            bodies[9] = vec![paused.clone()];
+        }
+        let mut asked = Vec::new();
+        for ids in &bodies {
+            let body: Vec<String> = ids.iter().map(|id| line(id)).collect();
+            let req = post("/api/events", Some(&f.token), &body.join("\n"));
+            let app = app.clone();
+            asked.push(tokio::spawn(async move { call(&app, req).await }));
+        }
+        // Once all wait on the queue (bounded), the paused commit goes on: the sequencer then
+        // takes every request waiting into one group.
+        for _ in 0..6000 {
+            if f.service.shared.waiting() == bodies.len() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(f.service.shared.waiting(), bodies.len());
+        hold.release();
+        size += 1;
+        assert_eq!(first.await.unwrap().json()["first"], size);
+        let mut sizes = std::collections::BTreeSet::new();
+        for (ids, a) in bodies.iter().zip(asked) {
+            let v = a.await.unwrap().json();
+            sizes.insert(v["size"].as_u64().unwrap_or_else(|| panic!("{ids:?}: {v}")));
+            if ids == &[paused.clone()] {
+                assert_eq!((v["appended"].as_u64(), v["duplicates"].as_u64()), (Some(0), Some(1)));
+                assert!(v["first"].is_null());
+                continue;
+            }
+            size += ids.len() as u64;
+            assert_eq!(v["appended"].as_u64(), Some(ids.len() as u64), "{ids:?}: {v}");
+            let (lo, hi) = (v["first"].as_u64().unwrap(), v["last"].as_u64().unwrap());
+            let mut stored = Vec::new();
+            for seq in lo..=hi {
+                let e = call(&app, get(&format!("/api/events/{seq}"))).await.json();
+                stored.push(e["event"]["id"].as_str().unwrap().to_string());
+            }
+            assert_eq!(&stored, ids);
+        }
+        assert_eq!(sizes.into_iter().collect::<Vec<_>>(), vec![size], "one group, round {round}");
+    }
+    f.service.stop().unwrap();
+}
