@@ -1,7 +1,7 @@
 //! `ladder history`: one player's rating, RD and rank after each of their events.
 
 use crate::algo::{config_of, unknown_player, until_of, AlgoArgs};
-use crate::source::{open_for_read, LedgerHistory};
+use crate::source::{ledger_history, open_for_read};
 use clap::{Args, ValueEnum};
 use ladder_events::{Body, Timestamp};
 use ladder_projector::{Projector, Standing};
@@ -100,7 +100,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let mut last: Option<f64> = None;
     let name = args.player.as_str();
     let replayed = replay(
-        &LedgerHistory(&ledger),
+        &ledger_history(&ledger),
         &mut [&mut projector],
         Options { until, ..Options::default() },
         &mut |s| {

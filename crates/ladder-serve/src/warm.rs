@@ -4,7 +4,7 @@
 //! folded forward, so it refolds that one projection from the start. At most `capacity`
 //! folds are kept; the least recently used is dropped first.
 
-use crate::history::LedgerHistory;
+use ladder_explain::LedgerHistory;
 use ladder_log::Ledger;
 use ladder_projector::{Config, Roster};
 use ladder_replay::registry::{self, Algo};
@@ -30,7 +30,7 @@ pub struct Warm {
 /// Folds `ledger` through its head into `warm` (or from the start when there is none, or when
 /// a void since `warm` annuls a match it counted).
 pub fn bring_up(warm: Option<Warm>, config: &Config, ledger: &Ledger) -> Result<Warm, ReplayError> {
-    let history = LedgerHistory(ledger);
+    let history = LedgerHistory::new(ledger);
     let head = ledger.head().seq;
     if let Some(w) = warm {
         if w.through == head {
@@ -51,7 +51,7 @@ pub fn bring_up(warm: Option<Warm>, config: &Config, ledger: &Ledger) -> Result<
 /// A fold from the first event.
 pub fn fresh(config: &Config, ledger: &Ledger) -> Result<Warm, ReplayError> {
     let mut algo = registry::build(config.clone())?;
-    let r = replay(&LedgerHistory(ledger), &mut [&mut algo], Options::default(), &mut |_| {})?;
+    let r = replay(&LedgerHistory::new(ledger), &mut [&mut algo], Options::default(), &mut |_| {})?;
     Ok(Warm { algo, roster: r.roster, through: r.through, head: r.head, activity: r.activity })
 }
 
