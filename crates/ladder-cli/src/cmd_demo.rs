@@ -5,10 +5,10 @@
 //! to try next. It needs no file and no network, and leaves nothing behind.
 
 use crate::source::{ledger_history, LedgerHistory};
-use ladder_explain::account;
 use anyhow::Context;
 use clap::Args;
 use ladder_events::Body;
+use ladder_explain::account;
 use ladder_import::csv::{read_files, CsvOptions, Mapping, Preset};
 use ladder_log::{AppendOptions, Ledger};
 use ladder_projector::{PlayerId, TraceEntry};

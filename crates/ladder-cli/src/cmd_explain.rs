@@ -76,11 +76,9 @@ fn write_steps(out: &mut dyn Write, steps: &[Step]) -> std::io::Result<()> {
     for step in steps {
         match step {
             Step::Section(t) => writeln!(out, "{t}")?,
-            Step::Game { player, opponent } => writeln!(
-                out,
-                "  {:<16} game against {opponent}",
-                player.as_deref().unwrap_or("")
-            )?,
+            Step::Game { player, opponent } => {
+                writeln!(out, "  {:<16} game against {opponent}", player.as_deref().unwrap_or(""))?
+            }
             Step::Quantity { player, name, formula, value } => writeln!(
                 out,
                 "  {:<16} {:<14} = {:<24} {}",

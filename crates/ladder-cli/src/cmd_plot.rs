@@ -74,7 +74,14 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
                 .collect();
         }
     }
-    let svg = rating_chart(&heading, &constants, &series);
+    // The band is named by the field it comes from (RD, or Weng-Lin's and TTT's sigma).
+    let band = args
+        .players
+        .iter()
+        .filter_map(|n| replayed.roster.get(n))
+        .find_map(|id| projector.standing(id).and_then(|s| s.spread_name()))
+        .unwrap_or("RD");
+    let svg = rating_chart(&heading, &constants, band, &series);
     match &args.output {
         Some(path) => {
             std::fs::write(path, svg)

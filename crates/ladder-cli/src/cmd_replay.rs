@@ -3,8 +3,8 @@
 use crate::algo::{
     config_of, configs_of, replay_configs, tune_hint, until_of, worse_than_guessing, AlgoArgs,
 };
-use crate::source::open_for_read;
 use crate::source::ledger_history;
+use crate::source::open_for_read;
 use crate::UsageError;
 use clap::{Args, ValueEnum};
 use ladder_projector::ParamValue;

@@ -520,7 +520,11 @@ fn period_close(
         Options { until: Until::Seq(head), ..Options::default() },
         &mut |_| {},
     )
-    .map_err(|source| ExplainError::Replay { config: config.to_string(), seq: head, source })?;
+    .map_err(|source| ExplainError::Replay {
+        config: config.to_string(),
+        seq: head,
+        source,
+    })?;
     let mut trace = Trace::new();
     projector.settle(head, Some(&mut trace))?;
     if !closes(&trace) {
@@ -540,20 +544,14 @@ fn period_close(
 /// An account told: its seats, its steps narrowed to `names`, and its flags with their reasons
 /// (with the period's flags and the period's result against this event's when `period` is the
 /// account's period close).
-fn told(
-    acc: &Account,
-    names: &[String],
-    event: &Event,
-    period: Option<&PeriodClose>,
-) -> Told {
+fn told(acc: &Account, names: &[String], event: &Event, period: Option<&PeriodClose>) -> Told {
     let body = &event.body;
     let mut fl = raised(acc, names, body);
     if let Some(pc) = period {
         for e in &pc.trace.entries {
             if let TraceEntry::Flag { player: Some(p), code, message } = e {
                 let n = pc.roster.name(*p);
-                if names.iter().any(|x| x == n) && !fl.iter().any(|(a, c, _)| a == n && c == code)
-                {
+                if names.iter().any(|x| x == n) && !fl.iter().any(|(a, c, _)| a == n && c == code) {
                     fl.push((n.to_string(), code.to_string(), named(message, &pc.roster)));
                 }
             }
@@ -642,9 +640,8 @@ pub fn explain(ledger: &Ledger, request: &Request) -> Result<Explanation, Explai
         None => seats.clone(),
     };
     let configs = std::iter::once(&request.config).chain(&request.vs);
-    let accounts: Vec<Account> = configs
-        .map(|c| account(ledger, c.clone(), seq, &names))
-        .collect::<Result<_, _>>()?;
+    let accounts: Vec<Account> =
+        configs.map(|c| account(ledger, c.clone(), seq, &names)).collect::<Result<_, _>>()?;
     let base = &accounts[0];
     // Glicko and Glicko-2 rate a match when its period closes: find that computation.
     let kp = match stored.event.body {
@@ -753,7 +750,9 @@ impl Told {
         let flags: Vec<_> = self
             .flags
             .iter()
-            .map(|f| json!({"player": f.player, "flag": f.code, "message": f.message, "why": f.why}))
+            .map(
+                |f| json!({"player": f.player, "flag": f.code, "message": f.message, "why": f.why}),
+            )
             .collect();
         json!({
             "config": self.config.to_string(),

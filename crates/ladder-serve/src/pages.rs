@@ -262,22 +262,24 @@ pub fn event(p: &EventPage<'_>, tree: &TreeAt) -> Markup {
     use ladder_explain::Step;
     let q = keep(p.algo, p.sets);
     let told = &p.explained.explained;
-    let steps = |steps: &[Step]| html! {
-        div.scroll { table.steps { tbody {
-            @for step in steps {
-                @match step {
-                    Step::Section(t) => tr.section { td colspan="4" { (t) } },
-                    Step::Game { player, opponent } => tr { td { (player.as_deref().unwrap_or("")) } td colspan="3" { "game against " (opponent) } },
-                    Step::Quantity { player, name, formula, value } => tr {
-                        td { (player.as_deref().unwrap_or("")) } td { code { (name) } } td.n { (format!("{value:.6}")) }
-                        td { code { (formula) } }
-                    },
-                    Step::Flag { player, code, message } => tr.flag {
-                        td { (player.as_deref().unwrap_or("")) } td { "! " (code) } td colspan="2" { (message) }
-                    },
+    let steps = |steps: &[Step]| {
+        html! {
+            div.scroll { table.steps { tbody {
+                @for step in steps {
+                    @match step {
+                        Step::Section(t) => tr.section { td colspan="4" { (t) } },
+                        Step::Game { player, opponent } => tr { td { (player.as_deref().unwrap_or("")) } td colspan="3" { "game against " (opponent) } },
+                        Step::Quantity { player, name, formula, value } => tr {
+                            td { (player.as_deref().unwrap_or("")) } td { code { (name) } } td.n { (format!("{value:.6}")) }
+                            td { code { (formula) } }
+                        },
+                        Step::Flag { player, code, message } => tr.flag {
+                            td { (player.as_deref().unwrap_or("")) } td { "! " (code) } td colspan="2" { (message) }
+                        },
+                    }
                 }
-            }
-        } } }
+            } } }
+        }
     };
     let body = html! {
         p { (p.kind) " at " (p.at) "." }

@@ -59,32 +59,33 @@ pub fn player_history(
 ) -> Result<Option<Vec<PlayerLine>>, ReplayError> {
     let mut projector = registry::build(config)?;
     let mut lines: Vec<PlayerLine> = Vec::new();
-    let r = replay(&LedgerHistory::new(ledger), &mut [&mut projector], Options::default(), &mut |s| {
-        if !s.event.players().any(|p| p == name) {
-            return;
-        }
-        let Some(id) = s.roster.get(name) else { return };
-        let Some(me) = s.projectors[0].standing(id) else { return };
-        let (mut opponents, mut score) = (Vec::new(), None);
-        if let Body::MatchResult { seats } = &s.event.body {
-            score = seats.iter().find(|x| x.player == name).map(|x| x.score);
-            opponents = seats
-                .iter()
-                .filter(|x| x.player != name)
-                .map(|x| (x.player.clone(), x.score))
-                .collect();
-        }
-        let change = lines.last().map(|l| me.rating - l.after.rating);
-        lines.push(PlayerLine {
-            seq: s.seq,
-            at: s.event.at,
-            kind: s.event.body.type_name(),
-            opponents,
-            score,
-            after: me,
-            change,
-        });
-    })?;
+    let r =
+        replay(&LedgerHistory::new(ledger), &mut [&mut projector], Options::default(), &mut |s| {
+            if !s.event.players().any(|p| p == name) {
+                return;
+            }
+            let Some(id) = s.roster.get(name) else { return };
+            let Some(me) = s.projectors[0].standing(id) else { return };
+            let (mut opponents, mut score) = (Vec::new(), None);
+            if let Body::MatchResult { seats } = &s.event.body {
+                score = seats.iter().find(|x| x.player == name).map(|x| x.score);
+                opponents = seats
+                    .iter()
+                    .filter(|x| x.player != name)
+                    .map(|x| (x.player.clone(), x.score))
+                    .collect();
+            }
+            let change = lines.last().map(|l| me.rating - l.after.rating);
+            lines.push(PlayerLine {
+                seq: s.seq,
+                at: s.event.at,
+                kind: s.event.body.type_name(),
+                opponents,
+                score,
+                after: me,
+                change,
+            });
+        })?;
     Ok(r.roster.get(name).map(|_| lines))
 }
 
@@ -146,7 +147,10 @@ pub async fn explain_api(
 ) -> Response {
     use crate::routes::error;
     let Some(seq) = seq.parse::<u64>().ok().filter(|&n| n > 0) else {
-        return error(StatusCode::BAD_REQUEST, format!("{seq:?} is not a sequence number (1, 2, ...)"));
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("{seq:?} is not a sequence number (1, 2, ...)"),
+        );
     };
     let request = match explain_request(seq, query.as_deref()) {
         Ok(r) => r,
@@ -213,9 +217,11 @@ pub async fn player_page(
         match result {
             Ok(Some(lines)) => {
                 let algo = config.algorithm;
+                let band = lines.last().and_then(|l| l.after.spread_name()).unwrap_or("RD");
                 let chart = ladder_plot::rating_chart(
                     &format!("{name} under {algo}"),
                     &config.to_string(),
+                    band,
                     &[ladder_plot::Series {
                         name: name.clone(),
                         points: lines
