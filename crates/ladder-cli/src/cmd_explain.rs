@@ -101,16 +101,12 @@ fn write_table(out: &mut dyn Write, x: &Explanation) -> std::io::Result<()> {
     writeln!(out, "event {} as stored:\n  {}\n", x.seq, to_line(&x.event))?;
     writeln!(out, "under {}\n", base.config)?;
     let width = x.names.iter().map(|n| n.chars().count()).max().unwrap_or(6).max(6);
-    writeln!(out, "{:<width$}  {:>22}  {:>22}  {:>10}", "player", "before", "after", "change")?;
-    for s in &base.seats {
-        writeln!(
-            out,
-            "{:<width$}  {:>22}  {:>22}  {:>10}",
-            s.player,
-            fmt_standing(&s.before),
-            fmt_standing(&s.after),
-            fmt_change(s.change)
-        )?;
+    let mut rows = vec![["player".to_string(), "before".into(), "after".into(), "change".into()]];
+    rows.extend(base.seats.iter().map(|s| {
+        [s.player.clone(), fmt_standing(&s.before), fmt_standing(&s.after), fmt_change(s.change)]
+    }));
+    for [player, before, after, change] in rows {
+        writeln!(out, "{player:<width$}  {before:>22}  {after:>22}  {change:>10}")?;
     }
     writeln!(out)?;
     if base.steps.is_empty() {

@@ -352,9 +352,7 @@ fn rating_until(e: &Env, algo: &str, sets: &str, until: u64) -> f64 {
         "json",
     ]);
     let v: Value = serde_json::from_str(out.trim()).unwrap();
-    v["players"].as_array().unwrap().iter().find(|p| p["player"] == "player").unwrap()["rating"]
-        .as_f64()
-        .unwrap()
+    crate::support::entry(&v["players"], "player", "player")["rating"].as_f64().unwrap()
 }
 
 #[test]
@@ -377,12 +375,7 @@ fn a_periods_whole_change_and_this_games_effect_are_told_apart_and_agree_with_re
             let v = explain(&e, &["--algo", algo, "--set", sets, "--event", &seq.to_string()]);
             let period = &v["period"];
             assert_eq!(period["closes_at"], 8, "{algo} {seq}: {period}");
-            let c = period["changes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["player"] == "player")
-                .unwrap_or_else(|| panic!("{algo} {seq}: no change of player in {period}"));
+            let c = crate::support::entry(&period["changes"], "player", "player");
             let game = &c["this_game"];
             let whole = &c["whole_period"];
             let label = game["label"].as_str().unwrap();
@@ -399,7 +392,7 @@ fn a_periods_whole_change_and_this_games_effect_are_told_apart_and_agree_with_re
             close(with, rating_until(&e, algo, sets, seq), 1e-12);
             close(game["change"].as_f64().unwrap(), with - without, 1e-12);
             // The table's before and after are the same two numbers.
-            let me = &v["explained"]["players"][seats_index(&v, "player")];
+            let me = crate::support::entry(&v["explained"]["players"], "player", "player");
             close(me["before"]["rating"].as_f64().unwrap(), without, 1e-12);
             close(me["after"]["rating"].as_f64().unwrap(), with, 1e-12);
             // The whole period: from its start to its close, whichever game is explained.

@@ -29,12 +29,7 @@ fn every_command_prints_every_field_of_every_algorithms_standing() {
     let mut sigmas = 0;
     for algo in ALGORITHMS {
         let replay = json(&e.ok(&["replay", "--algo", algo, "--format", "json"]));
-        let me = replay["players"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["player"] == "player")
-            .unwrap_or_else(|| panic!("{algo}: {replay}"));
+        let me = crate::support::entry(&replay["players"], "player", "player");
         let fields = keys(me, &["player"]);
         assert!(fields.contains(&"rating".to_string()) && fields.contains(&"games".to_string()));
         if fields.contains(&"sigma".to_string()) {
