@@ -415,13 +415,3 @@ fn a_periods_whole_change_and_this_games_effect_are_told_apart_and_agree_with_re
         }
     }
 }
-
-/// The index of `player` among the explained players.
-fn seats_index(v: &Value, player: &str) -> usize {
-    v["explained"]["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|p| p["player"] == player)
-        .unwrap()
-}
