@@ -3,8 +3,8 @@
 use crate::algo::{
     config_of, configs_of, replay_configs, tune_hint, until_of, worse_than_guessing, AlgoArgs,
 };
+use crate::source::ledger_history;
 use crate::source::open_for_read;
-use crate::source::LedgerHistory;
 use crate::UsageError;
 use clap::{Args, ValueEnum};
 use ladder_projector::ParamValue;
@@ -114,7 +114,7 @@ fn run_checkpointed(ledger_path: &Path, args: &ReplayArgs) -> anyhow::Result<Sna
     }
     let config = config_of(&args.algo)?;
     let ledger = open_for_read(ledger_path, None)?;
-    let history = LedgerHistory(&ledger);
+    let history = ledger_history(&ledger);
     let (p, r, used) = replay_checkpointed(&history, &history, config, until)?;
     match used.resumed_from {
         Some(seq) => eprintln!(

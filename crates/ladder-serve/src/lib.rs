@@ -13,7 +13,6 @@
 //! event posted without `at` is stamped with. Arguments are parsed by ladder-cli.
 #![deny(missing_docs)]
 
-pub mod history;
 pub mod pages;
 pub mod reads;
 pub mod routes;

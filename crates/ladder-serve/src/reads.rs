@@ -166,7 +166,7 @@ pub fn player_json(
     let mut history = Vec::new();
     let mut last: Option<f64> = None;
     ladder_replay::replay(
-        &crate::history::LedgerHistory(ledger),
+        &ladder_explain::LedgerHistory::new(ledger),
         &mut [&mut projector],
         ladder_replay::Options {
             until: ladder_replay::Until::Seq(warm.through),

@@ -35,6 +35,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/events", post(post_events))
         .route("/api/events/{seq}", get(event))
         .route("/api/events/{seq}/proof", get(proof))
+        .route("/api/events/{seq}/explain", get(crate::site::explain_api))
         .route("/api/leaderboard", get(board))
         .route("/api/players/{name}", get(player))
         .route("/", get(board_page))
@@ -382,16 +383,10 @@ fn board_ask(pairs: Vec<(String, String)>, page: bool) -> Result<BoardAsk, Strin
         match k.as_str() {
             "algo" => algo = Some(v),
             "set" => {
-                let parts: Vec<&str> = if page {
-                    v.split([',', ' ']).filter(|p| !p.is_empty()).collect()
+                if page {
+                    sets.extend(v.split([',', ' ']).filter(|p| !p.is_empty()).map(str::to_string));
                 } else {
-                    vec![v.as_str()]
-                };
-                for part in parts {
-                    match part.split_once('=') {
-                        Some((a, b)) => sets.push((a.to_string(), b.to_string())),
-                        None => return Err(bad("expected set=KEY=VALUE")),
-                    }
+                    sets.push(v);
                 }
             }
             "top" => rules.top = Some(v.parse().map_err(|_| bad("expected a whole number"))?),
@@ -427,7 +422,7 @@ fn board_ask(pairs: Vec<(String, String)>, page: bool) -> Result<BoardAsk, Strin
     let algo = algo.ok_or_else(|| {
         format!("algo is missing; algorithms: {}", ladder_replay::registry::ALGORITHMS.join(", "))
     })?;
-    let config = ladder_replay::registry::config(&algo, &sets).map_err(|e| e.to_string())?;
+    let config = ladder_replay::registry::configure(&algo, &sets).map_err(|e| e.to_string())?;
     Ok(BoardAsk { config, rules, active_within, until })
 }
 

@@ -4,7 +4,7 @@
 //! folded forward, so it refolds that one projection from the start. At most `capacity`
 //! folds are kept; the least recently used is dropped first.
 
-use crate::history::LedgerHistory;
+use ladder_explain::LedgerHistory;
 use ladder_log::Ledger;
 use ladder_projector::{Config, Roster};
 use ladder_replay::registry::{self, Algo};
@@ -42,7 +42,7 @@ pub fn bring_up_to(
     ledger: &Ledger,
     target: u64,
 ) -> Result<Warm, ReplayError> {
-    let history = LedgerHistory(ledger);
+    let history = LedgerHistory::new(ledger);
     let target = target.min(ledger.head().seq);
     if let Some(w) = warm {
         if w.through == target {
@@ -76,7 +76,7 @@ pub fn fresh(config: &Config, ledger: &Ledger) -> Result<Warm, ReplayError> {
 pub fn fresh_to(config: &Config, ledger: &Ledger, target: u64) -> Result<Warm, ReplayError> {
     let mut algo = registry::build(config.clone())?;
     let options = Options { until: Until::Seq(target), ..Options::default() };
-    let r = replay(&LedgerHistory(ledger), &mut [&mut algo], options, &mut |_| {})?;
+    let r = replay(&LedgerHistory::new(ledger), &mut [&mut algo], options, &mut |_| {})?;
     Ok(Warm { algo, roster: r.roster, through: r.through, head: r.head, activity: r.activity })
 }
 

@@ -461,3 +461,48 @@ async fn requests_committed_in_one_group_each_get_their_own_sequence_numbers() {
     }
     f.service.stop().unwrap();
 }
+
+#[tokio::test]
+async fn explain_answers_the_object_ladder_explain_prints_and_names_what_it_refuses() {
+    // Two ledgers of the same lines: one served, one explained here by the function `ladder
+    // explain --format json` prints from.
+    let lines = history(5, 40);
+    let mut served = Ledger::memory();
+    append(&mut served, &lines);
+    let mut mine = Ledger::memory();
+    append(&mut mine, &lines);
+    let f = start(served, Limits::default());
+    let app = f.service.router();
+    let config = ladder_replay::registry::configure("elo", &["k=20"]).unwrap();
+    let vs = ladder_explain::vs_config(&config, "k=40").unwrap();
+    let request = ladder_explain::Request { config, seq: 6, player: None, vs: vec![vs] };
+    let expected = ladder_explain::explain(&mine, &request).unwrap().to_json();
+    let a = call(&app, get("/api/events/6/explain?algo=elo&set=k%3D20&vs=k%3D40")).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", String::from_utf8_lossy(&a.body));
+    assert_eq!(a.json(), expected);
+    // Elo by hand, k = 20, both at 1500: E = 0.5, so event 6's winner p1 gains 20 x (1 - 0.5) = 10.
+    let p1 = a.json()["explained"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["player"] == "p1")
+        .cloned()
+        .unwrap();
+    assert_eq!(p1["change"], 10.0);
+    for (path, status, says) in [
+        ("/api/events/6/explain?algo=nope", StatusCode::BAD_REQUEST, "unknown algorithm"),
+        ("/api/events/6/explain?algo=elo&set=q%3D1", StatusCode::BAD_REQUEST, "no constant `q`"),
+        ("/api/events/6/explain", StatusCode::BAD_REQUEST, "algo is missing"),
+        ("/api/events/6/explain?algo=elo&vs=k%3D-1", StatusCode::BAD_REQUEST, "vs=\\\"k=-1\\\""),
+        ("/api/events/6/explain?algo=elo&player=nobody", StatusCode::BAD_REQUEST, "nobody"),
+        ("/api/events/6/explain?algo=elo&x=1", StatusCode::BAD_REQUEST, "unknown parameter"),
+        ("/api/events/999/explain?algo=elo", StatusCode::NOT_FOUND, "no event 999"),
+        ("/api/events/x/explain?algo=elo", StatusCode::BAD_REQUEST, "not a sequence number"),
+    ] {
+        let a = call(&app, get(path)).await;
+        let body = String::from_utf8_lossy(&a.body).to_string();
+        assert_eq!(a.status, status, "{path}: {body}");
+        assert!(body.contains(says), "{path}: {says} missing from {body}");
+    }
+    f.service.stop().unwrap();
+}
