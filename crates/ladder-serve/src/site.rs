@@ -318,4 +318,3 @@ pub async fn asset(Path(name): Path<String>) -> Response {
     ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "public, max-age=300")], body)
         .into_response()
 }
-
