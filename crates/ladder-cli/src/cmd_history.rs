@@ -171,8 +171,8 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 });
                 // The standing's own fields (rd, volatility, sigma, games, ... as the algorithm
                 // keeps them), then the rating this line reports.
-                for (key, value) in l.standing.iter().flat_map(Standing::fields) {
-                    v[key] = serde_json::to_value(value)?;
+                if let Some(standing) = &l.standing {
+                    ladder_replay::put_fields(&mut v, standing);
                 }
                 v["rating"] = serde_json::to_value(l.rating)?;
                 writeln!(out, "{v}")?;

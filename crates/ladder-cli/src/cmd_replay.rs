@@ -296,25 +296,7 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                     (k.to_string(), v)
                 })
                 .collect();
-            let ranked: Vec<_> = board
-                .ranked
-                .iter()
-                .map(|x| {
-                    let row = &x.row;
-                    let mut v = serde_json::json!({
-                        "rank": x.rank, "player": row.player, "rating": row.standing.rating,
-                        "games": row.standing.games,
-                        "last_played": x.last_played.map(|t| t.to_string()),
-                    });
-                    if let Some(rd) = row.standing.rd {
-                        v["rd"] = rd.into();
-                    }
-                    if let Some(d) = row.standing.display {
-                        v["glixare"] = d.glixare.into();
-                    }
-                    v
-                })
-                .collect();
+            let ranked: Vec<_> = board.ranked.iter().map(ladder_replay::Ranked::to_json).collect();
             let l = &board.left_out;
             let v = serde_json::json!({
                 "algorithm": snap.algorithm, "config": config, "through": snap.through,

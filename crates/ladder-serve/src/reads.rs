@@ -103,25 +103,7 @@ pub fn leaderboard_json(
     active_within: &str,
 ) -> serde_json::Value {
     let board = leaderboard(&warm.algo, &warm.roster, &warm.activity, rules);
-    let ranked: Vec<_> = board
-        .ranked
-        .iter()
-        .map(|x| {
-            let row = &x.row;
-            let mut v = serde_json::json!({
-                "rank": x.rank, "player": row.player, "rating": row.standing.rating,
-                "games": row.standing.games,
-                "last_played": x.last_played.map(|t| t.to_string()),
-            });
-            if let Some(rd) = row.standing.rd {
-                v["rd"] = rd.into();
-            }
-            if let Some(d) = row.standing.display {
-                v["glixare"] = d.glixare.into();
-            }
-            v
-        })
-        .collect();
+    let ranked: Vec<_> = board.ranked.iter().map(ladder_replay::Ranked::to_json).collect();
     let l = &board.left_out;
     serde_json::json!({
         "algorithm": warm.algo.config().algorithm, "config": config_json(&warm.algo),
@@ -141,8 +123,8 @@ pub fn leaderboard_json(
 
 /// A player's standing (the fields `ladder replay --format json` gives them, from the warm
 /// fold) and their history: after each of their events, as `ladder history --format json`
-/// prints it (`seq`, `at`, `type`, `opponents`, `score`, `what`, `rating`, `rd`, `rank`,
-/// `change`): `rank` is the place on the leaderboard at its default rules after the event (null
+/// prints it (`seq`, `at`, `type`, `opponents`, `score`, `what`, the standing's own fields
+/// from `rating` on, `rank`, `change`): `rank` is the place on the leaderboard at its default rules after the event (null
 /// when not ranked, and for a whole-history algorithm). `None` when the name never appears.
 pub fn player_json(
     warm: &crate::warm::Warm,
@@ -211,9 +193,13 @@ pub fn player_json(
             }
             history.push(serde_json::json!({
                 "seq": s.seq, "at": s.event.at.to_string(), "type": s.event.body.type_name(),
-                "opponents": opponents, "score": score, "what": what, "rating": me.rating,
-                "rd": me.rd, "rank": rank, "change": last.map(|l| me.rating - l),
+                "opponents": opponents, "score": score, "what": what,
+                "rank": rank, "change": last.map(|l| me.rating - l),
             }));
+            // The standing's own fields, as `ladder history --format json` prints them.
+            if let Some(line) = history.last_mut() {
+                ladder_replay::put_fields(line, &me);
+            }
             last = Some(me.rating);
         },
     )?;

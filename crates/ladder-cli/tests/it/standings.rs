@@ -36,6 +36,30 @@ fn every_command_prints_every_field_of_every_algorithms_standing() {
             sigmas += 1;
         }
 
+        // leaderboard: each listed row carries the same fields beside its rank, name and last
+        // game (the provisional bar lifted so that the player is listed under every algorithm).
+        let mut args = vec![
+            "leaderboard",
+            "--algo",
+            algo,
+            "--format",
+            "json",
+            "--min-games",
+            "0",
+            "--active-within",
+            "all",
+        ];
+        if replay["config"].get("provisional_rd").is_some() {
+            args.extend(["--set", "provisional_rd=100000"]);
+        }
+        let board = json(&e.ok(&args));
+        let row = crate::support::entry(&board["ranked"], "player", "player");
+        assert_eq!(
+            keys(row, &["rank", "player", "last_played"]),
+            fields,
+            "{algo}: leaderboard {row}"
+        );
+
         // explain: the standing before and after the player's last game.
         let explain = json(&e.ok(&[
             "explain", "--algo", algo, "--event", "7", "--player", "player", "--format", "json",

@@ -506,3 +506,71 @@ async fn explain_answers_the_object_ladder_explain_prints_and_names_what_it_refu
     }
     f.service.stop().unwrap();
 }
+
+/// One standing per player (the fields `ladder replay --format json` gives a player, from
+/// `Standing::fields`) in every read that shows one, for every registered algorithm: the
+/// player's standing, each line of their history and their leaderboard row carry the same
+/// fields (Weng-Lin's and TTT's `sigma`, Glicko-2's `volatility`, TGR's `provisional` and
+/// `glixare`, no `rd` where the algorithm keeps none).
+#[tokio::test]
+async fn every_read_shows_the_algorithms_own_standing_fields() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(4, 24));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let keys = |v: &serde_json::Value, skip: &[&str]| {
+        let mut k: Vec<String> = v
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {v}"))
+            .keys()
+            .filter(|k| !skip.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        k.sort();
+        k
+    };
+    let mut sigmas = 0;
+    for algo in ladder_replay::registry::ALGORITHMS {
+        let p = call(&app, get(&format!("/api/players/p1?algo={algo}"))).await;
+        assert_eq!(p.status, StatusCode::OK, "{algo}: {}", String::from_utf8_lossy(&p.body));
+        let p = p.json();
+        let fields = keys(&p["standing"], &["player"]);
+        assert!(fields.contains(&"rating".to_string()), "{algo}: {p}");
+        assert!(fields.contains(&"games".to_string()), "{algo}: {p}");
+        if fields.contains(&"sigma".to_string()) {
+            sigmas += 1;
+        }
+        let own = ["seq", "at", "type", "opponents", "score", "what", "rank", "change"];
+        let lines = p["history"].as_array().unwrap_or_else(|| panic!("{algo}: {p}"));
+        assert!(!lines.is_empty(), "{algo}: {p}");
+        for line in lines.iter().filter(|l| l["type"] == "MatchResult") {
+            assert_eq!(keys(line, &own), fields, "{algo}: history {line}");
+        }
+        // The leaderboard row, with the provisional bar lifted where the algorithm has one.
+        let lift = if p["config"].get("provisional_rd").is_some() {
+            "&set=provisional_rd%3D100000"
+        } else {
+            ""
+        };
+        let board = call(
+            &app,
+            get(&format!("/api/leaderboard?algo={algo}&min_games=0&active_within=all{lift}")),
+        )
+        .await;
+        assert_eq!(
+            board.status,
+            StatusCode::OK,
+            "{algo}: {}",
+            String::from_utf8_lossy(&board.body)
+        );
+        let board = board.json();
+        let row = board["ranked"]
+            .as_array()
+            .and_then(|r| r.iter().find(|x| x["player"] == "p1"))
+            .unwrap_or_else(|| panic!("{algo}: p1 not ranked in {board}"));
+        assert_eq!(keys(row, &["rank", "player", "last_played"]), fields, "{algo}: {row}");
+    }
+    // Weng-Lin and TTT keep a sigma.
+    assert_eq!(sigmas, 2);
+    f.service.stop().unwrap();
+}
