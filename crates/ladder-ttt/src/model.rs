@@ -581,10 +581,13 @@ impl Model {
     ///
     /// Each round is a backward phase (latest batch first) then a forward phase (earliest first),
     /// as a sweep of [`Model::converge`] is, but a batch is iterated only when a message into it
-    /// may have changed: at the start, the new batches and the batches holding the previous skill
-    /// of a new batch's players; afterwards, the neighbours (previous and next skill of the same
-    /// player) of every skill whose posterior moved by more than `epsilon` in mean or deviation.
-    /// It stops when no batch is left to visit, or after `iterations` rounds. With `first == 0`,
+    /// may have changed: at the start, the new batches (in both phases, the last one in the
+    /// forward phase only, as in a sweep) and the batches holding the previous skill of a new
+    /// batch's players; afterwards, the neighbours (previous and next skill of the same player)
+    /// of every skill whose posterior moved by more than `epsilon` in mean or deviation, and the
+    /// batch itself in the next phase (its games see each other through the skills they share,
+    /// so one pass over a batch of several games does not settle it). It stops when no batch is
+    /// left to visit, or after `iterations` rounds. With `first == 0`,
     /// or a history of one batch, it is [`Model::converge`].
     pub fn converge_from(
         &mut self,
@@ -603,6 +606,9 @@ impl Model {
         let mut back = vec![false; nb];
         let mut fwd = vec![false; nb];
         for flag in &mut back[first..nb - 1] {
+            *flag = true;
+        }
+        for flag in &mut fwd[first..nb] {
             *flag = true;
         }
         for s in self.batches[first].skills as usize..self.skills.len() {
@@ -625,7 +631,9 @@ impl Model {
                     self.skills[s].backward = self.backward_from(next);
                 }
                 self.iterate(j)?;
-                self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
+                // A batch whose own posteriors moved is visited again (its games see each other
+                // through the skills they share, as a sweep revisits every batch).
+                fwd[j] |= self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
             }
             for j in 0..nb {
                 if !std::mem::take(&mut fwd[j]) {
@@ -637,7 +645,7 @@ impl Model {
                     self.skills[s].forward = self.forward_into(&sk);
                 }
                 self.iterate(j)?;
-                self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
+                back[j] |= self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
             }
             i += 1;
         }
@@ -646,7 +654,7 @@ impl Model {
 
     /// After batch `b` was iterated (its old posteriors remembered): folds each skill's change
     /// into `step`, and marks the batches of the previous and next skill of every skill that
-    /// moved by more than `epsilon`.
+    /// moved by more than `epsilon`. Returns whether any did.
     fn mark(
         &mut self,
         b: usize,
@@ -654,7 +662,8 @@ impl Model {
         step: &mut (f64, f64),
         back: &mut [bool],
         fwd: &mut [bool],
-    ) {
+    ) -> bool {
+        let mut moved = false;
         let old = std::mem::take(&mut self.scratch.old);
         let s0 = self.batches[b].skills as usize;
         for (k, o) in old.iter().enumerate() {
@@ -663,6 +672,7 @@ impl Model {
             step.0 = step.0.max(d.0);
             step.1 = step.1.max(d.1);
             if d.0 > epsilon || d.1 > epsilon {
+                moved = true;
                 if sk.prev != NONE {
                     back[self.batch_of(sk.prev)] = true;
                 }
@@ -672,6 +682,7 @@ impl Model {
             }
         }
         self.scratch.old = old;
+        moved
     }
 
     /// `agent`'s posterior at their last game and that game's time; `None` before their first.
