@@ -152,7 +152,8 @@ fn steps(players: u32, games: &[Game]) -> Vec<(u64, Timestamp, Option<Vec<SeatIn
         at += i64::from(*dt) * NANOS_PER_DAY / 2;
         let mut seats = Vec::new();
         for (k, team) in teams.iter().enumerate() {
-            let score = if k == *winner { teams.len() as f64 } else { (teams.len() - k) as f64 - 1.5 };
+            let score =
+                if k == *winner { teams.len() as f64 } else { (teams.len() - k) as f64 - 1.5 };
             for &p in team {
                 seats.push(SeatIn {
                     player: PlayerId(p),

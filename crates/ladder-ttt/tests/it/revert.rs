@@ -39,12 +39,8 @@ const ABSENCE: &str = r#"
 {"type":"MatchResult","at":"2026-03-03T00:00:00Z","seats":[{"player":"a","score":1},{"player":"c","score":0}]}
 "#;
 
-const CONSTANTS: &[(&str, &str)] = &[
-    ("revert", "0.5"),
-    ("revert_after", "90d"),
-    ("epsilon", "1e-12"),
-    ("iterations", "100000"),
-];
+const CONSTANTS: &[(&str, &str)] =
+    &[("revert", "0.5"), ("revert_after", "90d"), ("epsilon", "1e-12"), ("iterations", "100000")];
 
 #[test]
 fn a_forecast_after_an_absence_is_reverted_by_hand() {
@@ -90,7 +86,9 @@ fn traced(trace: &Trace, player: PlayerId, name: &str) -> Option<f64> {
         .iter()
         .rposition(|e| matches!(e, TraceEntry::Section(s) if s.starts_with("ttt match")))?;
     trace.entries[start..].iter().find_map(|e| match e {
-        TraceEntry::Quantity { player: Some(p), name: n, value, .. } if *p == player && n == name => {
+        TraceEntry::Quantity { player: Some(p), name: n, value, .. }
+            if *p == player && n == name =>
+        {
             Some(*value)
         }
         _ => None,
@@ -203,9 +201,9 @@ fn independent(
                 fwd[p][k] = if k == 0 {
                     Msg::of(mu0, sigma0 * sigma0)
                 } else {
-                    let d = fwd[p][k - 1].mul(lik[p][k - 1]).drift(
-                        gamma * gamma * (chain[p][k].1 - chain[p][k - 1].1),
-                    );
+                    let d = fwd[p][k - 1]
+                        .mul(lik[p][k - 1])
+                        .drift(gamma * gamma * (chain[p][k].1 - chain[p][k - 1].1));
                     if reverted(p, k) {
                         let (m, v) = d.mean_var();
                         Msg::of((1.0 - f) * m + f * mu0, (1.0 - f) * (1.0 - f) * v + noise)
