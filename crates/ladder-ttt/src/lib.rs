@@ -13,7 +13,10 @@
 //! copy, once per state. The state itself always stays the forward pass of the package, so that
 //! a reading never depends on what was read before it (with the package's default of 30 sweeps
 //! a history is often not converged yet, and a warm start would end elsewhere): the same events
-//! and constants give the same bits, as every projector must.
+//! and constants give the same bits, as every projector must. A kept fold (`serve`'s) asks for
+//! the other trade with [`Projector::set_incremental`]: each reading then extends the previous
+//! converged estimate with the games applied since and re-smooths only where they reach, equal to
+//! the full recompute after convergence, not bit for bit (docs/algorithms/ttt.md, "Incremental").
 //!
 //! A reported rating is the *smoothed* posterior at the player's last game: what the whole
 //! history says about their skill then (the last point of the package's learning curve). A
