@@ -325,14 +325,9 @@ pub fn event(p: &EventPage<'_>, tree: &TreeAt) -> Markup {
             } } }
         }
         @if p.vkey.is_some() {
-            script type="importmap" {
-                (maud::PreEscaped(format!(
-                    "{{\"imports\":{{\"noble-ed25519\":\"{path}\"}},\"integrity\":{{\"{path}\":\"{sri}\"}}}}",
-                    path = crate::site::NOBLE_PATH,
-                    sri = crate::site::NOBLE_SRI
-                )))
-            }
-            link rel="modulepreload" href=(crate::site::NOBLE_PATH) integrity=(crate::site::NOBLE_SRI);
+            script type="importmap" { (maud::PreEscaped(crate::vendor::import_map())) }
+            link rel="modulepreload" href={ (crate::vendor::BASE) (crate::vendor::ENTRY) }
+                integrity=(crate::vendor::sri(crate::vendor::file(crate::vendor::ENTRY).map_or("", |f| f.text)));
             script type="module" src="/assets/check.js" {}
         }
     };

@@ -19,18 +19,6 @@ use std::sync::Arc;
 
 /// The check's script, served at `/assets/check.js`.
 pub const CHECK_JS: &str = include_str!("../assets/check.js");
-/// The vendored Ed25519 verifier (`@noble/ed25519` 3.0.1, unchanged; its licence and origin are
-/// in `assets/vendor/`), served at [`NOBLE_PATH`].
-pub const NOBLE_JS: &str = include_str!("../assets/vendor/noble-ed25519-3.0.1.js");
-/// Where [`NOBLE_JS`] is served.
-pub const NOBLE_PATH: &str = "/assets/vendor/noble-ed25519-3.0.1.js";
-/// The subresource integrity of [`NOBLE_JS`] (sha384, base64), recorded in
-/// `assets/vendor/README.md` and given to the browser in the event page's import map.
-pub const NOBLE_SRI: &str =
-    "sha384-53HK02VlWlYqRwuqeyJqLhVOAMxPUZg9bxjMC9JOMzIuauHviKGSMM7v6LJB5SE1";
-/// The vendored script's licence, served beside it.
-pub const NOBLE_LICENSE: &str = include_str!("../assets/vendor/LICENSE-noble-ed25519");
-
 /// A player's standing after one of their events.
 #[derive(Clone, Debug)]
 pub struct PlayerLine {
@@ -402,11 +390,13 @@ pub async fn event_page(
 pub async fn asset(Path(name): Path<String>) -> Response {
     let (body, kind) = match format!("/assets/{name}").as_str() {
         "/assets/check.js" => (CHECK_JS, "text/javascript; charset=utf-8"),
-        NOBLE_PATH => (NOBLE_JS, "text/javascript; charset=utf-8"),
-        "/assets/vendor/LICENSE-noble-ed25519" => (NOBLE_LICENSE, "text/plain; charset=utf-8"),
-        _ => {
-            return crate::routes::error(StatusCode::NOT_FOUND, format!("no asset {name:?}"));
-        }
+        path => match path.strip_prefix(crate::vendor::BASE).and_then(crate::vendor::file) {
+            Some(f) if f.path.ends_with(".js") => (f.text, "text/javascript; charset=utf-8"),
+            Some(f) => (f.text, "text/plain; charset=utf-8"),
+            None => {
+                return crate::routes::error(StatusCode::NOT_FOUND, format!("no asset {name:?}"));
+            }
+        },
     };
     ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "public, max-age=300")], body)
         .into_response()
@@ -415,18 +405,6 @@ pub async fn asset(Path(name): Path<String>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sha2::Digest;
-
-    #[test]
-    fn vendored_script_matches_its_recorded_integrity() {
-        use base64::Engine;
-        let digest = sha2::Sha384::digest(NOBLE_JS.as_bytes());
-        let sri = format!("sha384-{}", base64::engine::general_purpose::STANDARD.encode(digest));
-        assert_eq!(sri, NOBLE_SRI);
-        let readme = include_str!("../assets/vendor/README.md");
-        assert!(readme.contains(NOBLE_SRI), "assets/vendor/README.md records another hash");
-        assert!(NOBLE_LICENSE.contains("MIT License"));
-    }
 
     #[test]
     fn trace_headings_name_players() {

@@ -260,3 +260,204 @@ async fn a_player_s_history_ends_at_their_standing_and_its_changes_add_up() {
     assert_eq!(call(&app, get("/api/players/p2")).await.status, StatusCode::BAD_REQUEST);
     f.service.stop().unwrap();
 }
+
+/// `until` folds through a sequence number or an instant, as `--until` does: the answer equals
+/// the leaderboard of a ledger holding only the events through that point, whatever is appended
+/// after, and a bad value is refused naming `until`.
+#[tokio::test]
+async fn the_leaderboard_until_a_seq_or_an_instant_is_the_prefix_s_leaderboard() {
+    let all = history(6, 60);
+    let lines: Vec<&str> = all.lines().collect();
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &all);
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let prefix = |n: usize| {
+        let mut l = Ledger::memory();
+        append(&mut l, &lines[..n].join("\n"));
+        let config = ladder_replay::registry::config("elo", &[]).unwrap();
+        let w = ladder_serve::warm::fresh(&config, &l).unwrap();
+        let rules = ladder_replay::BoardRules { min_games: 0, ..Default::default() };
+        ladder_serve::reads::leaderboard_json(&w, &rules, ladder_replay::DEFAULT_ACTIVE_WITHIN)
+    };
+    // Results are one second apart from 2026-01-02T00:00:00Z, after the 6 joins: the result at
+    // second 19 is event 6 + 20 = 26.
+    for (q, n) in
+        [("26", 26), ("2026-01-02T00:00:19Z", 26), ("2026-01-02T00:00:19.5Z", 26), ("3", 3)]
+    {
+        for round in 0..2 {
+            let a =
+                call(&app, get(&format!("/api/leaderboard?algo=elo&min_games=0&until={q}"))).await;
+            assert_eq!(a.status, StatusCode::OK, "{q}: {}", String::from_utf8_lossy(&a.body));
+            assert_eq!(a.json(), prefix(n), "until={q}, round {round}");
+            // Appended after: the answer through a fixed point stays the same.
+            let m = format!(
+                "{{\"type\":\"MatchResult\",\"id\":\"late-{q}-{round}\",\"seats\":[{{\"player\":\"p0\",\"score\":1}},{{\"player\":\"p1\",\"score\":0}}]}}"
+            );
+            assert_eq!(
+                call(&app, post("/api/events", Some(&f.token), &m)).await.status,
+                StatusCode::OK
+            );
+        }
+    }
+    // Past the head, or before the first event.
+    let a = call(&app, get("/api/leaderboard?algo=elo&until=999999")).await.json();
+    assert_eq!(a["through"], 66 + 8);
+    let a = call(&app, get("/api/leaderboard?algo=elo&until=2020-01-01")).await.json();
+    assert_eq!(a["through"], 0);
+    for q in ["until=x", "until=-1", "until=2026-13-01"] {
+        let a = call(&app, get(&format!("/api/leaderboard?algo=elo&{q}"))).await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{q}");
+        assert!(a.json()["error"].as_str().unwrap().contains("until"), "{q}");
+    }
+    f.service.stop().unwrap();
+}
+
+/// A player's history gives their rank after each event as `ladder history` does: for the two
+/// players of the log's last event, the rank after it is their place on today's leaderboard at
+/// its default rules (nothing happened since); every rank is a place among the six.
+#[tokio::test]
+async fn a_player_s_history_ranks_each_event_and_ends_at_the_leaderboard_s_rank() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 60));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let board = call(&app, get("/api/leaderboard?algo=elo")).await.json();
+    let ranked = board["ranked"].as_array().unwrap();
+    // The last result (r = 59) seats p5 and p0 (`history`'s pairing).
+    for name in ["p5", "p0"] {
+        let v = call(&app, get(&format!("/api/players/{name}?algo=elo"))).await.json();
+        let h = v["history"].as_array().unwrap();
+        let last = &h[h.len() - 1];
+        assert_eq!(last["seq"], 66, "{name}");
+        let row = ranked.iter().find(|r| r["player"] == name).expect("ranked");
+        assert_eq!(last["rank"], row["rank"], "{name}");
+        assert!(h
+            .iter()
+            .all(|e| e["rank"].is_null() || (1..=6).contains(&e["rank"].as_u64().unwrap())));
+        assert!(h.iter().any(|e| !e["rank"].is_null()));
+    }
+    f.service.stop().unwrap();
+}
+
+/// Reads never wait for a commit when the fold they need holds every durable event: with the
+/// sequencer paused in the middle of a commit, holding the ledger for writing, the warm
+/// leaderboard and the checkpoint answer; the append is answered only after the commit goes on,
+/// and a leaderboard read after its answer holds its event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_read_answers_while_a_commit_holds_the_ledger() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 60));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let board = "/api/leaderboard?algo=elo&min_games=0";
+    assert_eq!(call(&app, get(board)).await.json()["through"], 66);
+    let hold = f.service.shared.hold_next_commit();
+    let m = "{\"type\":\"MatchResult\",\"id\":\"held\",\"seats\":[{\"player\":\"p0\",\"score\":1},{\"player\":\"p1\",\"score\":0}]}";
+    let posted = tokio::spawn({
+        let app = app.clone();
+        let req = post("/api/events", Some(&f.token), m);
+        async move { call(&app, req).await }
+    });
+    let entered = tokio::task::spawn_blocking({
+        let wait = std::time::Duration::from_secs(60);
+        move || (hold.entered(wait), hold)
+    });
+    let (entered, hold) = entered.await.unwrap();
+    assert!(entered, "the sequencer reached the pause");
+    // The commit is paused holding the ledger: these reads answer all the same (bounded wait,
+    // so a read that waited for the commit fails the test instead of hanging it).
+    let limit = std::time::Duration::from_secs(60);
+    let a = tokio::time::timeout(limit, call(&app, get(board))).await.expect("the read answers");
+    assert_eq!(a.status, StatusCode::OK);
+    assert_eq!(a.json()["through"], 66, "the event in the paused commit is not durable yet");
+    let c = tokio::time::timeout(limit, call(&app, get("/log/checkpoint"))).await.unwrap();
+    assert_eq!(c.status, StatusCode::OK);
+    assert!(
+        f.service.shared.try_read_ledger().is_none(),
+        "the commit still holds the ledger: the reads did not wait for it"
+    );
+    assert!(!posted.is_finished(), "the append is not answered before it is durable");
+    hold.release();
+    let p = tokio::time::timeout(limit, posted).await.unwrap().unwrap();
+    assert_eq!(p.status, StatusCode::OK, "{}", String::from_utf8_lossy(&p.body));
+    assert_eq!(p.json()["last"], 67);
+    assert_eq!(call(&app, get(board)).await.json()["through"], 67);
+    f.service.stop().unwrap();
+}
+
+/// Requests committed in one group are each told their own sequence numbers: while a commit is
+/// paused, nineteen requests (one of them a request of three) wait on the queue and are then
+/// committed as one group; each answer's `first..=last` holds exactly its events. Twice: with every event
+/// new (the answers follow from the counts), and with one request a retry of the paused one
+/// (stamped by the server, sent again without `at`: a duplicate, and the answers are read back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_committed_in_one_group_each_get_their_own_sequence_numbers() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 10));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let line = |id: &str| {
+        format!("{{\"type\":\"MatchResult\",\"id\":\"{id}\",\"seats\":[{{\"player\":\"p0\",\"score\":1}},{{\"player\":\"p1\",\"score\":0}}]}}")
+    };
+    let mut size = 16;
+    for (round, with_retry) in [(0, false), (1, true)] {
+        let paused = format!("{round}-g0");
+        let hold = f.service.shared.hold_next_commit();
+        let first = tokio::spawn({
+            let (app, req) = (app.clone(), post("/api/events", Some(&f.token), &line(&paused)));
+            async move { call(&app, req).await }
+        });
+        let (entered, hold) = tokio::task::spawn_blocking(move || {
+            (hold.entered(std::time::Duration::from_secs(60)), hold)
+        })
+        .await
+        .unwrap();
+        assert!(entered);
+        let mut bodies: Vec<Vec<String>> = (1..20).map(|i| vec![format!("{round}-g{i}")]).collect();
+        bodies[5] = vec![format!("{round}-h5"), format!("{round}-h5b"), format!("{round}-h5c")];
+        if with_retry {
+            bodies[9] = vec![paused.clone()];
+        }
+        let mut asked = Vec::new();
+        for ids in &bodies {
+            let body: Vec<String> = ids.iter().map(|id| line(id)).collect();
+            let req = post("/api/events", Some(&f.token), &body.join("\n"));
+            let app = app.clone();
+            asked.push(tokio::spawn(async move { call(&app, req).await }));
+        }
+        // Once all wait on the queue (bounded), the paused commit goes on: the sequencer then
+        // takes every request waiting into one group.
+        for _ in 0..6000 {
+            if f.service.shared.waiting() == bodies.len() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(f.service.shared.waiting(), bodies.len());
+        hold.release();
+        size += 1;
+        assert_eq!(first.await.unwrap().json()["first"], size);
+        let mut sizes = std::collections::BTreeSet::new();
+        for (ids, a) in bodies.iter().zip(asked) {
+            let v = a.await.unwrap().json();
+            sizes.insert(v["size"].as_u64().unwrap_or_else(|| panic!("{ids:?}: {v}")));
+            if ids.len() == 1 && ids[0] == paused {
+                assert_eq!((v["appended"].as_u64(), v["duplicates"].as_u64()), (Some(0), Some(1)));
+                assert!(v["first"].is_null());
+                continue;
+            }
+            size += ids.len() as u64;
+            assert_eq!(v["appended"].as_u64(), Some(ids.len() as u64), "{ids:?}: {v}");
+            let (lo, hi) = (v["first"].as_u64().unwrap(), v["last"].as_u64().unwrap());
+            let mut stored = Vec::new();
+            for seq in lo..=hi {
+                let e = call(&app, get(&format!("/api/events/{seq}"))).await.json();
+                stored.push(e["event"]["id"].as_str().unwrap().to_string());
+            }
+            assert_eq!(&stored, ids);
+        }
+        assert_eq!(sizes.into_iter().collect::<Vec<_>>(), vec![size], "one group, round {round}");
+    }
+    f.service.stop().unwrap();
+}
