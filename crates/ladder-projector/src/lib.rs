@@ -559,6 +559,17 @@ pub trait Projector {
     fn prefetch(&self, player: PlayerId) {
         let _ = player;
     }
+
+    /// For a whole-history algorithm, whose readings converge the history: with `on`, each
+    /// reading starts from the previous reading's converged estimate and re-smooths only where
+    /// the events applied since reach (TrueSkill Through Time's incremental update,
+    /// docs/algorithms/ttt.md), instead of converging the whole history again. What a fold that
+    /// is kept and extended (`serve`'s warm folds) asks for. The estimate then equals a full
+    /// recompute after convergence, not bit for bit, so a replay leaves it off (its default):
+    /// a reading there never depends on earlier reads. Filters have nothing to do (the default).
+    fn set_incremental(&mut self, on: bool) {
+        let _ = on;
+    }
 }
 
 /// What every algorithm crate provides besides the fold: its name and constant table, one

@@ -191,4 +191,7 @@ impl Projector for Algo {
     fn curve(&self, player: PlayerId) -> Option<Vec<(Timestamp, Standing)>> {
         self.inner().curve(player)
     }
+    fn set_incremental(&mut self, on: bool) {
+        self.inner_mut().set_incremental(on)
+    }
 }

@@ -552,6 +552,11 @@ mod tests {
         );
         let specs = crate::registry::params("zonestats").unwrap();
         assert_eq!(default_search("zonestats", specs, true), ["t", "game_mult"]);
+        let specs = crate::registry::params("ttt").unwrap();
+        assert_eq!(
+            default_search("ttt", specs, true),
+            ["sigma", "gamma", "home", "revert", "revert_after"]
+        );
     }
 
     #[test]

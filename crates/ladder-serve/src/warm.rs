@@ -1,12 +1,14 @@
 //! Projections that stay warm: each (algorithm, constants) a read asked for keeps its fold, and
 //! folds only the events appended since (the event-sourced payoff: a read costs the same at a
-//! million events as at a thousand). A void of a match the fold already counted cannot be
-//! folded forward, so it refolds that one projection from the start. At most `capacity`
-//! folds are kept; the least recently used is dropped first.
+//! million events as at a thousand). A whole-history algorithm (TrueSkill Through Time) keeps its
+//! converged estimate too and re-smooths only where the new games reach
+//! ([`ladder_projector::Projector::set_incremental`]). A void of a match the fold already
+//! counted cannot be folded forward, so it refolds that one projection from the start. At most
+//! `capacity` folds are kept; the least recently used is dropped first.
 
 use ladder_explain::LedgerHistory;
 use ladder_log::Ledger;
-use ladder_projector::{Config, Roster};
+use ladder_projector::{Config, Projector, Roster};
 use ladder_replay::registry::{self, Algo};
 use ladder_replay::{replay, Activity, History, Options, ReplayError, Until};
 use std::collections::HashMap;
@@ -75,6 +77,10 @@ pub fn fresh(config: &Config, ledger: &Ledger) -> Result<Warm, ReplayError> {
 /// A fold from the first event through `target`.
 pub fn fresh_to(config: &Config, ledger: &Ledger, target: u64) -> Result<Warm, ReplayError> {
     let mut algo = registry::build(config.clone())?;
+    // A whole-history algorithm (ttt) then extends its converged estimate with each fold's new
+    // events instead of converging the whole history again (docs/serve.md, "Warm folds of
+    // TrueSkill Through Time").
+    algo.set_incremental(true);
     let options = Options { until: Until::Seq(target), ..Options::default() };
     let r = replay(&LedgerHistory::new(ledger), &mut [&mut algo], options, &mut |_| {})?;
     Ok(Warm { algo, roster: r.roster, through: r.through, head: r.head, activity: r.activity })

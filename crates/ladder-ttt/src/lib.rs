@@ -13,7 +13,10 @@
 //! copy, once per state. The state itself always stays the forward pass of the package, so that
 //! a reading never depends on what was read before it (with the package's default of 30 sweeps
 //! a history is often not converged yet, and a warm start would end elsewhere): the same events
-//! and constants give the same bits, as every projector must.
+//! and constants give the same bits, as every projector must. A kept fold (`serve`'s) asks for
+//! the other trade with [`Projector::set_incremental`]: each reading then extends the previous
+//! converged estimate with the games applied since and re-smooths only where they reach, equal to
+//! the full recompute after convergence, not bit for bit (docs/algorithms/ttt.md, "Incremental").
 //!
 //! A reported rating is the *smoothed* posterior at the player's last game: what the whole
 //! history says about their skill then (the last point of the package's learning curve). A
@@ -24,13 +27,13 @@ pub mod game;
 pub mod gauss;
 pub mod model;
 
-pub use model::{Converged, Model, ModelError, ModelParams, SeatMessages};
+pub use model::{Converged, Model, ModelError, ModelParams, Reversion, SeatMessages};
 
 use gauss::{Ms, G};
 use ladder_events::{Timestamp, NANOS_PER_DAY};
 use ladder_projector::{
     check_seats, prior_or, Algorithm, Config, ConfigError, Home, Input, ParamKind, ParamSpec,
-    PlayerId, ProjectError, Projector, SeatIn, Standing, Step, Trace,
+    PlayerId, ProjectError, Projector, Revert, SeatIn, Standing, Step, Trace, REVERT_AFTER_PARAM,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -105,6 +108,17 @@ pub const PARAMS: &[ParamSpec] = &[
               was)",
         warn_below: None,
     },
+    ParamSpec {
+        key: "revert",
+        kind: ParamKind::between(0.0, 1.0),
+        default: "0",
+        doc: "regression to the mean between seasons: at a player's first game after an absence \
+              of at least revert_after, the skill's mean first moves this fraction of the way \
+              back to the constant mu, and its variance the same way toward sigma^2 (0 leaves \
+              every replay as it was)",
+        warn_below: None,
+    },
+    REVERT_AFTER_PARAM,
 ];
 
 /// A player's bookkeeping beside the model.
@@ -166,6 +180,11 @@ pub struct Ttt {
     epsilon: f64,
     iterations: u32,
     unit: i64,
+    /// `revert` and `revert_after`.
+    revert: Revert,
+    /// Readings start from the previous reading's converged estimate
+    /// ([`Projector::set_incremental`]); off by default.
+    incremental: bool,
     state: TttState,
     /// The converged estimate (or its failure) and the version it is of.
     converged: Mutex<Option<(u64, Result<Estimate, ProjectError>)>>,
@@ -187,6 +206,8 @@ impl Clone for Ttt {
             epsilon: self.epsilon,
             iterations: self.iterations,
             unit: self.unit,
+            revert: self.revert,
+            incremental: self.incremental,
             state: self.state.clone(),
             converged: Mutex::new(lock(&self.converged).clone()),
             forecast: Mutex::new(lock(&self.forecast).clone()),
@@ -225,6 +246,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The model's regression to the mean under `config`: `revert` toward the constants `mu` and
+/// `sigma` (all zero when `revert` is 0, so that a model without it is the model as before).
+fn reversion(config: &Config) -> Reversion {
+    let revert = Revert::from_config(config);
+    if !revert.is_on() {
+        return Reversion::default();
+    }
+    Reversion { fraction: revert.fraction, mu: config.number("mu"), sigma: config.number("sigma") }
+}
+
 impl Algorithm for Ttt {
     const ALGORITHM: &'static str = ALGORITHM;
     const PARAMS: &'static [ParamSpec] = PARAMS;
@@ -239,7 +270,7 @@ impl Algorithm for Ttt {
             home: config.number("home"),
         };
         let state = TttState {
-            model: Model::new(params),
+            model: Model::new(params).with_revert(reversion(&config)),
             players: Vec::new(),
             origin: None,
             batch_at: Vec::new(),
@@ -268,6 +299,9 @@ impl Algorithm for Ttt {
         if state.model.params() != params {
             return Err(wrong("the checkpoint was taken with other beta, gamma, p_draw or home"));
         }
+        if state.model.revert() != reversion(&config) {
+            return Err(wrong("the checkpoint was taken with other revert, mu or sigma"));
+        }
         if state
             .players
             .iter()
@@ -285,6 +319,8 @@ impl Algorithm for Ttt {
             epsilon: config.number("epsilon"),
             iterations: iterations as u32,
             unit: config.duration("time_unit"),
+            revert: Revert::from_config(&config),
+            incremental: false,
             config,
             state,
             converged: Mutex::new(None),
@@ -314,9 +350,17 @@ impl Ttt {
                 return out.clone().map(|e| (e.model, e.result));
             }
         }
-        let mut model = self.state.model.clone();
-        let out = match model.converge(self.epsilon, self.iterations) {
-            Ok(result) => Ok(Estimate { model: Arc::new(model), result }),
+        let previous = if self.incremental { cache.take() } else { None };
+        let converged = match previous.and_then(|(_, e)| e.ok()) {
+            Some(e) => self.extended(e.model),
+            None => None,
+        };
+        let converged = converged.unwrap_or_else(|| {
+            let mut model = self.state.model.clone();
+            model.converge(self.epsilon, self.iterations).map(|result| (model, result))
+        });
+        let out = match converged {
+            Ok((model, result)) => Ok(Estimate { model: Arc::new(model), result }),
             Err(e) => Err(ProjectError::non_finite(
                 e.tag,
                 "likelihood",
@@ -326,6 +370,23 @@ impl Ttt {
         };
         *cache = Some((self.state.version, out.clone()));
         out.map(|e| (e.model, e.result))
+    }
+
+    /// The incremental update of a reading ([`Projector::set_incremental`]): the previous
+    /// converged estimate brought up to the games applied since ([`Model::extend`]) and
+    /// re-smoothed only where they reach ([`Model::converge_from`]). `None` when the history is
+    /// not an extension of it (then the caller converges the whole history).
+    fn extended(&self, previous: Arc<Model>) -> Option<Result<(Model, Converged), ModelError>> {
+        let mut model = Arc::try_unwrap(previous).unwrap_or_else(|shared| (*shared).clone());
+        match model.extend(&self.state.model) {
+            Ok(Some(first)) => Some(
+                model
+                    .converge_from(first, self.epsilon, self.iterations)
+                    .map(|result| (model, result)),
+            ),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
     }
 
     fn joined(
@@ -404,9 +465,25 @@ impl Ttt {
             .map(|(s, a)| (a.as_slice(), s.1 / f64::from(s.2)))
             .collect();
         let time = self.units(step.at.0);
-        self.state.model.push_game_at(time, step.seq, &teams, home).map_err(|e| {
-            ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite")
-        })?;
+        // revert: a player's first game after an absence of at least revert_after (measured
+        // between the events' instants) moves their skill back toward the prior.
+        let due: Vec<u32> = if self.revert.is_on() {
+            let (model, batch_at) = (&self.state.model, &self.state.batch_at);
+            seats
+                .iter()
+                .map(|seat| seat.player.0)
+                .filter(|&a| {
+                    let last = model.last_batch(a).and_then(|b| batch_at.get(b)).copied();
+                    self.revert.due(last, step.at.0)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let reverted = |a: u32| due.contains(&a);
+        self.state.model.push_game_reverting(time, step.seq, &teams, home, &reverted).map_err(
+            |e| ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite"),
+        )?;
         if self.state.model.batches() > self.state.batch_at.len() {
             self.state.batch_at.push(step.at.0);
         }
@@ -473,10 +550,23 @@ impl Ttt {
                     d.sigma,
                 );
             }
+            if m.reverted {
+                let r = self.state.model.revert();
+                t.quantity(
+                    who,
+                    "revert",
+                    "revert: first game after an absence of at least revert_after, the drifted \
+                     message moved this fraction back to N(mu, sigma^2)",
+                    r.fraction,
+                );
+                t.quantity(who, "revert toward mu", "the constant mu", r.mu);
+                t.quantity(who, "revert toward sigma", "the constant sigma", r.sigma);
+            }
             t.quantity(
                 who,
                 "forward mu",
-                "previous batch's message drifted (the prior at the first)",
+                "previous batch's message drifted (the prior at the first; reverted when revert \
+                 is shown)",
                 m.forward.mu,
             );
             t.quantity(who, "forward sigma", "sqrt(previous sigma^2 + drift)", m.forward.sigma);
@@ -512,12 +602,34 @@ impl Ttt {
         Ok(())
     }
 
-    /// A player's posterior from `model` drifted to `at` (for a forecast), or their prior.
-    fn predictive(&self, last: &[Option<(f64, Ms)>], player: PlayerId, at: f64) -> Ms {
+    /// Whether a game at `at` reverts a player whose last game was the batch at
+    /// time `last`: `revert_after` is measured between the events' instants, as for a game.
+    fn reverts(&self, last: f64, at: Timestamp) -> bool {
+        if !self.revert.is_on() {
+            return false;
+        }
+        let last = self.state.model.batch_at(last).and_then(|b| self.state.batch_at.get(b));
+        self.revert.due(last.copied(), at.0)
+    }
+
+    /// A player's posterior from `model` drifted to `at` (time units; the instant `instant`), and
+    /// reverted where a game then would revert it, for a forecast; or their prior.
+    fn predictive(
+        &self,
+        last: &[Option<(f64, Ms)>],
+        player: PlayerId,
+        at: f64,
+        instant: Timestamp,
+    ) -> Ms {
         match last.get(player.index()).copied().flatten() {
             Some((t, m)) => {
                 let g = self.state.model.params().gamma;
-                Ms { mu: m.mu, sigma: (m.sigma * m.sigma + (at - t) * g * g).sqrt() }
+                let drifted = Ms { mu: m.mu, sigma: (m.sigma * m.sigma + (at - t) * g * g).sqrt() };
+                if self.reverts(t, instant) {
+                    self.state.model.revert().forward(drifted.g()).ms()
+                } else {
+                    drifted
+                }
             }
             None => {
                 let prior = self.state.model.prior(player.0).unwrap_or(G::new(self.mu, self.sigma));
@@ -616,6 +728,13 @@ impl Projector for Ttt {
         )
     }
 
+    /// With `on`, a reading extends the previous converged estimate with the games applied since
+    /// and re-smooths only where they reach ([`Model::extend`], [`Model::converge_from`]); a
+    /// history that is not an extension of it (never, in a fold) is converged whole.
+    fn set_incremental(&mut self, on: bool) {
+        self.incremental = on;
+    }
+
     /// Converges the history; an arithmetic failure names the game. With a trace, records the
     /// sweeps it took and the last change.
     fn settle(&self, seq: u64, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
@@ -643,7 +762,7 @@ impl Projector for Ttt {
     fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
         let Ok(last) = self.forecast(at) else { return 0.5 };
         let t = self.units(at.0);
-        let (pa, pb) = (self.predictive(&last, a, t), self.predictive(&last, b, t));
+        let (pa, pb) = (self.predictive(&last, a, t, at), self.predictive(&last, b, t, at));
         let sd = (pa.sigma * pa.sigma + pb.sigma * pb.sigma + 2.0 * self.beta * self.beta).sqrt();
         let mu = pa.mu - pb.mu + home.edge(self.home);
         let m = if self.p_draw == 0.0 {

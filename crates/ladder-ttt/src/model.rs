@@ -37,6 +37,56 @@ pub struct ModelParams {
     pub home: f64,
 }
 
+/// Regression to the mean between seasons (`revert`, docs/algorithms/ttt.md, "Revert"): the
+/// link from a player's skill before an absence to their skill at the first game after it is,
+/// after the drift `d = s + N(0, gamma^2 t)`, the linear-Gaussian step
+/// `s' = (1 - fraction) d + fraction mu + N(0, fraction (2 - fraction) sigma^2)`: the mean moves
+/// `fraction` of the way back to `mu`, and a skill distributed as the population `N(mu, sigma^2)`
+/// stays so (at `fraction = 1` the player starts afresh from it). Being linear and Gaussian, the
+/// step passes messages exactly both ways.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reversion {
+    /// `revert`, from 0 (off) to 1.
+    pub fraction: f64,
+    /// The mean moved back to (the constant `mu`).
+    pub mu: f64,
+    /// The population's deviation (the constant `sigma`).
+    pub sigma: f64,
+}
+
+impl Reversion {
+    /// The message about the skill after the step, from `d`, the message about the drifted skill
+    /// before it: `N((1 - f) mu_d + f mu, (1 - f)^2 sigma_d^2 + f (2 - f) sigma^2)`.
+    pub fn forward(&self, d: G) -> G {
+        let f = self.fraction;
+        let noise = f * (2.0 - f) * self.sigma * self.sigma;
+        if f >= 1.0 {
+            return G::new(self.mu, noise.sqrt());
+        }
+        if d.pi <= 0.0 {
+            return G::NINF;
+        }
+        let (mu, var) = (d.tau / d.pi, 1.0 / d.pi);
+        let keep = 1.0 - f;
+        let var = keep * keep * var + noise;
+        G { tau: (keep * mu + f * self.mu) / var, pi: 1.0 / var }
+    }
+
+    /// The message about the drifted skill before the step, from `m`, a message about the skill
+    /// after it: `N((mu_m - f mu) / (1 - f), (sigma_m^2 + f (2 - f) sigma^2) / (1 - f)^2)`; no
+    /// information when `m` has none or `f = 1` (the past is then cut off).
+    pub fn backward(&self, m: G) -> G {
+        let f = self.fraction;
+        if f >= 1.0 || m.pi <= 0.0 {
+            return G::NINF;
+        }
+        let (mu, var) = (m.tau / m.pi, 1.0 / m.pi);
+        let keep = 1.0 - f;
+        let var = (var + f * (2.0 - f) * self.sigma * self.sigma) / (keep * keep);
+        G { tau: (mu - f * self.mu) / keep / var, pi: 1.0 / var }
+    }
+}
+
 /// A player's skill in one batch.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 struct Skill {
@@ -46,6 +96,9 @@ struct Skill {
     next: u32,
     /// Time units since the player's previous batch (0 at their first).
     elapsed: f64,
+    /// The player's first skill after an absence of at least `revert_after`: the time link from
+    /// the previous skill also moves the skill back toward the prior ([`Reversion`]).
+    reverted: bool,
     forward: G,
     backward: G,
     likelihood: G,
@@ -118,8 +171,11 @@ pub struct SeatMessages {
     /// Their previous batch's forward times likelihood, before the drift (`None` at the first).
     pub drifted_from: Option<Ms>,
     /// The forward message: the previous batch's, drifted by `gamma^2 elapsed` (the prior at the
-    /// first).
+    /// first), and moved back toward the prior when `reverted`.
     pub forward: Ms,
+    /// This is the player's first game after an absence of at least `revert_after`, and
+    /// `revert` is on: the forward message went through the [`Reversion`] step.
+    pub reverted: bool,
     /// The backward message: what their later games say, drifted back.
     pub backward: Ms,
     /// This game's likelihood message.
@@ -156,6 +212,8 @@ pub struct Model {
     /// The last batch has games not yet iterated (the package iterates a batch once when it is
     /// built).
     open: bool,
+    /// Regression to the mean at a player's first game after an absence (off by default).
+    revert: Reversion,
     /// Reused buffers (boxed: a projector holding a model stays small).
     #[serde(skip)]
     scratch: Box<Buffers>,
@@ -182,8 +240,22 @@ impl Model {
             teams: Vec::new(),
             items: Vec::new(),
             open: false,
+            revert: Reversion::default(),
             scratch: Box::default(),
         }
+    }
+
+    /// This model with regression to the mean `revert` ([`Reversion`]), applied to the skills
+    /// that games pushed with [`Model::push_game_reverting`] mark as reverted. Set it before the
+    /// first game.
+    pub fn with_revert(mut self, revert: Reversion) -> Model {
+        self.revert = revert;
+        self
+    }
+
+    /// The regression to the mean in force.
+    pub fn revert(&self) -> Reversion {
+        self.revert
     }
 
     /// The constants.
@@ -256,6 +328,20 @@ impl Model {
         teams: &[(&[u32], f64)],
         home: Option<usize>,
     ) -> Result<(), ModelError> {
+        self.push_game_reverting(time, tag, teams, home, &|_| false)
+    }
+
+    /// [`Model::push_game_at`] where `reverted(agent)` says whether an agent's skill in this
+    /// game, when it is their first in a new batch after an earlier one, is moved back toward the
+    /// prior ([`Reversion`]); the caller decides (ladder: an absence of at least `revert_after`).
+    pub fn push_game_reverting(
+        &mut self,
+        time: f64,
+        tag: u64,
+        teams: &[(&[u32], f64)],
+        home: Option<usize>,
+        reverted: &dyn Fn(u32) -> bool,
+    ) -> Result<(), ModelError> {
         let same = self.batches.last().is_some_and(|b| b.time == time);
         if !same {
             self.close()?;
@@ -275,7 +361,8 @@ impl Model {
                 let skill = if last != NONE && last >= first_skill {
                     last
                 } else {
-                    self.new_skill(a, time)
+                    let revert = last != NONE && self.revert.fraction > 0.0 && reverted(a);
+                    self.new_skill(a, time, revert)
                 };
                 self.items.push(Item { skill, likelihood: G::NINF });
             }
@@ -285,7 +372,7 @@ impl Model {
     }
 
     /// A new skill for `agent` in the last batch, at `time`, with its forward message.
-    fn new_skill(&mut self, agent: u32, time: f64) -> u32 {
+    fn new_skill(&mut self, agent: u32, time: f64, reverted: bool) -> u32 {
         let id = self.skills.len() as u32;
         let a = self.agents[agent as usize];
         let (elapsed, forward) = if a.last == NONE {
@@ -294,7 +381,8 @@ impl Model {
             let p = self.skills[a.last as usize];
             let prev_time = self.batch_time_of(a.last);
             let elapsed = time - prev_time;
-            (elapsed, p.forward.times(p.likelihood).forget(self.params.gamma, elapsed))
+            let drifted = p.forward.times(p.likelihood).forget(self.params.gamma, elapsed);
+            (elapsed, if reverted { self.revert.forward(drifted) } else { drifted })
         };
         if a.last != NONE {
             self.skills[a.last as usize].next = id;
@@ -304,12 +392,44 @@ impl Model {
             prev: a.last,
             next: NONE,
             elapsed,
+            reverted,
             forward,
             backward: G::NINF,
             likelihood: G::NINF,
         });
         self.agents[agent as usize].last = id;
         id
+    }
+
+    /// The forward message into skill `sk`: the prior at the player's first game, else the
+    /// previous skill's forward times likelihood, drifted over `sk.elapsed` (and moved back
+    /// toward the prior when `sk` is reverted).
+    #[inline]
+    fn forward_into(&self, sk: &Skill) -> G {
+        if sk.prev == NONE {
+            return self.agents[sk.agent as usize].prior;
+        }
+        let p = &self.skills[sk.prev as usize];
+        let drifted = p.forward.times(p.likelihood).forget(self.params.gamma, sk.elapsed);
+        if sk.reverted {
+            self.revert.forward(drifted)
+        } else {
+            drifted
+        }
+    }
+
+    /// The backward message from skill `next` into the previous skill of the same player: its
+    /// likelihood times backward (taken back through the reversion when `next` is reverted),
+    /// drifted back over its `elapsed`; no information when there is no next skill.
+    #[inline]
+    fn backward_from(&self, next: u32) -> G {
+        if next == NONE {
+            return G::NINF;
+        }
+        let n = &self.skills[next as usize];
+        let m = n.likelihood.times(n.backward);
+        let m = if n.reverted { self.revert.backward(m) } else { m };
+        m.forget(self.params.gamma, n.elapsed)
     }
 
     fn batch_of(&self, skill: u32) -> usize {
@@ -402,7 +522,6 @@ impl Model {
     /// `Batch.convergence`). Returns the largest change of a posterior.
     pub fn sweep(&mut self) -> Result<(f64, f64), ModelError> {
         self.close()?;
-        let gamma = self.params.gamma;
         let nb = self.batches.len();
         let mut step = (0.0, 0.0);
         for j in (0..nb.saturating_sub(1)).rev() {
@@ -410,12 +529,7 @@ impl Model {
             let (s0, s1) = (self.batches[j].skills as usize, self.skill_end(j));
             for s in s0..s1 {
                 let next = self.skills[s].next;
-                self.skills[s].backward = if next == NONE {
-                    G::NINF
-                } else {
-                    let n = &self.skills[next as usize];
-                    n.likelihood.times(n.backward).forget(gamma, n.elapsed)
-                };
+                self.skills[s].backward = self.backward_from(next);
             }
             self.iterate(j)?;
             self.diff(j, &mut step);
@@ -425,12 +539,7 @@ impl Model {
             let (s0, s1) = (self.batches[j].skills as usize, self.skill_end(j));
             for s in s0..s1 {
                 let sk = self.skills[s];
-                self.skills[s].forward = if sk.prev == NONE {
-                    self.agents[sk.agent as usize].prior
-                } else {
-                    let p = &self.skills[sk.prev as usize];
-                    p.forward.times(p.likelihood).forget(gamma, sk.elapsed)
-                };
+                self.skills[s].forward = self.forward_into(&sk);
             }
             self.iterate(j)?;
             self.diff(j, &mut step);
@@ -472,10 +581,13 @@ impl Model {
     ///
     /// Each round is a backward phase (latest batch first) then a forward phase (earliest first),
     /// as a sweep of [`Model::converge`] is, but a batch is iterated only when a message into it
-    /// may have changed: at the start, the new batches and the batches holding the previous skill
-    /// of a new batch's players; afterwards, the neighbours (previous and next skill of the same
-    /// player) of every skill whose posterior moved by more than `epsilon` in mean or deviation.
-    /// It stops when no batch is left to visit, or after `iterations` rounds. With `first == 0`,
+    /// may have changed: at the start, the new batches (in both phases, the last one in the
+    /// forward phase only, as in a sweep) and the batches holding the previous skill of a new
+    /// batch's players; afterwards, the neighbours (previous and next skill of the same player)
+    /// of every skill whose posterior moved by more than `epsilon` in mean or deviation, and the
+    /// batch itself in the next phase (its games see each other through the skills they share,
+    /// so one pass over a batch of several games does not settle it). It stops when no batch is
+    /// left to visit, or after `iterations` rounds. With `first == 0`,
     /// or a history of one batch, it is [`Model::converge`].
     pub fn converge_from(
         &mut self,
@@ -491,10 +603,12 @@ impl Model {
         if first >= nb {
             return Ok(Converged { step: (0.0, 0.0), iterations: 0 });
         }
-        let gamma = self.params.gamma;
         let mut back = vec![false; nb];
         let mut fwd = vec![false; nb];
         for flag in &mut back[first..nb - 1] {
+            *flag = true;
+        }
+        for flag in &mut fwd[first..nb] {
             *flag = true;
         }
         for s in self.batches[first].skills as usize..self.skills.len() {
@@ -514,15 +628,12 @@ impl Model {
                 self.remember(j);
                 for s in self.batches[j].skills as usize..self.skill_end(j) {
                     let next = self.skills[s].next;
-                    self.skills[s].backward = if next == NONE {
-                        G::NINF
-                    } else {
-                        let n = &self.skills[next as usize];
-                        n.likelihood.times(n.backward).forget(gamma, n.elapsed)
-                    };
+                    self.skills[s].backward = self.backward_from(next);
                 }
                 self.iterate(j)?;
-                self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
+                // A batch whose own posteriors moved is visited again (its games see each other
+                // through the skills they share, as a sweep revisits every batch).
+                fwd[j] |= self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
             }
             for j in 0..nb {
                 if !std::mem::take(&mut fwd[j]) {
@@ -531,15 +642,10 @@ impl Model {
                 self.remember(j);
                 for s in self.batches[j].skills as usize..self.skill_end(j) {
                     let sk = self.skills[s];
-                    self.skills[s].forward = if sk.prev == NONE {
-                        self.agents[sk.agent as usize].prior
-                    } else {
-                        let p = &self.skills[sk.prev as usize];
-                        p.forward.times(p.likelihood).forget(gamma, sk.elapsed)
-                    };
+                    self.skills[s].forward = self.forward_into(&sk);
                 }
                 self.iterate(j)?;
-                self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
+                back[j] |= self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
             }
             i += 1;
         }
@@ -548,7 +654,7 @@ impl Model {
 
     /// After batch `b` was iterated (its old posteriors remembered): folds each skill's change
     /// into `step`, and marks the batches of the previous and next skill of every skill that
-    /// moved by more than `epsilon`.
+    /// moved by more than `epsilon`. Returns whether any did.
     fn mark(
         &mut self,
         b: usize,
@@ -556,7 +662,8 @@ impl Model {
         step: &mut (f64, f64),
         back: &mut [bool],
         fwd: &mut [bool],
-    ) {
+    ) -> bool {
+        let mut moved = false;
         let old = std::mem::take(&mut self.scratch.old);
         let s0 = self.batches[b].skills as usize;
         for (k, o) in old.iter().enumerate() {
@@ -565,6 +672,7 @@ impl Model {
             step.0 = step.0.max(d.0);
             step.1 = step.1.max(d.1);
             if d.0 > epsilon || d.1 > epsilon {
+                moved = true;
                 if sk.prev != NONE {
                     back[self.batch_of(sk.prev)] = true;
                 }
@@ -574,6 +682,7 @@ impl Model {
             }
         }
         self.scratch.old = old;
+        moved
     }
 
     /// `agent`'s posterior at their last game and that game's time; `None` before their first.
@@ -606,6 +715,7 @@ impl Model {
                     elapsed: sk.elapsed,
                     drifted_from,
                     forward: sk.forward.ms(),
+                    reverted: sk.reverted,
                     backward: sk.backward.ms(),
                     likelihood: item.likelihood.ms(),
                     within: sk.posterior().over(item.likelihood).ms(),
@@ -655,6 +765,78 @@ impl Model {
         out
     }
 
+    /// The batch of `agent`'s last game, `None` before their first.
+    pub fn last_batch(&self, agent: u32) -> Option<usize> {
+        let last = self.agents.get(agent as usize)?.last;
+        (last != NONE).then(|| self.batch_of(last))
+    }
+
+    /// The batch at exactly `time`, if there is one.
+    pub fn batch_at(&self, time: f64) -> Option<usize> {
+        let b = self.batches.partition_point(|x| x.time < time);
+        (self.batches.get(b)?.time == time).then_some(b)
+    }
+
+    /// Removes the last batch (its skills, games, teams and seats), leaving each of its players'
+    /// previous skill their last again, with no backward message.
+    fn pop_batch(&mut self) {
+        let Some(b) = self.batches.pop() else { return };
+        for s in (b.skills as usize..self.skills.len()).rev() {
+            let sk = self.skills[s];
+            self.agents[sk.agent as usize].last = sk.prev;
+            if sk.prev != NONE {
+                self.skills[sk.prev as usize].next = NONE;
+                self.skills[sk.prev as usize].backward = G::NINF;
+            }
+        }
+        let e = b.events as usize;
+        let t = self.events.get(e).map_or(self.teams.len(), |x| x.teams as usize);
+        let i = self.teams.get(t).map_or(self.items.len(), |x| x.items as usize);
+        self.skills.truncate(b.skills as usize);
+        self.events.truncate(e);
+        self.teams.truncate(t);
+        self.items.truncate(i);
+        self.open = false;
+    }
+
+    /// Brings a converged model up to `main`, which holds its games and more after them (the
+    /// same games, applied in the same order, then new ones): the games of `main`'s batches not
+    /// here enter by the forward pass ([`Model::extend_before`]), and a last batch that gained
+    /// games at the same instant is taken out and entered again whole. Returns the first batch
+    /// that is new here, what [`Model::converge_from`] re-smooths from; `None`, with nothing
+    /// changed, when `main` does not begin with this model's games (then only a full
+    /// convergence of `main` will do).
+    pub fn extend(&mut self, main: &Model) -> Result<Option<usize>, ModelError> {
+        let (nb, ne) = (self.batches.len(), self.events.len());
+        if nb == 0 {
+            if ne > 0 || self.params != main.params || self.revert != main.revert {
+                return Ok(None);
+            }
+            self.extend_before(main, f64::INFINITY)?;
+            return Ok(Some(0));
+        }
+        let last = self.batches[nb - 1];
+        let fits = self.params == main.params
+            && self.revert == main.revert
+            && nb <= main.batches.len()
+            && ne <= main.events.len()
+            && main.batches[nb - 1].time == last.time
+            && main.batches[nb - 1].events == last.events
+            && self.skills.len() <= main.skills.len()
+            && main.events[ne - 1].tag == self.events[ne - 1].tag;
+        if !fits {
+            return Ok(None);
+        }
+        let first = if main.event_end(nb - 1) > ne {
+            self.pop_batch();
+            nb - 1
+        } else {
+            nb
+        };
+        self.extend_before(main, f64::INFINITY)?;
+        Ok(Some(first))
+    }
+
     /// Brings this model up to `main`'s games before time `before`: `self` must hold a prefix of
     /// `main`'s batches (as a model built by this function does). The priors of players who have
     /// not played here yet are taken from `main`, and the new games enter by the forward pass, with
@@ -684,7 +866,19 @@ impl Model {
                 }
                 let view: Vec<(&[u32], f64)> =
                     teams.iter().map(|(a, r)| (a.as_slice(), *r)).collect();
-                self.push_game_at(batch.time, main.events[e].tag, &view, home)?;
+                // A skill is reverted here where it is in `main` (the same batches, so the same
+                // first skill after the same absence).
+                let (i0, i1) = (
+                    main.teams[main.events[e].teams as usize].items as usize,
+                    main.item_end(main.team_end(e) - 1),
+                );
+                let reverted = |a: u32| {
+                    main.items[i0..i1].iter().any(|i| {
+                        let sk = &main.skills[i.skill as usize];
+                        sk.agent == a && sk.reverted
+                    })
+                };
+                self.push_game_reverting(batch.time, main.events[e].tag, &view, home, &reverted)?;
             }
         }
         self.close()

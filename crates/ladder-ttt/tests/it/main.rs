@@ -3,3 +3,4 @@
 mod incremental;
 mod projector;
 mod reference;
+mod revert;
