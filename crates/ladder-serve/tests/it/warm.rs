@@ -61,8 +61,8 @@ fn the_cache_keeps_at_most_its_capacity_dropping_the_least_recently_used() {
 /// to 1e-6.
 #[test]
 fn a_warm_ttt_fold_after_appends_equals_a_full_replay_to_1e_6() {
+    use ladder_explain::LedgerHistory;
     use ladder_replay::{replay, Options};
-    use ladder_serve::history::LedgerHistory;
     let all = history(12, 300);
     let lines: Vec<&str> = all.lines().collect();
     let sets =
@@ -77,8 +77,9 @@ fn a_warm_ttt_fold_after_appends_equals_a_full_replay_to_1e_6() {
         warm = bring_up(Some(warm), &config, &ledger).unwrap();
 
         let mut full = registry::build(config.clone()).unwrap();
-        let r = replay(&LedgerHistory(&ledger), &mut [&mut full], Options::default(), &mut |_| {})
-            .unwrap();
+        let r =
+            replay(&LedgerHistory::new(&ledger), &mut [&mut full], Options::default(), &mut |_| {})
+                .unwrap();
         assert_eq!((warm.through, warm.head), (r.through, r.head));
         let fold = |s: String| serde_json::from_str::<serde_json::Value>(&s).unwrap();
         let a =
