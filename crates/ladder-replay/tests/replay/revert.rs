@@ -2,8 +2,13 @@
 //! algorithm that has it: at a player's first game after an absence of at least `revert_after`,
 //! the rating the game starts from (as the algorithm's trace records it) is the rating after
 //! their last game moved `revert` of the way back to the initial rating; after a shorter
-//! absence, or with `revert=0`, it is that rating unchanged. Elo's whole update with reversion is
-//! checked against a plain implementation in ladder-elo's tests.
+//! absence, or with `revert=0`, it is that rating unchanged. Then one absence in each of TGR,
+//! Glicko, Glicko-2 and Weng-Lin worked by hand (every intermediate written out), and each of
+//! them written plainly in this file from its published formulas, with the reversion, and held to
+//! the projector over random histories. Elo's whole update with reversion is checked against a
+//! plain implementation in ladder-elo's tests.
+// std's maths in the plain implementations: an outside source, not ladder's arithmetic.
+#![allow(clippy::disallowed_methods)]
 
 use ladder_events::{json::parse_line, Event};
 use ladder_projector::{fold_all, Feeder, PlayerId, Projector, Trace, TraceEntry};
@@ -252,4 +257,316 @@ fn one_weng_lin_absence_by_hand() {
     // Without revert the second match starts from 27.635... and 22.364... instead.
     let plain = standings("weng-lin", "", &one_absence());
     assert!((plain[0].rating - s[0].rating).abs() > 0.5, "{} {}", plain[0].rating, s[0].rating);
+}
+
+/// A generated history: five players, and games `(a, offset, hours since the previous game,
+/// result)` between p_a and p_((a + offset) mod 5), the result 0 (first seat wins), 1 (loses) or
+/// 2 (a draw). Gaps run to 200 days, so that absences both shorter and longer than `revert_after`
+/// occur.
+fn generated() -> impl proptest::strategy::Strategy<Value = Vec<(u32, u32, i64, u8)>> {
+    use proptest::prelude::*;
+    let gap = prop_oneof![3 => 0i64..72, 1 => 72i64..4800];
+    proptest::collection::vec((0u32..5, 1u32..5, gap, 0u8..3), 1..50)
+}
+
+/// The games of a generated history with their hours and scores.
+fn timed(games: &[(u32, u32, i64, u8)]) -> Vec<(u32, u32, i64, f64, f64)> {
+    let mut hour = 0;
+    games
+        .iter()
+        .map(|&(a, d, gap, r)| {
+            hour += gap;
+            let (sa, sb) = [(1.0, 0.0), (0.0, 1.0), (1.0, 1.0)][r as usize];
+            (a, (a + d) % 5, hour, sa, sb)
+        })
+        .collect()
+}
+
+/// The first seat's result: 1, 0 or 1/2.
+fn win(sa: f64, sb: f64) -> f64 {
+    if sa > sb {
+        1.0
+    } else if sa < sb {
+        0.0
+    } else {
+        0.5
+    }
+}
+
+/// Whether a player whose last game was at `last` (hours) is reverted at `hour`.
+fn due(last: Option<i64>, hour: i64, after_hours: i64) -> bool {
+    last.is_some_and(|l| hour - l >= after_hours)
+}
+
+/// TGR as the TGR text writes it (UpdatePlayer, the midnight loop visiting every player, the
+/// two calls in seat order), with the reversion: at a battle, each seat whose last battle was at
+/// least `after` hours ago first moves `fraction` of the way back to 1500. (Rating, RD).
+fn plain_tgr(
+    games: &[(u32, u32, i64, f64, f64)],
+    sc: f64,
+    fraction: f64,
+    after: i64,
+) -> Vec<(f64, f64)> {
+    let q = 10f64.ln() / 400.0;
+    #[allow(clippy::approx_constant)] // the TGR text's rounded PI, on purpose
+    let pi = 3.14159265359;
+    let g = |rd2: f64| 1.0 / (1.0 + 3.0 * q * q * rd2 / (pi * pi)).sqrt();
+    // (Rating, RD, Time within the day)
+    let update = |p1: (f64, f64, f64), p2: (f64, f64, f64), time: f64, win: f64| {
+        let prd = (p1.1 * p1.1 + (time - p1.2) * sc * sc).sqrt().min(350.0);
+        let pg = g(p2.1 * p2.1);
+        let pe = 1.0 / (1.0 + 10f64.powf(-pg * (p1.0 - p2.0) / 400.0));
+        let wp = 1.0 / (1.0 + 10f64.powf(-g(p1.1 * p1.1 + p2.1 * p2.1) * (p1.0 - p2.0) / 400.0));
+        let xd = (win - wp).abs();
+        let pmerit = 1.0 - (1.0 - 5.0 / 6.0) * xd * (1.0 + 2.0 * xd);
+        let v = 1.0 / (pg * pg * pe * (1.0 - pe) * q * q);
+        let r = p1.0 + q * pg * (win - pe) * (2.0 * pmerit - 1.0) / (1.0 / (prd * prd) + 1.0 / v);
+        (r, 1.0 / (1.0 / (prd * prd) + 1.0 / v).sqrt(), time)
+    };
+    let mut players = [(1500.0, 350.0, 0.0); 5];
+    let mut last: [Option<i64>; 5] = [None; 5];
+    let mut day = 0;
+    for &(a, b, hour, sa, sb) in games {
+        for _midnight in day + 1..=hour / 24 {
+            for p in players.iter_mut() {
+                p.1 = (p.1 * p.1 + (1.0 - p.2) * sc * sc).sqrt().min(350.0);
+                p.2 = 0.0;
+            }
+        }
+        day = hour / 24;
+        let time = (hour % 24) as f64 / 24.0;
+        for x in [a, b] {
+            let x = x as usize;
+            if due(last[x], hour, after) {
+                players[x].0 += fraction * (1500.0 - players[x].0);
+            }
+            last[x] = Some(hour);
+        }
+        let (a, b) = (a as usize, b as usize);
+        players[a] = update(players[a], players[b], time, win(sa, sb));
+        players[b] = update(players[b], players[a], time, win(sb, sa));
+    }
+    players.iter().map(|p| (p.0, p.1)).collect()
+}
+
+/// "Glicko system" with `period=game`: before each game both seats' RD grows to
+/// min(sqrt(RD^2 + c^2 t), 350), t in days since their last game or join, the ratings are
+/// reverted where due, and both are rated from those values. (r, RD), the RD reported as grown
+/// to the last game (docs/algorithms/glicko.md: a player who sat out is reported with RD*).
+fn plain_glicko(
+    games: &[(u32, u32, i64, f64, f64)],
+    c: f64,
+    fraction: f64,
+    after: i64,
+) -> Vec<(f64, f64)> {
+    let q = 10f64.ln() / 400.0;
+    let g = |rd: f64| 1.0 / (1.0 + 3.0 * q * q * rd * rd / (std::f64::consts::PI.powi(2))).sqrt();
+    let mut players = [(1500.0f64, 350.0f64, 0i64); 5];
+    let mut last: [Option<i64>; 5] = [None; 5];
+    for &(a, b, hour, sa, sb) in games {
+        let mut start = [(0.0, 0.0); 2];
+        for (i, x) in [a as usize, b as usize].into_iter().enumerate() {
+            let t = (hour - players[x].2) as f64 / 24.0;
+            let rd = (players[x].1.powi(2) + c * c * t).sqrt().min(350.0);
+            if due(last[x], hour, after) {
+                players[x].0 += fraction * (1500.0 - players[x].0);
+            }
+            last[x] = Some(hour);
+            start[i] = (players[x].0, rd);
+        }
+        for (i, (x, s)) in
+            [(a as usize, win(sa, sb)), (b as usize, win(sb, sa))].into_iter().enumerate()
+        {
+            let (r, rd) = start[i];
+            let (rj, rdj) = start[1 - i];
+            let e = 1.0 / (1.0 + 10f64.powf(-g(rdj) * (r - rj) / 400.0));
+            let d2 = 1.0 / (q * q * g(rdj).powi(2) * e * (1.0 - e));
+            let rd2 = 1.0 / (1.0 / (rd * rd) + 1.0 / d2);
+            players[x] = (r + q * rd2 * g(rdj) * (s - e), rd2.sqrt(), hour);
+        }
+    }
+    let end = games.last().map_or(0, |g| g.2);
+    players
+        .iter()
+        .map(|p| (p.0, (p.1.powi(2) + c * c * (end - p.2) as f64 / 24.0).sqrt().min(350.0)))
+        .collect()
+}
+
+/// Glickman's "Example of the Glicko-2 system", steps 2 to 8, with `period=game`: before each
+/// game phi grows by t periods of sigma^2 (t in days since the last game or join), capped at
+/// 350/173.7178 as every phi* is, the ratings are reverted where due (in rating points), and
+/// both seats are rated from those values. (r, RD, sigma), the RD reported as grown to the last
+/// game.
+fn plain_glicko2(
+    games: &[(u32, u32, i64, f64, f64)],
+    fraction: f64,
+    after: i64,
+) -> Vec<(f64, f64, f64)> {
+    const S: f64 = 173.7178;
+    let (tau, eps, phi_max) = (0.5, 1e-6, 350.0 / S);
+    let g = |phi: f64| 1.0 / (1.0 + 3.0 * phi * phi / std::f64::consts::PI.powi(2)).sqrt();
+    let volatility = |delta: f64, phi: f64, v: f64, sigma: f64| {
+        let a = (sigma * sigma).ln();
+        let f = |x: f64| {
+            let ex = x.exp();
+            ex * (delta * delta - phi * phi - v - ex) / (2.0 * (phi * phi + v + ex).powi(2))
+                - (x - a) / (tau * tau)
+        };
+        let mut big_a = a;
+        let mut big_b = if delta * delta > phi * phi + v {
+            (delta * delta - phi * phi - v).ln()
+        } else {
+            let mut k = 1.0;
+            while f(a - k * tau) < 0.0 {
+                k += 1.0;
+            }
+            a - k * tau
+        };
+        let (mut fa, mut fb) = (f(big_a), f(big_b));
+        while (big_b - big_a).abs() > eps {
+            let c = big_a + (big_a - big_b) * fa / (fb - fa);
+            let fc = f(c);
+            if fc * fb <= 0.0 {
+                big_a = big_b;
+                fa = fb;
+            } else {
+                fa /= 2.0;
+            }
+            big_b = c;
+            fb = fc;
+        }
+        (big_a / 2.0).exp()
+    };
+    // (r, RD, sigma, last game or join in hours)
+    let mut players = [(1500.0f64, 350.0f64, 0.06f64, 0i64); 5];
+    let mut last: [Option<i64>; 5] = [None; 5];
+    for &(a, b, hour, sa, sb) in games {
+        let mut start = [(0.0, 0.0, 0.0); 2];
+        for (i, x) in [a as usize, b as usize].into_iter().enumerate() {
+            let (_, rd, sigma, mark) = players[x];
+            let t = (hour - mark) as f64 / 24.0;
+            let phi = ((rd / S).powi(2) + t * sigma * sigma).sqrt().min(phi_max);
+            if due(last[x], hour, after) {
+                players[x].0 += fraction * (1500.0 - players[x].0);
+            }
+            last[x] = Some(hour);
+            start[i] = ((players[x].0 - 1500.0) / S, phi, sigma);
+        }
+        for (i, (x, s)) in
+            [(a as usize, win(sa, sb)), (b as usize, win(sb, sa))].into_iter().enumerate()
+        {
+            let (mu, phi, sigma) = start[i];
+            let (mu_j, phi_j, _) = start[1 - i];
+            let e = 1.0 / (1.0 + (-g(phi_j) * (mu - mu_j)).exp());
+            let v = 1.0 / (g(phi_j).powi(2) * e * (1.0 - e));
+            let delta = v * g(phi_j) * (s - e);
+            let sigma2 = volatility(delta, phi, v, sigma);
+            let phi_star = (phi * phi + sigma2 * sigma2).sqrt().min(phi_max);
+            let phi2 = 1.0 / (1.0 / (phi_star * phi_star) + 1.0 / v).sqrt();
+            let mu2 = mu + phi2 * phi2 * g(phi_j) * (s - e);
+            players[x] = (S * mu2 + 1500.0, S * phi2, sigma2, hour);
+        }
+    }
+    let end = games.last().map_or(0, |g| g.2);
+    players
+        .iter()
+        .map(|&(r, rd, sigma, mark)| {
+            let t = (end - mark) as f64 / 24.0;
+            (r, S * ((rd / S).powi(2) + t * sigma * sigma).sqrt().min(phi_max), sigma)
+        })
+        .collect()
+}
+
+/// Weng and Lin's Algorithm 1 (Bradley-Terry, full pairing) for two seats, with mu reverted
+/// toward 25 where due. (mu, sigma).
+fn plain_weng_lin(
+    games: &[(u32, u32, i64, f64, f64)],
+    fraction: f64,
+    after: i64,
+) -> Vec<(f64, f64)> {
+    let beta = 25.0 / 6.0;
+    let mut players = [(25.0f64, 25.0f64 / 3.0); 5];
+    let mut last: [Option<i64>; 5] = [None; 5];
+    for &(a, b, hour, sa, sb) in games {
+        for x in [a as usize, b as usize] {
+            if due(last[x], hour, after) {
+                players[x].0 += fraction * (25.0 - players[x].0);
+            }
+            last[x] = Some(hour);
+        }
+        let before = [players[a as usize], players[b as usize]];
+        for (i, (x, s)) in
+            [(a as usize, win(sa, sb)), (b as usize, win(sb, sa))].into_iter().enumerate()
+        {
+            let (mu, sigma) = before[i];
+            let (mu_q, sigma_q) = before[1 - i];
+            let c = (sigma * sigma + sigma_q * sigma_q + 2.0 * beta * beta).sqrt();
+            let p = 1.0 / (1.0 + ((mu_q - mu) / c).exp());
+            let eta = (sigma / c) * sigma * sigma / (c * c) * p * (1.0 - p);
+            players[x] =
+                (mu + sigma * sigma / c * (s - p), (sigma * sigma * (1.0 - eta).max(1e-6)).sqrt());
+        }
+    }
+    players.to_vec()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn tgr_with_revert_matches_a_plain_implementation(
+        games in generated(), fraction in 0.0..1.0f64, after_hours in 1i64..2880, sc in 0.0..30.0f64,
+    ) {
+        let games = timed(&games);
+        let sets = format!("sc={sc},revert={fraction},revert_after={after_hours}h");
+        let got = standings("tgr", &sets, &games_history(5, &games));
+        let want = plain_tgr(&games, sc, fraction, after_hours);
+        for (s, w) in got.iter().zip(&want) {
+            proptest::prop_assert!((s.rating - w.0).abs() < 1e-8, "{:?} vs {:?}", s, w);
+            proptest::prop_assert!((s.rd.unwrap() - w.1).abs() < 1e-8, "{:?} vs {:?}", s, w);
+        }
+    }
+
+    #[test]
+    fn glicko_with_revert_matches_a_plain_implementation(
+        games in generated(), fraction in 0.0..1.0f64, after_hours in 1i64..2880, c in 0.0..40.0f64,
+    ) {
+        let games = timed(&games);
+        let sets = format!("period=game,c={c},revert={fraction},revert_after={after_hours}h");
+        let got = standings("glicko", &sets, &games_history(5, &games));
+        let want = plain_glicko(&games, c, fraction, after_hours);
+        for (s, w) in got.iter().zip(&want) {
+            proptest::prop_assert!((s.rating - w.0).abs() < 1e-8, "{:?} vs {:?}", s, w);
+            proptest::prop_assert!((s.rd.unwrap() - w.1).abs() < 1e-8, "{:?} vs {:?}", s, w);
+        }
+    }
+
+    #[test]
+    fn glicko2_with_revert_matches_a_plain_implementation(
+        games in generated(), fraction in 0.0..1.0f64, after_hours in 1i64..2880,
+    ) {
+        let games = timed(&games);
+        let sets = format!("period=game,revert={fraction},revert_after={after_hours}h");
+        let got = standings("glicko2", &sets, &games_history(5, &games));
+        let want = plain_glicko2(&games, fraction, after_hours);
+        for (s, w) in got.iter().zip(&want) {
+            proptest::prop_assert!((s.rating - w.0).abs() < 1e-8, "{:?} vs {:?}", s, w);
+            proptest::prop_assert!((s.rd.unwrap() - w.1).abs() < 1e-8, "{:?} vs {:?}", s, w);
+            proptest::prop_assert!((s.volatility.unwrap() - w.2).abs() < 1e-9, "{:?} vs {:?}", s, w);
+        }
+    }
+
+    #[test]
+    fn weng_lin_with_revert_matches_a_plain_implementation(
+        games in generated(), fraction in 0.0..1.0f64, after_hours in 1i64..2880,
+    ) {
+        let games = timed(&games);
+        let sets = format!("revert={fraction},revert_after={after_hours}h");
+        let got = standings("weng-lin", &sets, &games_history(5, &games));
+        let want = plain_weng_lin(&games, fraction, after_hours);
+        for (s, w) in got.iter().zip(&want) {
+            proptest::prop_assert!((s.rating - w.0).abs() < 1e-9, "{:?} vs {:?}", s, w);
+            proptest::prop_assert!((s.sigma.unwrap() - w.1).abs() < 1e-9, "{:?} vs {:?}", s, w);
+        }
+    }
 }
