@@ -7,9 +7,9 @@ use crate::source::{ledger_history, open_for_read};
 use crate::{Hinted, UsageError};
 use clap::Args;
 use ladder_projector::{describe_specs, Config};
-use ladder_replay::replay_algos;
 use ladder_replay::score::Score;
 use ladder_replay::{registry, ReplayError, Replayed, Snapshot, Until};
+use ladder_replay::{replay_algos, replay_by_day, PredictFrom};
 use std::path::Path;
 
 /// The values `--algo` accepts: exactly the registry's algorithms, so that help, completions and
@@ -161,13 +161,27 @@ pub fn replay_configs(
     configs: Vec<Config>,
     warmup: Option<u64>,
 ) -> anyhow::Result<Replay> {
+    replay_configs_predicting(ledger_path, args, configs, warmup, PredictFrom::Event)
+}
+
+/// [`replay_configs`], the scored matches predicted as `predict` says (`--predict-from`).
+pub fn replay_configs_predicting(
+    ledger_path: &Path,
+    args: &AlgoArgs,
+    configs: Vec<Config>,
+    warmup: Option<u64>,
+    predict: PredictFrom,
+) -> anyhow::Result<Replay> {
     let until = until_of(args)?;
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let history = ledger_history(&ledger);
     let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    // Read in place once; fold on other threads while reading (every configuration, even one;
-    // several Glicko-2 configurations together as lanes).
-    let result = replay_algos(&history, &mut projectors, until, warmup, threads());
+    let result = match (predict, warmup) {
+        (PredictFrom::Day, Some(warmup)) => replay_by_day(&history, &mut projectors, until, warmup),
+        // Read in place once; fold on other threads while reading (every configuration, even
+        // one; several Glicko-2 configurations together as lanes).
+        _ => replay_algos(&history, &mut projectors, until, warmup, threads()),
+    };
     let replayed = match result {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {

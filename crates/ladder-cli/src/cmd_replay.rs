@@ -1,7 +1,8 @@
 //! `ladder replay` and `ladder leaderboard`: fold the history through one algorithm.
 
 use crate::algo::{
-    config_of, configs_of, replay_configs, tune_hint, until_of, worse_than_guessing, AlgoArgs,
+    config_of, configs_of, replay_configs, replay_configs_predicting, tune_hint, until_of,
+    worse_than_guessing, AlgoArgs,
 };
 use crate::source::ledger_history;
 use crate::source::open_for_read;
@@ -9,7 +10,7 @@ use crate::UsageError;
 use clap::{Args, ValueEnum};
 use ladder_projector::ParamValue;
 use ladder_replay::checkpoint::replay_checkpointed;
-use ladder_replay::{leaderboard, left_out_line, BoardRules, Row, Snapshot, Until};
+use ladder_replay::{leaderboard, left_out_line, BoardRules, PredictFrom, Row, Snapshot, Until};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -64,6 +65,11 @@ pub struct ReplayArgs {
     /// With --score: leave the first N two-seat matches out of the scores.
     #[arg(long, value_name = "N", requires = "score")]
     pub warmup: Option<u64>,
+    /// With --score: predict each match from the ratings just before it (`event`, the default)
+    /// or from those before its UTC day, the day's joins applied (`day`: every algorithm as
+    /// TrueSkill Through Time predicts). The ratings are the same either way.
+    #[arg(long, value_name = "event|day", requires = "score", value_parser = PredictFrom::NAMES)]
+    pub predict_from: Option<String>,
     /// Resume from the latest valid checkpoint of this configuration stored in the ledger, and
     /// store one at the end, so the next replay reads only new events (same answer either way).
     #[arg(long, conflicts_with_all = ["configs", "score"])]
@@ -143,7 +149,9 @@ pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCo
     let configs = configs_of(&args.algo, &args.configs)?;
     let n = configs.len();
     let warmup = args.score.then_some(args.warmup.unwrap_or(0));
-    let run = replay_configs(ledger_path, &args.algo, configs, warmup)?;
+    let predict =
+        args.predict_from.as_deref().and_then(PredictFrom::parse).unwrap_or(PredictFrom::Event);
+    let run = replay_configs_predicting(ledger_path, &args.algo, configs, warmup, predict)?;
     let mut out = crate::out::stdout();
     for i in 0..n {
         let snap = run.snapshot(i);

@@ -10,7 +10,10 @@ use ladder_events::Body;
 use ladder_projector::Config;
 use ladder_replay::score::Score;
 use ladder_replay::tune::{axes, default_search, edge_warnings, search_from, starts, Point};
-use ladder_replay::{leaderboard, registry, replay_algos, BoardRules, History, ReplayError, Until};
+use ladder_replay::{
+    leaderboard, registry, replay_algos, replay_by_day, BoardRules, History, PredictFrom,
+    ReplayError, Replayed, Until,
+};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -62,6 +65,10 @@ pub struct TuneArgs {
     /// Leave the first N two-seat matches out of the training scores.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub warmup: u64,
+    /// Predict each match from the ratings just before it (`event`, the default) or from those
+    /// before its UTC day, the day's joins applied (`day`), in training and held out alike.
+    #[arg(long, value_name = "event|day", value_parser = PredictFrom::NAMES)]
+    pub predict_from: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: TuneFormat,
@@ -112,14 +119,32 @@ fn pass(
     configs: &[Config],
     until: Until,
     warmup: u64,
+    predict: PredictFrom,
 ) -> anyhow::Result<Vec<Score>> {
     let mut projectors =
         configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    // Glicko-2 batches fold as lanes (replay_algos), one record lookup per game for all.
-    match replay_algos(history, &mut projectors, until, Some(warmup), crate::algo::threads()) {
+    match scored(history, &mut projectors, until, warmup, predict) {
         Ok(r) => Ok(r.scores),
         Err(ReplayError::Project(e)) => Err(e.into()),
         Err(e) => Err(e.into()),
+    }
+}
+
+/// A scored replay of `projectors` up to `until` after `warmup` matches, predicting as `predict`
+/// says.
+fn scored(
+    history: &dyn History,
+    projectors: &mut [registry::Algo],
+    until: Until,
+    warmup: u64,
+    predict: PredictFrom,
+) -> Result<Replayed, ReplayError> {
+    match predict {
+        PredictFrom::Day => replay_by_day(history, projectors, until, warmup),
+        // Glicko-2 batches fold as lanes (replay_algos), one record lookup per game for all.
+        PredictFrom::Event => {
+            replay_algos(history, projectors, until, Some(warmup), crate::algo::threads())
+        }
     }
 }
 
@@ -129,11 +154,11 @@ fn held_out(
     history: &dyn History,
     configs: &[Config],
     warmup: u64,
+    predict: PredictFrom,
 ) -> anyhow::Result<(Vec<Score>, Vec<usize>)> {
     let mut projectors =
         configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    let threads = crate::algo::threads();
-    let r = replay_algos(history, &mut projectors, Until::Head, Some(warmup), threads)?;
+    let r = scored(history, &mut projectors, Until::Head, warmup, predict)?;
     let rules = BoardRules::default();
     let sizes =
         projectors.iter().map(|p| leaderboard(p, &r.roster, &r.activity, &rules).ranked.len());
@@ -202,6 +227,8 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
         registry::config(algo, &sets).map_err(|e| config_error(algo, e).into())
     };
 
+    let predict =
+        args.predict_from.as_deref().and_then(PredictFrom::parse).unwrap_or(PredictFrom::Event);
     let bar = spinner();
     let train_until = Until::Seq(split.through);
     let found = search_from(
@@ -211,14 +238,14 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
             let configs = batch.iter().map(config_of).collect::<anyhow::Result<Vec<_>>>()?;
             // A configuration the algorithm cannot apply (arithmetic breaks down) loses; the
             // others of its batch are replayed again without it.
-            match pass(&history, &configs, train_until, args.warmup) {
+            match pass(&history, &configs, train_until, args.warmup, predict) {
                 Ok(scores) => {
                     Ok(scores.iter().map(|s| s.log_loss().unwrap_or(f64::INFINITY)).collect())
                 }
                 Err(_) => Ok(configs
                     .iter()
                     .map(|c| {
-                        pass(&history, std::slice::from_ref(c), train_until, args.warmup)
+                        pass(&history, std::slice::from_ref(c), train_until, args.warmup, predict)
                             .ok()
                             .and_then(|s| s[0].log_loss())
                             .unwrap_or(f64::INFINITY)
@@ -248,7 +275,7 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
     let defaults = registry::config(algo, &[]).map_err(|e| config_error(algo, e))?;
     let elo = registry::config("elo", &[]).map_err(|e| config_error("elo", e))?;
     let (held, board) =
-        held_out(&history, &[best.clone(), defaults.clone(), elo.clone()], split.train)?;
+        held_out(&history, &[best.clone(), defaults.clone(), elo.clone()], split.train, predict)?;
     let best_sets: Vec<String> = found.best.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let mut warnings = edge_warnings(&axes, specs, &found.best);
     if let (Some(b), Some(d)) = (held[0].log_loss(), held[1].log_loss()) {

@@ -68,8 +68,9 @@ pub const PARAMS: &[ParamSpec] = &[
 /// The margin-of-victory multiplier of FiveThirtyEight's published Elo models ("How Our NFL
 /// Predictions Work"): `ln(|margin| + 1) x 2.2 / (0.001 d + 2.2)`, `margin` the difference of the
 /// two seats' scores and `d` the winner's rating minus the loser's, home advantage included. A
-/// draw takes `ln(2)` (margin 1, no autocorrelation term), as FiveThirtyEight's published
-/// nfl-elo code does for a tie, so that a draw still moves ratings toward each other.
+/// draw takes `ln(2)` (margin 1, no autocorrelation term), so that a draw still moves ratings
+/// toward each other (FiveThirtyEight's description gives a tie 0 and their published nfl-elo
+/// code `2.2 ln(2)`: docs/algorithms/elo.md).
 #[inline]
 pub fn margin_multiplier(margin: f64, d: f64) -> f64 {
     if margin == 0.0 {

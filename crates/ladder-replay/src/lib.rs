@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 mod activity;
+pub mod by_day;
 pub mod checkpoint;
 pub mod diff;
 mod driver;
@@ -21,6 +22,7 @@ pub mod score;
 pub mod tune;
 
 pub use activity::Activity;
+pub use by_day::{replay_by_day, PredictFrom};
 pub use driver::{
     replay, History, HistoryEvent, Options, RawRecord, ReplayError, Replayed, Stepped, Until,
     VisitRecords,

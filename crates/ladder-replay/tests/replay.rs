@@ -486,6 +486,8 @@ fn parallel_folds_equal_sequential_ones() {
         }
     }
 }
+#[path = "replay/by_day.rs"]
+mod by_day;
 #[path = "replay/extremes.rs"]
 mod extremes;
 #[path = "replay/home.rs"]

@@ -15,6 +15,7 @@ mod inputs;
 mod integrity;
 mod ledger;
 mod perf;
+mod predict_from;
 mod proofs;
 mod replay;
 mod serve;

@@ -83,7 +83,7 @@ fn margin_by_hand() {
     play_home(&mut q, &[(0, 10.0, true), (1, 24.0, false)]);
     close(rating(&q, 0), 1500.0 - 33.0655011591229, 1e-9);
     close(rating(&q, 1), 1500.0 + 33.0655011591229, 1e-9);
-    // A draw takes ln(2) (FiveThirtyEight's code: margin at least 1, no correlation term):
+    // A draw takes ln(2) (ladder's reading: margin at least 1, no correlation term):
     // both 1500 on neutral ground, so E = 1/2 and nobody moves.
     let mut r = projector("margin=log,k=20");
     join(&mut r, 0, Some(1600.0));
@@ -95,8 +95,9 @@ fn margin_by_hand() {
 
 /// FiveThirtyEight's update, as their published nfl-elo code writes it, for a game between a
 /// home team and an away team: `elo_diff = home + hfa - away`, the multiplier
-/// `ln(max(|pd|, 1) + 1) * 2.2 / (elo_diff_winner * 0.001 + 2.2)` (1 on a tie in place of the
-/// fraction), `shift = k * mult * (result - p_home)`.
+/// `ln(max(|pd|, 1) + 1) * 2.2 / (elo_diff_winner * 0.001 + 2.2)`, `shift = k * mult * (result -
+/// p_home)`; on a tie it follows ladder's reading, `ln 2` (their code takes `2.2 ln 2`: see
+/// `a_tie_is_where_they_differ` in fivethirtyeight.rs).
 fn fivethirtyeight(home: f64, away: f64, hfa: f64, k: f64, pd: f64) -> (f64, f64) {
     let elo_diff = home + hfa - away;
     let p_home = 1.0 / (10f64.powf(-elo_diff / 400.0) + 1.0);

@@ -12,6 +12,7 @@ use proptest::prelude::*;
 use skillratings::elo::{elo, EloConfig, EloRating};
 use skillratings::Outcomes;
 
+mod fivethirtyeight;
 mod home;
 
 fn projector(sets: &str) -> Elo {

@@ -353,3 +353,38 @@ fn one_weng_lin_match_at_home_by_hand() {
     close(s[0].sigma.unwrap(), 8.067068459539664, "sigma_a");
     close(s[1].sigma.unwrap(), 8.067068459539664, "sigma_b");
 }
+
+#[test]
+fn one_glicko2_game_at_home_by_hand() {
+    // Glickman, "Example of the Glicko-2 system", with the home player's mu raised by home (in
+    // Glicko-2 units) in E. Both join at 1500 / 350 / 0.06 and play at once (period=game, t = 0),
+    // a at home with home=100, a wins; tau = 0.5, epsilon = 1e-6.
+    // Step 2: mu = 0, phi = 350 / 173.7178 = 2.014761872416068, h = 100 / 173.7178 = 0.5756462492617337
+    // Step 3: g(phi_b) = 1 / sqrt(1 + 3 phi^2 / pi^2)                  = 0.6690694125812041
+    //         E = 1 / (1 + exp(-g (0 + h - 0)))                          = 0.5951139662708319
+    //         v = 1 / (g^2 E (1 - E))                                    = 9.270960041111948
+    // Step 4: Delta = v g (1 - E)                                        = 2.511473971271357
+    // Step 5: a = ln(0.06^2) = -5.626821433520073; Delta^2 = 6.3075 < phi^2 + v = 13.3302, so
+    //         f(a - tau) = 1.99996 >= 0 gives B = a - tau = -6.126821433520073 (k = 1);
+    //         f_A = -7.113627871327253e-05; two Illinois steps: C = -5.626839217340871, then
+    //         C = -5.62683921720612 (|B - A| < 1e-6); sigma' = e^(A/2)  = 0.059999466487748024
+    // Step 6: sqrt(phi^2 + sigma'^2) = 2.0156550643699718, capped at rd_max / 173.7178 (ladder's
+    //         reading, docs/algorithms/glicko2.md): phi* = phi        = 2.014761872416068
+    // Step 7: phi' = 1 / sqrt(1 / phi*^2 + 1 / v)                        = 1.6802245697292486
+    //         mu' = 0 + phi'^2 g (1 - E)                                 = 0.7647837198296644
+    // Step 8: r' = 173.7178 mu' + 1500 = 1632.8565452846258, RD' = 173.7178 phi' = 291.8849157593117
+    // b, away and losing: E_b = 1 - E_a, the same v, |Delta|, sigma' and phi', mu'_b = -mu'_a:
+    // r'_b = 1367.1434547153742.
+    let s = one_home_win("glicko2", &[("period", "game"), ("home", "100")]);
+    close(s[0].rating, 1632.8565452846258, "r'_a");
+    close(s[0].rd.unwrap(), 291.8849157593117, "RD'_a");
+    close(s[0].volatility.unwrap(), 0.059999466487748024, "sigma'_a");
+    close(s[1].rating, 1367.1434547153742, "r'_b");
+    close(s[1].rd.unwrap(), 291.8849157593117, "RD'_b");
+    // Without home the same game moves a by the Glicko-2 update of an even game instead:
+    // E = 1/2, v = 8.935474903646744, sigma' = 0.05999967537233814, phi* = phi (capped),
+    // phi' = 1 / sqrt(1 / phi^2 + 1 / v) = 1.6707010322617406, mu' = phi'^2 g / 2 = 0.9337673023164317,
+    // r' = 1662.2120014703455.
+    let even = one_home_win("glicko2", &[("period", "game")]);
+    close(even[0].rating, 1662.2120014703455, "r'_a, home=0");
+}
