@@ -518,16 +518,10 @@ async fn every_read_shows_the_algorithms_own_standing_fields() {
     append(&mut ledger, &history(4, 24));
     let f = start(ledger, Limits::default());
     let app = f.service.router();
-    let keys = |v: &serde_json::Value, skip: &[&str]| {
-        let mut k: Vec<String> = v
-            .as_object()
-            .unwrap_or_else(|| panic!("not an object: {v}"))
-            .keys()
-            .filter(|k| !skip.contains(&k.as_str()))
-            .cloned()
-            .collect();
-        k.sort();
-        k
+    // An object's keys but `skip`, as a sorted set.
+    let keys = |v: &serde_json::Value, skip: &[&str]| -> std::collections::BTreeSet<String> {
+        let object = v.as_object().unwrap_or_else(|| panic!("not an object: {v}"));
+        object.keys().filter(|k| !skip.contains(&k.as_str())).cloned().collect()
     };
     let mut sigmas = 0;
     for algo in ladder_replay::registry::ALGORITHMS {
