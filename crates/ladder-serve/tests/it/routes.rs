@@ -529,9 +529,9 @@ async fn every_read_shows_the_algorithms_own_standing_fields() {
         assert_eq!(p.status, StatusCode::OK, "{algo}: {}", String::from_utf8_lossy(&p.body));
         let p = p.json();
         let fields = keys(&p["standing"], &["player"]);
-        assert!(fields.contains(&"rating".to_string()), "{algo}: {p}");
-        assert!(fields.contains(&"games".to_string()), "{algo}: {p}");
-        if fields.contains(&"sigma".to_string()) {
+        assert!(fields.contains("rating"), "{algo}: {p}");
+        assert!(fields.contains("games"), "{algo}: {p}");
+        if fields.contains("sigma") {
             sigmas += 1;
         }
         let own = ["seq", "at", "type", "opponents", "score", "what", "rank", "change"];
