@@ -8,7 +8,7 @@
 use ladder_events::Timestamp;
 use ladder_log::Ledger;
 use ladder_replay::checkpoint::{CheckpointStore, Entry};
-use ladder_replay::{History, HistoryEvent, RawRecord, ReplayError};
+use ladder_replay::{FoldedHistory, History, HistoryEvent, RawRecord, ReplayError};
 
 /// The ledger as a replay's [`History`]. Reading it ticks a progress bar on stderr, drawn only
 /// when stderr is a terminal (and the replay is long enough to be worth watching).
@@ -45,6 +45,50 @@ pub fn progress(total: u64, what: &'static str) -> indicatif::ProgressBar {
     bar.set_style(style);
     bar.set_message(what);
     bar
+}
+
+/// The ledger's folded form as a replay reads it ([`Ledger::folded`]: checked, or built first).
+struct LedgerFolded<'a> {
+    ledger: &'a Ledger,
+    folded: ladder_log::Folded,
+}
+
+impl FoldedHistory for LedgerFolded<'_> {
+    fn voids(&self) -> Vec<(u64, u64, Timestamp)> {
+        self.folded.voids().iter().map(|v| (v.match_seq, v.void_seq, v.at)).collect()
+    }
+
+    fn head(&self) -> (u64, [u8; 32]) {
+        let head = self.folded.head();
+        (head.seq, head.hash)
+    }
+
+    fn read(&mut self, visit: &mut ladder_replay::VisitFolded<'_>) -> Result<(), ReplayError> {
+        let total = self.folded.head().seq;
+        let bar = progress(total, "replaying");
+        let bytes = self.folded.records_len().max(1);
+        let mut done = 0u64;
+        self.folded
+            .read(|segment| {
+                // A segment is about 256 KB, some thousands of events: the bar moves by the
+                // share of the bytes read.
+                done += segment.len() as u64 + 4;
+                bar.set_position((u128::from(done) * u128::from(total) / u128::from(bytes)) as u64);
+                visit(segment).map_err(Visit::Replay)
+            })
+            .map_err(|e| match e {
+                Visit::Log(e) => ReplayError::History(Box::new(e)),
+                Visit::Replay(e) => e,
+            })
+    }
+
+    fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError> {
+        match self.ledger.get(seq) {
+            Ok(Some(stored)) => Ok(stored.hash),
+            Ok(None) => Err(ReplayError::History(format!("no stored event at seq {seq}").into())),
+            Err(e) => Err(ReplayError::History(Box::new(e))),
+        }
+    }
 }
 
 /// Why [`History::records_from`] over a ledger stopped: reading the ledger, or the replay's
@@ -94,6 +138,11 @@ impl History for LedgerHistory<'_> {
             .voids()
             .filter_map(|(id, void)| Some((void, self.0.match_seq(id).ok().flatten()?)))
             .collect()
+    }
+
+    fn folded(&self) -> Option<Box<dyn FoldedHistory + '_>> {
+        let folded = self.0.folded()?;
+        Some(Box::new(LedgerFolded { ledger: self.0, folded }))
     }
 
     fn records_from(
