@@ -488,6 +488,8 @@ fn parallel_folds_equal_sequential_ones() {
 }
 #[path = "replay/extremes.rs"]
 mod extremes;
+#[path = "replay/folded.rs"]
+mod folded;
 #[path = "replay/home.rs"]
 mod home;
 #[path = "replay/revert.rs"]
