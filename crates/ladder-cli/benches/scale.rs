@@ -200,7 +200,8 @@ fn main() {
         let folded = db.join(ladder_log::FOLDED_FILE);
         let _ = std::fs::remove_file(&folded);
         if !sweeps_only {
-            std::fs::create_dir_all(folded.join("blocked")).expect("the bench's directory is writable");
+            std::fs::create_dir_all(folded.join("blocked"))
+                .expect("the bench's directory is writable");
             for algo in ["glicko2", "elo"] {
                 let r = median(
                     (0..runs)

@@ -204,7 +204,8 @@ impl<'a> Reader<'a> {
             NAME => {
                 let len = self.u32(start)? as usize;
                 let bytes = self.take(start, len)?;
-                let name = std::str::from_utf8(bytes).map_err(|_| FoldedError::Name { at: start })?;
+                let name =
+                    std::str::from_utf8(bytes).map_err(|_| FoldedError::Name { at: start })?;
                 return Ok(Item::Name(name));
             }
             JOINED => {
@@ -317,8 +318,10 @@ impl Encoder {
                 self.out.extend_from_slice(&at);
                 self.out.extend_from_slice(&id.to_le_bytes());
                 let given = [prior.rating, prior.rd, prior.volatility];
-                let flags =
-                    given.iter().enumerate().fold(0u8, |f, (i, q)| f | (u8::from(q.is_some()) << i));
+                let flags = given
+                    .iter()
+                    .enumerate()
+                    .fold(0u8, |f, (i, q)| f | (u8::from(q.is_some()) << i));
                 self.out.push(flags);
                 for q in given.into_iter().flatten() {
                     self.out.extend_from_slice(&q.to_bits().to_le_bytes());

@@ -321,7 +321,16 @@ fn check(path: &Path, head: Head) -> (FoldedState, Option<(File, Header, Vec<Fol
         .chunks_exact(VOID)
         .map(|c| {
             let u = |i: usize| {
-                u64::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3], c[i + 4], c[i + 5], c[i + 6], c[i + 7]])
+                u64::from_le_bytes([
+                    c[i],
+                    c[i + 1],
+                    c[i + 2],
+                    c[i + 3],
+                    c[i + 4],
+                    c[i + 5],
+                    c[i + 6],
+                    c[i + 7],
+                ])
             };
             FoldedVoid { match_seq: u(0), void_seq: u(8), at: Timestamp(u(16) as i64) }
         })

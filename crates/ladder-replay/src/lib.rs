@@ -22,8 +22,8 @@ pub mod tune;
 
 pub use activity::Activity;
 pub use driver::{
-    replay, FoldedHistory, History, HistoryEvent, Options, RawRecord, ReplayError, Replayed, Stepped, Until,
-    VisitFolded, VisitRecords,
+    replay, FoldedHistory, History, HistoryEvent, Options, RawRecord, ReplayError, Replayed,
+    Stepped, Until, VisitFolded, VisitRecords,
 };
 pub use output::{
     leaderboard, left_out_line, BoardRules, Leaderboard, LeftOut, Ranked, Row, Snapshot,

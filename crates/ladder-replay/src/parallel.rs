@@ -348,8 +348,8 @@ fn read_records(
     let mut sides = Vec::new();
     let read = history.records_from(1, &mut |run| {
         for r in run {
-            let event =
-                codec::view(r.bytes).map_err(|source| ReplayError::Decode { seq: r.seq, source })?;
+            let event = codec::view(r.bytes)
+                .map_err(|source| ReplayError::Decode { seq: r.seq, source })?;
             if !until.includes(r.seq, event.at) {
                 return Ok(false);
             }

@@ -23,6 +23,9 @@ fn folded(e: &Env) -> std::path::PathBuf {
     e.ledger().join(ladder_log::FOLDED_FILE)
 }
 
+/// A change made to the folded form's bytes.
+type Harm = fn(&mut Vec<u8>);
+
 #[test]
 fn replays_are_the_same_whatever_state_the_folded_form_is_in() {
     let e = Env::new();
@@ -38,7 +41,7 @@ fn replays_are_the_same_whatever_state_the_folded_form_is_in() {
     assert_eq!(outputs(&e), from_events, "building the folded form");
     let good = std::fs::read(folded(&e)).unwrap();
     assert_eq!(outputs(&e), from_events, "reading the folded form");
-    let harms: [(&str, fn(&mut Vec<u8>)); 4] = [
+    let harms: [(&str, Harm); 4] = [
         ("a flipped byte in its records", |b| b[120] ^= 0x08),
         ("cut short", |b| b.truncate(b.len() - 7)),
         ("another head", |b| b[20] ^= 0xff),

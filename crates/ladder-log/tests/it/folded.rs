@@ -52,6 +52,9 @@ fn records(ledger: &Ledger) -> Vec<u8> {
     out
 }
 
+/// A change made to the folded form's bytes.
+type Harm = Box<dyn Fn(&mut Vec<u8>)>;
+
 #[test]
 fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
     let dir = tempfile::tempdir().unwrap();
@@ -75,15 +78,18 @@ fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
     let events = items.iter().filter(|i| matches!(i, ladder_events::folded::Item::Event { .. }));
     assert_eq!(events.count() as u64, ledger.head().seq);
 
-    let damage: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+    let damage: Vec<(&str, Harm)> = vec![
         ("a flipped byte in the magic", Box::new(|b: &mut Vec<u8>| b[0] ^= 1)),
         ("a flipped byte in the head", Box::new(|b: &mut Vec<u8>| b[20] ^= 0x40)),
         ("a flipped byte in the checksum", Box::new(|b: &mut Vec<u8>| b[70] ^= 1)),
         ("a flipped byte in the records", Box::new(|b: &mut Vec<u8>| b[500] ^= 0x10)),
-        ("a flipped byte in the voids", Box::new(|b: &mut Vec<u8>| {
-            let n = b.len();
-            b[n - 5] ^= 1
-        })),
+        (
+            "a flipped byte in the voids",
+            Box::new(|b: &mut Vec<u8>| {
+                let n = b.len();
+                b[n - 5] ^= 1
+            }),
+        ),
         ("cut short", Box::new(|b: &mut Vec<u8>| b.truncate(b.len() / 2))),
         ("cut inside its header", Box::new(|b: &mut Vec<u8>| b.truncate(40))),
         ("emptied", Box::new(|b: &mut Vec<u8>| b.clear())),

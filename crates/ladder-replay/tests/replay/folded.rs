@@ -100,7 +100,9 @@ fn same_both_ways(memory: &Memory, configs: &[(&str, Vec<(String, String)>)], wh
                 let build = || -> Vec<registry::Algo> {
                     configs
                         .iter()
-                        .map(|(a, sets)| registry::build(registry::config(a, sets).unwrap()).unwrap())
+                        .map(|(a, sets)| {
+                            registry::build(registry::config(a, sets).unwrap()).unwrap()
+                        })
                         .collect()
                 };
                 let (mut a, mut b) = (build(), build());
@@ -140,7 +142,7 @@ fn the_folded_form_replays_every_fixture_as_the_stored_events_do() {
     for fixture in ["club.jsonl", "teams.jsonl", "glickman.jsonl"] {
         let memory = Memory::fixture(fixture);
         for algo in every_algorithm() {
-            same_both_ways(&memory, &[algo.clone()], fixture);
+            same_both_ways(&memory, std::slice::from_ref(&algo), fixture);
         }
     }
 }
