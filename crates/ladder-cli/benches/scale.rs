@@ -195,8 +195,8 @@ fn main() {
             ]
         };
         // The folded form (docs/spec.md): replays from the stored events first, with a directory
-        // where the folded form goes so that it cannot be built; then the first replay after the
-        // head moved, which builds it; the replays below read it.
+        // where the folded form goes (a replay then reads the events at once, building nothing);
+        // then the first replay after the head moved, which builds it; the replays below read it.
         let folded = db.join(ladder_log::FOLDED_FILE);
         let _ = std::fs::remove_file(&folded);
         if !sweeps_only {

@@ -382,6 +382,12 @@ impl Ledger {
             return None;
         }
         let path = dir.join(FOLDED_FILE);
+        // Something other than a file where the folded form goes (a directory, say) is never
+        // replaced: reading the events is cheaper than building a file that cannot be renamed
+        // into place.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+            return None;
+        }
         let (was, current) = check(&path, self.head());
         let (file, header, voids) = match current {
             Some(c) => c,
