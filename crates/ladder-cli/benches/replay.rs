@@ -7,7 +7,7 @@
 // std's maths as the peer's side of a benchmark, not ladder's ratings.
 #![allow(clippy::disallowed_methods)]
 
-use ladder_cli::LedgerHistory;
+use ladder_cli::ledger_history;
 use ladder_events::{Body, Event, Prior, Seat, Timestamp, NANOS_PER_SECOND};
 use ladder_log::{AppendOptions, Ledger};
 use ladder_projector::{voided_ids, Feeder, Projector};
@@ -103,7 +103,7 @@ fn main() {
     println!("ladder: {players} players, {matches} matches, {} events; import {:.2} s ({:.0} events/s)\n", events.len(), import, n / import);
     println!("| algorithm | in memory (s) | from sled (s) | sled / memory speed | 1 config from sled (s) | 8 configs in one pass (s) | 8 / 1 |");
     println!("|---|---|---|---|---|---|---|");
-    let history = LedgerHistory(&ledger);
+    let history = ledger_history(&ledger);
     let voided = voided_ids(&events);
     for algo in ["elo", "tgr", "glicko2"] {
         let mem = timed(runs, || {

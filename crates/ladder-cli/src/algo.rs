@@ -3,7 +3,7 @@
 //! unknown player. Commands import this module, never one another.
 
 use crate::cli::EventsArg;
-use crate::source::{open_for_read, LedgerHistory};
+use crate::source::{ledger_history, open_for_read};
 use crate::{Hinted, UsageError};
 use clap::Args;
 use ladder_projector::{describe_specs, Config};
@@ -86,20 +86,21 @@ pub fn configs_of(args: &AlgoArgs, configs: &[String]) -> anyhow::Result<Vec<Con
         sets.extend(Config::parse_assignments(s).map_err(|e| UsageError(format!("--set: {e}")))?);
     }
     help_if_asked(&args.algo, &sets)?;
-    let mut variants = vec![sets.clone()];
+    let base: Vec<&str> = args.sets.iter().map(String::as_str).collect();
+    let mut variants = vec![base.clone()];
     if !configs.is_empty() {
         variants.clear();
         for c in configs {
-            let mut v = sets.clone();
-            v.extend(
-                Config::parse_assignments(c).map_err(|e| UsageError(format!("--config: {e}")))?,
-            );
+            Config::parse_assignments(c).map_err(|e| UsageError(format!("--config: {e}")))?;
+            let mut v = base.clone();
+            v.push(c);
             variants.push(v);
         }
     }
     let mut out = Vec::new();
     for v in variants {
-        let config = registry::config(&args.algo, &v).map_err(|e| config_error(&args.algo, e))?;
+        let config =
+            registry::configure(&args.algo, &v).map_err(|e| config_error(&args.algo, e))?;
         for w in &config.warnings {
             eprintln!("warning: {w}");
         }
@@ -162,7 +163,7 @@ pub fn replay_configs(
 ) -> anyhow::Result<Replay> {
     let until = until_of(args)?;
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    let history = LedgerHistory(&ledger);
+    let history = ledger_history(&ledger);
     let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
     // Read in place once; fold on other threads while reading (every configuration, even one;
     // several Glicko-2 configurations together as lanes).

@@ -4,11 +4,11 @@
 //! `fixtures/football/` (CC0, embedded in the binary), verifies its chain, and tells the user what
 //! to try next. It needs no file and no network, and leaves nothing behind.
 
-use crate::account::{account, change};
-use crate::source::LedgerHistory;
+use crate::source::{ledger_history, LedgerHistory};
 use anyhow::Context;
 use clap::Args;
 use ladder_events::Body;
+use ladder_explain::account;
 use ladder_import::csv::{read_files, CsvOptions, Mapping, Preset};
 use ladder_log::{AppendOptions, Ledger};
 use ladder_projector::{PlayerId, TraceEntry};
@@ -102,7 +102,7 @@ pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
         outln!("             (`ladder log` lists the events, `ladder log --format jsonl` exports them)")?;
     }
     outln!("4. replay   $ ladder leaderboard --algo ALGO --top 5   (constants at their defaults)")?;
-    let history = LedgerHistory(&ledger);
+    let history = ledger_history(&ledger);
     for algo in ["tgr", "glicko2", "elo"] {
         let mut projector = registry::build(registry::config(algo, &[])?)?;
         let r = replay(&history, &mut [&mut projector], Options::default(), &mut |_| {})?;
@@ -172,7 +172,7 @@ fn demo_audit(ledger: &Ledger) -> anyhow::Result<()> {
     let mut p = registry::build(low.clone())?;
     let mut last: HashMap<PlayerId, f64> = HashMap::new();
     let mut found: Option<(u64, Vec<String>)> = None;
-    let searched = replay(&LedgerHistory(ledger), &mut [&mut p], Options::default(), &mut |s| {
+    let searched = replay(&ledger_history(ledger), &mut [&mut p], Options::default(), &mut |s| {
         if found.is_some() {
             return;
         }
@@ -222,14 +222,14 @@ fn demo_audit(ledger: &Ledger) -> anyhow::Result<()> {
     outln!(
         "             {} won, yet with P = 0.35 lost {:.2} rating: XD = {:.3}, PMERIT = {:.3}, so 2 * PMERIT - 1 = {:.3} < 0 reverses the change",
         names[0],
-        -change(&acc, 0).unwrap_or(f64::NAN),
+        -acc.change(0).unwrap_or(f64::NAN),
         q("XD").unwrap_or(f64::NAN),
         q("PMERIT").unwrap_or(f64::NAN),
         2.0 * q("PMERIT").unwrap_or(f64::NAN) - 1.0
     )?;
     outln!(
         "             with P = 5/6 (the default; no result can reverse a change's sign) the winner gains {:+.2}",
-        change(&fair, 0).unwrap_or(f64::NAN)
+        fair.change(0).unwrap_or(f64::NAN)
     )?;
     if let Some(e) = runaway {
         outln!("             and P = 0.35 does not survive this ladder: {e}")?;

@@ -1,7 +1,7 @@
 //! `ladder diff`: two replays of one history side by side.
 
 use crate::cli::EventsArg;
-use crate::source::{open_for_read, LedgerHistory};
+use crate::source::{ledger_history, open_for_read};
 use crate::UsageError;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -96,7 +96,7 @@ pub fn run(ledger_path: &Path, args: DiffArgs) -> anyhow::Result<ExitCode> {
         let mut refs: Vec<&mut dyn Projector> =
             projectors.iter_mut().map(|p| p as &mut dyn Projector).collect();
         let r = replay(
-            &LedgerHistory(&ledger),
+            &ledger_history(&ledger),
             &mut refs,
             Options { until, ..Options::default() },
             &mut |_| {},

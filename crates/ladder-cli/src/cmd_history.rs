@@ -1,10 +1,10 @@
 //! `ladder history`: one player's rating, RD and rank after each of their events.
 
 use crate::algo::{config_of, unknown_player, until_of, AlgoArgs};
-use crate::source::{open_for_read, LedgerHistory};
+use crate::source::{ledger_history, open_for_read};
 use clap::{Args, ValueEnum};
 use ladder_events::{Body, Timestamp};
-use ladder_projector::{Projector, Standing};
+use ladder_projector::{FieldValue, Projector, Standing};
 use ladder_replay::{leaderboard, registry, replay, BoardRules, Options};
 use std::io::Write;
 use std::path::Path;
@@ -24,7 +24,8 @@ pub enum HistoryFormat {
     /// standing's fields as `replay` prints them (rating, then rd, volatility, sigma, games...).
     Json,
     /// Comma-separated, with a header row: seq, at, type, opponents (joined by `;`), score, what,
-    /// rating, rd, rank, change.
+    /// the standing's fields as `replay` names them (rating, then rd, volatility, sigma, games,
+    /// provisional, glixare as the algorithm keeps them), rank, change.
     Csv,
 }
 
@@ -100,7 +101,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let mut last: Option<f64> = None;
     let name = args.player.as_str();
     let replayed = replay(
-        &LedgerHistory(&ledger),
+        &ledger_history(&ledger),
         &mut [&mut projector],
         Options { until, ..Options::default() },
         &mut |s| {
@@ -110,32 +111,7 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
             let Some(id) = s.roster.get(name) else { return };
             let p: &dyn Projector = &*s.projectors[0];
             let (opponents, score, what) = describe(&s.event.body, name);
-            if whole_history {
-                // Filled in from the smoothed curve below; a join shows the prior.
-                let prior =
-                    p.standing(id).filter(|_| score.is_none()).map_or(f64::NAN, |m| m.rating);
-                lines.push(Line {
-                    seq: s.seq,
-                    at: s.event.at.to_string(),
-                    instant: s.event.at,
-                    kind: s.event.body.type_name(),
-                    opponents,
-                    score,
-                    what,
-                    rating: prior,
-                    standing: p.standing(id).filter(|_| score.is_none()),
-                    rank: None,
-                    change: None,
-                });
-                return;
-            }
-            // The rank on the leaderboard at its default rules, as it stood after this event.
-            let board = leaderboard(p, s.roster, s.activity, &BoardRules::default());
-            let rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
-            let Some(me) = p.standing(id) else { return };
-            let change = last.map(|l| me.rating - l);
-            last = Some(me.rating);
-            lines.push(Line {
+            let mut line = Line {
                 seq: s.seq,
                 at: s.event.at.to_string(),
                 instant: s.event.at,
@@ -143,11 +119,27 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 opponents,
                 score,
                 what,
-                rating: me.rating,
-                rank,
-                change,
-                standing: Some(me),
-            });
+                rating: f64::NAN,
+                standing: None,
+                rank: None,
+                change: None,
+            };
+            if whole_history {
+                // Filled in from the smoothed curve below; a join shows the prior.
+                line.standing = p.standing(id).filter(|_| score.is_none());
+                line.rating = line.standing.as_ref().map_or(f64::NAN, |m| m.rating);
+                lines.push(line);
+                return;
+            }
+            // The rank on the leaderboard at its default rules, as it stood after this event.
+            let board = leaderboard(p, s.roster, s.activity, &BoardRules::default());
+            line.rank = board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank);
+            let Some(me) = p.standing(id) else { return };
+            line.change = last.map(|l| me.rating - l);
+            line.rating = me.rating;
+            last = Some(me.rating);
+            line.standing = Some(me);
+            lines.push(line);
         },
     )?;
     let Some(id) = replayed.roster.get(name) else {
@@ -179,28 +171,44 @@ pub fn run(ledger_path: &Path, args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 });
                 // The standing's own fields (rd, volatility, sigma, games, ... as the algorithm
                 // keeps them), then the rating this line reports.
-                for (key, value) in l.standing.iter().flat_map(Standing::fields) {
-                    v[key] = serde_json::to_value(value)?;
+                if let Some(standing) = &l.standing {
+                    ladder_replay::put_fields(&mut v, standing);
                 }
                 v["rating"] = serde_json::to_value(l.rating)?;
                 writeln!(out, "{v}")?;
             }
         }
         HistoryFormat::Csv => {
-            writeln!(out, "seq,at,type,opponents,score,what,rating,rd,rank,change")?;
+            // The standing's own fields, named as the algorithm keeps them (Standing::fields):
+            // the same columns on every line, taken from the player's standing now.
+            let fields: Vec<&str> = projector
+                .standing(id)
+                .or_else(|| lines.iter().find_map(|l| l.standing.clone()))
+                .map_or(vec!["rating"], |st| st.fields().into_iter().map(|(k, _)| k).collect());
+            writeln!(out, "seq,at,type,opponents,score,what,{},rank,change", fields.join(","))?;
             for l in &lines {
                 let opt = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:?}"));
+                let own = l.standing.as_ref().map(Standing::fields).unwrap_or_default();
+                let cells: Vec<String> = fields
+                    .iter()
+                    .map(|f| match (*f, own.iter().find(|(k, _)| k == f)) {
+                        ("rating", _) => format!("{:?}", l.rating),
+                        (_, Some((_, FieldValue::Number(x)))) => format!("{x:?}"),
+                        (_, Some((_, FieldValue::Count(n)))) => n.to_string(),
+                        (_, Some((_, FieldValue::Flag(b)))) => b.to_string(),
+                        (_, Some((_, FieldValue::Null)) | None) => String::new(),
+                    })
+                    .collect();
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{:?},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{}",
                     l.seq,
                     l.at,
                     l.kind,
                     csv_field(&l.opponents.join(";")),
                     opt(l.score),
                     csv_field(&l.what),
-                    l.rating,
-                    opt(l.standing.as_ref().and_then(|s| s.rd)),
+                    cells.join(","),
                     l.rank.map_or(String::new(), |r| r.to_string()),
                     opt(l.change)
                 )?;

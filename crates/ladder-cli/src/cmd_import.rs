@@ -155,10 +155,12 @@ type Parsed = Vec<(Origin, Result<Event, Violation>)>;
 /// chunks come back here in input order, so the ledger sees the items [`JsonLines`] would give,
 /// in its order, whatever the timing. At most [`in_flight`] chunks are between the reader and the
 /// ledger, so the memory ahead is bounded. When the ledger stops early (a refused line, a storage
-/// error) this iterator is dropped and every thread ends at its next hand-over.
+/// error) this iterator is dropped and every thread ends at its next hand-over. The ledger hands
+/// the events it has written to the returned [`Spent`], which sends them back to the workers, who
+/// allocated them, to be freed there.
 fn parse_ahead(
     readers: Vec<(String, Box<dyn BufRead + Send>)>,
-) -> impl Iterator<Item = (Origin, Result<Event, Violation>)> {
+) -> (impl Iterator<Item = (Origin, Result<Event, Violation>)>, Spent) {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).max(2) - 1;
     let in_flight = in_flight(workers);
     let (work_tx, work_rx) = std::sync::mpsc::sync_channel::<(u64, RawChunk)>(workers);
@@ -195,8 +197,11 @@ fn parse_ahead(
         }
     });
     let work_rx = Arc::new(std::sync::Mutex::new(work_rx));
+    let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<Event>>();
+    let spent_rx = Arc::new(std::sync::Mutex::new(spent_rx));
     for _ in 0..workers {
         let (work_rx, done_tx) = (Arc::clone(&work_rx), done_tx.clone());
+        let spent_rx = Arc::clone(&spent_rx);
         std::thread::spawn(move || loop {
             // The lock is held only while waiting for the next chunk, never while parsing.
             let job = match work_rx.lock() {
@@ -216,10 +221,37 @@ fn parse_ahead(
             if done_tx.send((index, parsed)).is_err() {
                 return;
             }
+            // The events the ledger has written since: freed here, outside the lock.
+            let spent: Vec<Vec<Event>> = match spent_rx.try_lock() {
+                Ok(rx) => rx.try_iter().collect(),
+                Err(_) => Vec::new(),
+            };
+            drop(spent);
         });
     }
     drop(done_tx);
-    InOrder { done: done_rx, tokens: token_tx, next: 0, early: BTreeMap::new() }.flatten()
+    let events = InOrder { done: done_rx, tokens: token_tx, next: 0, early: BTreeMap::new() };
+    (events.flatten(), Spent { bunch: Vec::with_capacity(PARSE_CHUNK), to_workers: spent_tx })
+}
+
+/// Events the ledger is done with, sent back to the parsing workers in bunches of
+/// [`PARSE_CHUNK`] to be freed there: freeing memory another thread allocated cost the ledger's
+/// thread about a tenth of its time (glibc's allocator; docs/PERFORMANCE.md, "Where an import's
+/// time goes"), and that thread bounds an import.
+struct Spent {
+    bunch: Vec<Event>,
+    to_workers: std::sync::mpsc::Sender<Vec<Event>>,
+}
+
+impl Spent {
+    fn take(&mut self, event: Event) {
+        self.bunch.push(event);
+        if self.bunch.len() == PARSE_CHUNK {
+            let full = std::mem::replace(&mut self.bunch, Vec::with_capacity(PARSE_CHUNK));
+            // With the workers gone (the input ended), the bunch is freed here instead.
+            let _ = self.to_workers.send(full);
+        }
+    }
 }
 
 /// How many chunks may be between the reader and the ledger with `workers` parsing workers: two
@@ -346,14 +378,18 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
             }),
             &opts,
         ),
-        None => ledger.append(
-            parse_ahead(readers).map(|(o, e): (Origin, Result<Event, Violation>)| {
-                tick(&o);
-                origins.push(&o);
-                e
-            }),
-            &opts,
-        ),
+        None => {
+            let (events, mut spent) = parse_ahead(readers);
+            ledger.append_returning(
+                events.map(|(o, e): (Origin, Result<Event, Violation>)| {
+                    tick(&o);
+                    origins.push(&o);
+                    e
+                }),
+                &opts,
+                |e| spent.take(e),
+            )
+        }
     };
     drop(bar);
     let report = match result {

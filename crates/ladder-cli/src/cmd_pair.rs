@@ -2,7 +2,7 @@
 
 use crate::algo::config_error;
 use crate::cli::EventsArg;
-use crate::source::{open_for_read, LedgerHistory};
+use crate::source::{ledger_history, open_for_read};
 use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -62,10 +62,11 @@ pub fn run(ledger_path: &Path, args: PairArgs) -> anyhow::Result<ExitCode> {
     let mut tgr = Tgr::new(config)?;
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let mut last_at = Timestamp(i64::MIN);
-    let replayed = replay(&LedgerHistory(&ledger), &mut [&mut tgr], Options::default(), &mut |s| {
-        last_at = s.event.at
-    })
-    .context("replaying TGR")?;
+    let replayed =
+        replay(&ledger_history(&ledger), &mut [&mut tgr], Options::default(), &mut |s| {
+            last_at = s.event.at
+        })
+        .context("replaying TGR")?;
     let at = match &args.at {
         Some(text) => Timestamp::parse(text).map_err(|e| UsageError(format!("--at: {e}")))?,
         None => last_at,

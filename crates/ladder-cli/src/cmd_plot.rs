@@ -1,7 +1,7 @@
 //! `ladder plot`: players' ratings over time with their RD band, as SVG.
 
 use crate::algo::{config_of, unknown_player, until_of, AlgoArgs};
-use crate::source::{open_for_read, LedgerHistory};
+use crate::source::{ledger_history, open_for_read};
 use anyhow::Context;
 use clap::Args;
 use ladder_plot::{rating_chart, Series};
@@ -43,7 +43,7 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
     let mut series: Vec<Series> =
         args.players.iter().map(|p| Series { name: p.clone(), points: Vec::new() }).collect();
     let replayed = replay(
-        &LedgerHistory(&ledger),
+        &ledger_history(&ledger),
         &mut [&mut projector],
         Options { until, ..Options::default() },
         &mut |s| {
@@ -74,7 +74,14 @@ pub fn run(ledger_path: &Path, args: PlotArgs) -> anyhow::Result<ExitCode> {
                 .collect();
         }
     }
-    let svg = rating_chart(&heading, &constants, &series);
+    // The band is named by the field it comes from (RD, or Weng-Lin's and TTT's sigma).
+    let band = args
+        .players
+        .iter()
+        .filter_map(|n| replayed.roster.get(n))
+        .find_map(|id| projector.standing(id).and_then(|s| s.spread_name()))
+        .unwrap_or("RD");
+    let svg = rating_chart(&heading, &constants, band, &series);
     match &args.output {
         Some(path) => {
             std::fs::write(path, svg)

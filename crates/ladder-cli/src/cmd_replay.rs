@@ -3,8 +3,8 @@
 use crate::algo::{
     config_of, configs_of, replay_configs, tune_hint, until_of, worse_than_guessing, AlgoArgs,
 };
+use crate::source::ledger_history;
 use crate::source::open_for_read;
-use crate::source::LedgerHistory;
 use crate::UsageError;
 use clap::{Args, ValueEnum};
 use ladder_projector::ParamValue;
@@ -114,7 +114,7 @@ fn run_checkpointed(ledger_path: &Path, args: &ReplayArgs) -> anyhow::Result<Sna
     }
     let config = config_of(&args.algo)?;
     let ledger = open_for_read(ledger_path, None)?;
-    let history = LedgerHistory(&ledger);
+    let history = ledger_history(&ledger);
     let (p, r, used) = replay_checkpointed(&history, &history, config, until)?;
     match used.resumed_from {
         Some(seq) => eprintln!(
@@ -296,25 +296,7 @@ pub fn run_leaderboard(ledger_path: &Path, args: LeaderboardArgs) -> anyhow::Res
                     (k.to_string(), v)
                 })
                 .collect();
-            let ranked: Vec<_> = board
-                .ranked
-                .iter()
-                .map(|x| {
-                    let row = &x.row;
-                    let mut v = serde_json::json!({
-                        "rank": x.rank, "player": row.player, "rating": row.standing.rating,
-                        "games": row.standing.games,
-                        "last_played": x.last_played.map(|t| t.to_string()),
-                    });
-                    if let Some(rd) = row.standing.rd {
-                        v["rd"] = rd.into();
-                    }
-                    if let Some(d) = row.standing.display {
-                        v["glixare"] = d.glixare.into();
-                    }
-                    v
-                })
-                .collect();
+            let ranked: Vec<_> = board.ranked.iter().map(ladder_replay::Ranked::to_json).collect();
             let l = &board.left_out;
             let v = serde_json::json!({
                 "algorithm": snap.algorithm, "config": config, "through": snap.through,

@@ -3,7 +3,7 @@
 
 use crate::algo::config_error;
 use crate::cli::EventsArg;
-use crate::source::{open_for_read, LedgerHistory};
+use crate::source::{ledger_history, open_for_read};
 use crate::{Hinted, UsageError};
 use clap::{Args, ValueEnum};
 use ladder_events::Body;
@@ -186,7 +186,7 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
             .map_or(String::new(), |(_, v)| v.to_string())
     };
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    let history = LedgerHistory(&ledger);
+    let history = ledger_history(&ledger);
     let split = split(&history, args.train)?;
     let keys: Vec<String> = if args.params.is_empty() {
         default_search(algo, specs, split.has_home).iter().map(|k| k.to_string()).collect()

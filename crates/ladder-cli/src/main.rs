@@ -13,7 +13,6 @@
 
 #[macro_use]
 mod out;
-mod account;
 mod algo;
 mod cli;
 mod cmd_append;

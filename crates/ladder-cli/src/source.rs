@@ -52,4 +52,4 @@ pub fn open_for_read(path: &Path, events: Option<&Path>) -> anyhow::Result<Ledge
     }
 }
 
-pub use ladder_cli::LedgerHistory;
+pub use ladder_cli::{ledger_history, LedgerHistory};

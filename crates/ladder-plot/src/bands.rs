@@ -21,14 +21,15 @@ const LEGEND_ROWS: usize = 18;
 /// A line chart of ratings over time, one line per series, each in a band of rating ± 2 RD where
 /// the series has a deviation: [`rating_chart`] titled "Ratings over time", with no subtitle.
 pub fn rating_bands(series: &[Series]) -> String {
-    rating_chart("Ratings over time", "", series)
+    rating_chart("Ratings over time", "", "RD", series)
 }
 
-/// A line chart of ratings over time, one line per series, each in a band of rating ± 2 RD where
-/// the series has a deviation.
+/// A line chart of ratings over time, one line per series, each in a band of rating ± 2
+/// deviations where the series has a deviation; `band` names the quantity the deviation is (the
+/// field it comes from: "RD" for a rating deviation, "sigma" for Weng-Lin's and TTT's).
 ///
-/// The title is `heading`, followed by "(bands: ±2 RD)" only when some series has a deviation to
-/// draw; `subtitle` (say, the algorithm and its constants), when not empty, is a smaller line
+/// The title is `heading`, followed by "(bands: ±2 `band`)" only when some series has a deviation
+/// to draw; `subtitle` (say, the algorithm and its constants), when not empty, is a smaller line
 /// under it (cut to 120 characters). Points at one instant are one point, the last given: a
 /// player who joins and plays at the same instant starts at the rating after the game, not with a
 /// vertical jump from the initial rating.
@@ -56,7 +57,7 @@ pub fn rating_bands(series: &[Series]) -> String {
 /// }]);
 /// assert!(svg.contains("Ann &amp; Bo"));
 /// ```
-pub fn rating_chart(heading: &str, subtitle: &str, series: &[Series]) -> String {
+pub fn rating_chart(heading: &str, subtitle: &str, band: &str, series: &[Series]) -> String {
     // Per series: usable points sorted by instant (the last of an instant kept), with the
     // deviation kept only where usable.
     let cleaned: Vec<Vec<(i64, f64, Option<f64>)>> = series
@@ -84,7 +85,7 @@ pub fn rating_chart(heading: &str, subtitle: &str, series: &[Series]) -> String 
         .collect();
     let all = || cleaned.iter().flatten();
     let title = if all().any(|p| p.2.is_some()) {
-        format!("{heading} (bands: ±2 RD)")
+        format!("{heading} (bands: ±2 {band})")
     } else {
         heading.to_owned()
     };

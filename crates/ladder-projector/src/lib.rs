@@ -267,6 +267,16 @@ impl Standing {
         self.rd.or(self.sigma)
     }
 
+    /// What [`Standing::spread`] is, as a band around the rating is labelled: "RD" where the
+    /// algorithm keeps a rating deviation, "sigma" where it keeps Weng-Lin's or TTT's sigma.
+    pub fn spread_name(&self) -> Option<&'static str> {
+        match (self.rd, self.sigma) {
+            (Some(_), _) => Some("RD"),
+            (None, Some(_)) => Some("sigma"),
+            (None, None) => None,
+        }
+    }
+
     /// What a leaderboard ranks this player by, highest first: the displayed GLIXARE where the
     /// algorithm shows one (TGR), otherwise the rating.
     pub fn rank_key(&self) -> f64 {

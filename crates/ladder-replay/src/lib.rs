@@ -26,7 +26,7 @@ pub use driver::{
     Stepped, Until, VisitFolded, VisitRecords,
 };
 pub use output::{
-    leaderboard, left_out_line, BoardRules, Leaderboard, LeftOut, Ranked, Row, Snapshot,
-    DEFAULT_ACTIVE_WITHIN, DEFAULT_MIN_GAMES,
+    leaderboard, left_out_line, put_fields, BoardRules, Leaderboard, LeftOut, Ranked, Row,
+    Snapshot, DEFAULT_ACTIVE_WITHIN, DEFAULT_MIN_GAMES,
 };
 pub use parallel::{replay_algos, replay_parallel};

@@ -382,6 +382,35 @@ pub struct Ranked {
     pub last_played: Option<ladder_events::Timestamp>,
 }
 
+impl Ranked {
+    /// This row as `ladder leaderboard --format json` lists it, and `ladder serve`'s leaderboard
+    /// with it (docs/outputs.md): `rank`, `player`, the standing's own fields
+    /// ([`Standing::fields`]: `rd`, `volatility`, `sigma`, `provisional`, `glixare` where the
+    /// algorithm keeps them) and `last_played`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "rank": self.rank, "player": self.row.player,
+            "last_played": self.last_played.map(|t| t.to_string()),
+        });
+        put_fields(&mut v, &self.row.standing);
+        v
+    }
+}
+
+/// Writes a standing's own fields ([`Standing::fields`], in their documented names) into the JSON
+/// object `v`: what every JSON output that shows a standing (a leaderboard row, a history line,
+/// `ladder serve`'s reads) prints beside its own keys.
+pub fn put_fields(v: &mut serde_json::Value, s: &Standing) {
+    for (key, value) in s.fields() {
+        v[key] = match value {
+            FieldValue::Number(x) => serde_json::json!(x),
+            FieldValue::Count(n) => serde_json::json!(n),
+            FieldValue::Flag(b) => serde_json::json!(b),
+            FieldValue::Null => serde_json::Value::Null,
+        };
+    }
+}
+
 /// How many players a leaderboard left out, by reason. Each player is counted once, under the
 /// first rule they fail in this order: inactive, too few games, provisional, beyond `--top`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

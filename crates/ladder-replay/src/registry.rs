@@ -114,6 +114,17 @@ pub fn config(algorithm: &str, sets: &[(String, String)]) -> Result<Config, Repl
     Ok(Config::new(name(algorithm)?, params(algorithm)?, sets)?)
 }
 
+/// `algorithm`'s configuration from constants as written: each text `KEY=VALUE[,KEY=VALUE...]`,
+/// as `--set` takes it and a query's `set=`, later keys winning. The one place `ladder` and
+/// `ladder serve` turn a name and constants as written into a [`Config`].
+pub fn configure<S: AsRef<str>>(algorithm: &str, texts: &[S]) -> Result<Config, ReplayError> {
+    let mut sets = Vec::new();
+    for text in texts {
+        sets.extend(Config::parse_assignments(text.as_ref())?);
+    }
+    config(algorithm, &sets)
+}
+
 /// Why a checkpoint's state could not be used.
 #[derive(Debug, thiserror::Error)]
 #[error("checkpoint state of {algorithm} does not decode: {reason}")]

@@ -13,13 +13,13 @@
 //! event posted without `at` is stamped with. Arguments are parsed by ladder-cli.
 #![deny(missing_docs)]
 
-pub mod history;
 pub mod pages;
 pub mod reads;
 pub mod routes;
 pub mod sequencer;
 pub mod site;
 pub mod tokens;
+pub mod vendor;
 pub mod warm;
 
 use ladder_events::Timestamp;
@@ -128,8 +128,15 @@ pub struct Shared {
     warm: Mutex<warm::WarmCache>,
     /// Full tiles and entry bundles already read: they never change, so they are kept, up to
     /// [`TILE_CACHE`] of them (then the cache starts over).
-    tiles: Mutex<std::collections::HashMap<String, Arc<Vec<u8>>>>,
+    tiles: Mutex<std::collections::HashMap<String, axum::body::Bytes>>,
     jobs: std::sync::mpsc::SyncSender<sequencer::Job>,
+    /// The head of the last durable commit, published by the sequencer once its flush returned:
+    /// what a read that does not take the ledger is answered through. Held only to copy it.
+    durable: Mutex<ladder_log::Head>,
+    /// Requests put on the sequencer's queue and not yet taken by it.
+    waiting: std::sync::atomic::AtomicUsize,
+    /// A test's pause of the next commit ([`Shared::hold_next_commit`]).
+    hold: Mutex<Option<(std::sync::mpsc::SyncSender<()>, std::sync::mpsc::Receiver<()>)>>,
     /// The clock events without `at` are stamped with.
     pub clock: Arc<dyn Fn() -> Timestamp + Send + Sync>,
     limits: Limits,
@@ -147,8 +154,49 @@ impl Shared {
         self.ledger.write().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn grew(&self) {
+    /// The ledger for reading if no commit holds it now; `None` while one does.
+    pub fn try_read_ledger(&self) -> Option<RwLockReadGuard<'_, Ledger>> {
+        match self.ledger.try_read() {
+            Ok(l) => Some(l),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// Requests waiting on the sequencer's queue, not yet taken into a group.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The head of the last durable commit (every event through it is on disk).
+    pub fn durable_head(&self) -> ladder_log::Head {
+        *self.durable.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Publishes a commit's head once it is durable, and marks the tree grown.
+    fn committed(&self, head: ladder_log::Head) {
+        *self.durable.lock().unwrap_or_else(|p| p.into_inner()) = head;
         self.grown.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Makes the sequencer's next commit pause while it holds the ledger for writing, before it
+    /// appends, until the returned [`CommitHold`] is released or dropped: what a commit waiting
+    /// on its flush looks like to a read. For tests that show which reads wait for a commit.
+    pub fn hold_next_commit(&self) -> CommitHold {
+        let (entered_tx, entered) = std::sync::mpsc::sync_channel(1);
+        let (release, release_rx) = std::sync::mpsc::sync_channel(1);
+        *self.hold.lock().unwrap_or_else(|p| p.into_inner()) = Some((entered_tx, release_rx));
+        CommitHold { entered, release }
+    }
+
+    /// Called by the sequencer holding the ledger for writing: pauses there if a test asked.
+    fn pause_if_held(&self) {
+        let hold = self.hold.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some((entered, release)) = hold {
+            let _ = entered.send(());
+            // Returns when the hold is released or dropped.
+            let _ = release.recv();
+        }
     }
 
     /// The checkpoint being served.
@@ -200,6 +248,25 @@ impl Shared {
     }
 }
 
+/// A commit paused by [`Shared::hold_next_commit`]; dropping it releases the commit.
+pub struct CommitHold {
+    entered: std::sync::mpsc::Receiver<()>,
+    release: std::sync::mpsc::SyncSender<()>,
+}
+
+impl CommitHold {
+    /// Waits at most `timeout` for the sequencer to reach the pause; true once it has (it then
+    /// holds the ledger for writing and stays there until [`CommitHold::release`]).
+    pub fn entered(&self, timeout: Duration) -> bool {
+        self.entered.recv_timeout(timeout).is_ok()
+    }
+
+    /// Lets the commit go on.
+    pub fn release(self) {
+        let _ = self.release.try_send(());
+    }
+}
+
 /// A running service: its shared state and the sequencer thread. [`Service::router`] is the
 /// HTTP side; [`Service::stop`] drains the sequencer and signs the last checkpoint.
 pub struct Service {
@@ -214,6 +281,7 @@ impl Service {
     pub fn start(ledger: Ledger, config: ServeConfig) -> Result<Service, ServeError> {
         let (tx, rx) = std::sync::mpsc::sync_channel(config.limits.queue.max(1));
         let tokens = tokens::Tokens::load(&config.tokens)?;
+        let ledger_head = ledger.head();
         let shared = Arc::new(Shared {
             ledger: RwLock::new(ledger),
             origin: config.origin,
@@ -225,6 +293,9 @@ impl Service {
             warm: Mutex::new(warm::WarmCache::new(config.limits.warm)),
             tiles: Mutex::new(std::collections::HashMap::new()),
             jobs: tx,
+            durable: Mutex::new(ledger_head),
+            hold: Mutex::new(None),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
             clock: config.clock,
             limits: config.limits,
             signed: tokio::sync::watch::Sender::new(0),

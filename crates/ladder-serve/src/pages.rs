@@ -248,8 +248,8 @@ pub struct EventPage<'a> {
     pub sets: &'a str,
     /// The full configuration.
     pub config: &'a str,
-    /// Every seat's change and the trace.
-    pub account: &'a crate::site::Account,
+    /// The event explained (ladder-explain's value, as `ladder explain` renders it).
+    pub explained: &'a ladder_explain::Explanation,
     /// Its inclusion proof in the signed tree, when the checkpoint holds it.
     pub proof: Option<&'a ladder_proof::InclusionProof>,
     /// The log's verifier key (C2SP), when the log is signed.
@@ -259,8 +259,28 @@ pub struct EventPage<'a> {
 /// One event: every seat's change explained step by step, the event exactly as hashed, its
 /// place in the signed tree, and "Check it yourself".
 pub fn event(p: &EventPage<'_>, tree: &TreeAt) -> Markup {
-    use crate::site::Step;
+    use ladder_explain::Step;
     let q = keep(p.algo, p.sets);
+    let told = &p.explained.explained;
+    let steps = |steps: &[Step]| {
+        html! {
+            div.scroll { table.steps { tbody {
+                @for step in steps {
+                    @match step {
+                        Step::Section(t) => tr.section { td colspan="4" { (t) } },
+                        Step::Game { player, opponent } => tr { td { (player.as_deref().unwrap_or("")) } td colspan="3" { "game against " (opponent) } },
+                        Step::Quantity { player, name, formula, value } => tr {
+                            td { (player.as_deref().unwrap_or("")) } td { code { (name) } } td.n { (format!("{value:.6}")) }
+                            td { code { (formula) } }
+                        },
+                        Step::Flag { player, code, message } => tr.flag {
+                            td { (player.as_deref().unwrap_or("")) } td { "! " (code) } td colspan="2" { (message) }
+                        },
+                    }
+                }
+            } } }
+        }
+    };
     let body = html! {
         p { (p.kind) " at " (p.at) "." }
         (picker(&format!("/events/{}", p.seq), p.algorithms, p.algo, p.sets))
@@ -268,13 +288,13 @@ pub fn event(p: &EventPage<'_>, tree: &TreeAt) -> Markup {
         p { "Under " code { (p.config) } "." }
         div.scroll { table {
             thead { tr { th { "player" } th.n { "score" } th.n { "before" } th.n { "after" } th.n { "change" } } }
-            tbody { @for s in &p.account.seats {
+            tbody { @for s in &told.seats {
                 tr {
                     td { a href={ "/players/" (url_component(&s.player)) (q) } { (s.player) } }
                     td.n { @if let Some(x) = s.score { (x) } @else { "-" } }
                     td.n { (standing(s.before.as_ref())) }
                     td.n { (standing(s.after.as_ref())) }
-                    td.n { (signed(s.change())) }
+                    td.n { (signed(s.change)) }
                 }
             } }
         } }
@@ -302,37 +322,46 @@ pub fn event(p: &EventPage<'_>, tree: &TreeAt) -> Markup {
             ol.steps data-steps {}
         }
         h2 { "Step by step" }
-        @if p.account.steps.is_empty() {
-            p { "The algorithm computed nothing at this event. (Glicko and Glicko-2 with a rating
-                period of a duration rate a match when its period closes: "
-                code { "ladder explain --algo " (p.algo) " --event " (p.seq) }
-                " shows that computation; " code { "period=game" } " rates it here.)" }
-        } @else {
-            div.scroll { table.steps { tbody {
-                @for step in &p.account.steps {
-                    @match step {
-                        Step::Section(t) => tr.section { td colspan="4" { (t) } },
-                        Step::Game { player, opponent } => tr { td { (player) } td colspan="3" { "game against " (opponent) } },
-                        Step::Quantity { player, name, formula, value } => tr {
-                            td { (player) } td { code { (name) } } td.n { (format!("{value:.6}")) }
-                            td { code { (formula) } }
-                        },
-                        Step::Flag { player, code, message } => tr.flag {
-                            td { (player) } td { "! " (code) } td colspan="2" { (message) }
-                        },
-                    }
-                }
-            } } }
+        @if told.steps.is_empty() && p.explained.period.is_none() {
+            p { "The algorithm computed nothing at this event." }
+        } @else if !told.steps.is_empty() {
+            (steps(&told.steps))
+        }
+        @if let Some(period) = &p.explained.period {
+            @let (game, whole) = ladder_explain::change_labels(p.seq, period);
+            h3 { "Rating period " (period.index) ": [" (period.start) ", " (period.end) ")" }
+            p { (period.sentence(p.seq)) }
+            @if !period.changes.is_empty() {
+                p { strong { "This game" } ": " (game) ". " strong { "Whole period" } ": " (whole) "." }
+                div.scroll { table {
+                    thead { tr { th { "player" } th.n { "without this game" } th.n { "with it" } th.n { "this game" }
+                        th.n { "period start" } th.n { "period close" } th.n { "whole period" } } }
+                    tbody { @for c in &period.changes {
+                        tr {
+                            td { (c.player) }
+                            td.n { @if let Some(w) = c.without { (num(w)) } @else { "-" } }
+                            td.n { (num(c.with)) }
+                            td.n { (signed(Some(c.game()))) }
+                            td.n { (num(c.start)) }
+                            td.n { (num(c.end)) }
+                            td.n { (signed(Some(c.period()))) }
+                        }
+                    } }
+                } }
+            }
+            @if !period.closes_at(p.seq) { (steps(&period.steps)) }
+        }
+        @if !told.flags.is_empty() {
+            h3 { "Flags" }
+            ul { @for f in &told.flags {
+                li { code { (f.code) } " (" (f.player) "): " (f.message)
+                    @if !f.why.is_empty() { br; small { (f.why) } } }
+            } }
         }
         @if p.vkey.is_some() {
-            script type="importmap" {
-                (maud::PreEscaped(format!(
-                    "{{\"imports\":{{\"noble-ed25519\":\"{path}\"}},\"integrity\":{{\"{path}\":\"{sri}\"}}}}",
-                    path = crate::site::NOBLE_PATH,
-                    sri = crate::site::NOBLE_SRI
-                )))
-            }
-            link rel="modulepreload" href=(crate::site::NOBLE_PATH) integrity=(crate::site::NOBLE_SRI);
+            script type="importmap" { (maud::PreEscaped(crate::vendor::import_map())) }
+            link rel="modulepreload" href={ (crate::vendor::BASE) (crate::vendor::ENTRY) }
+                integrity=(crate::vendor::sri(crate::vendor::file(crate::vendor::ENTRY).map_or("", |f| f.text)));
             script type="module" src="/assets/check.js" {}
         }
     };

@@ -7,6 +7,9 @@ use ladder_events::{Rule, Violation};
 use ladder_projector::{ParamValue, Projector};
 use ladder_replay::{leaderboard, BoardRules};
 
+/// The instant a line without `at` is parsed with, until the sequencer stamps it.
+const PLACEHOLDER: &str = "1970-01-01T00:00:00Z";
+
 /// Parses a request body of JSON Lines (blank lines are skipped, line numbers count them). A
 /// line without `at` is accepted with a placeholder instant, marked for the sequencer to stamp.
 pub fn parse_body(text: &str) -> Result<Vec<Posted>, (usize, Violation)> {
@@ -19,10 +22,21 @@ pub fn parse_body(text: &str) -> Result<Vec<Posted>, (usize, Violation)> {
         match ladder_events::json::parse_line(line) {
             Ok(event) => out.push(Posted { event, stamp: false, line: i + 1 }),
             Err(v) if v.rule == Rule::MissingField && v.detail.ends_with("needs `at`") => {
+                // The line is an object with a type and without `at`: the placeholder goes in
+                // front of its first member, and the line is parsed once more. (A line this
+                // does not parse, such as one with `"at":null`, takes the longer way below.)
+                let quick = line.trim_start().strip_prefix('{').and_then(|rest| {
+                    ladder_events::json::parse_line(&format!("{{\"at\":\"{PLACEHOLDER}\",{rest}"))
+                        .ok()
+                });
+                if let Some(event) = quick {
+                    out.push(Posted { event, stamp: true, line: i + 1 });
+                    continue;
+                }
                 let mut value: serde_json::Value =
                     serde_json::from_str(line).map_err(|_| (i + 1, v.clone()))?;
                 let Some(object) = value.as_object_mut() else { return Err((i + 1, v)) };
-                object.insert("at".into(), "1970-01-01T00:00:00Z".into());
+                object.insert("at".into(), PLACEHOLDER.into());
                 let event =
                     ladder_events::json::parse_line(&value.to_string()).map_err(|v| (i + 1, v))?;
                 out.push(Posted { event, stamp: true, line: i + 1 });
@@ -89,25 +103,7 @@ pub fn leaderboard_json(
     active_within: &str,
 ) -> serde_json::Value {
     let board = leaderboard(&warm.algo, &warm.roster, &warm.activity, rules);
-    let ranked: Vec<_> = board
-        .ranked
-        .iter()
-        .map(|x| {
-            let row = &x.row;
-            let mut v = serde_json::json!({
-                "rank": x.rank, "player": row.player, "rating": row.standing.rating,
-                "games": row.standing.games,
-                "last_played": x.last_played.map(|t| t.to_string()),
-            });
-            if let Some(rd) = row.standing.rd {
-                v["rd"] = rd.into();
-            }
-            if let Some(d) = row.standing.display {
-                v["glixare"] = d.glixare.into();
-            }
-            v
-        })
-        .collect();
+    let ranked: Vec<_> = board.ranked.iter().map(ladder_replay::Ranked::to_json).collect();
     let l = &board.left_out;
     serde_json::json!({
         "algorithm": warm.algo.config().algorithm, "config": config_json(&warm.algo),
@@ -127,8 +123,9 @@ pub fn leaderboard_json(
 
 /// A player's standing (the fields `ladder replay --format json` gives them, from the warm
 /// fold) and their history: after each of their events, as `ladder history --format json`
-/// prints it (`seq`, `at`, `type`, `opponents`, `score`, `what`, `rating`, `rd`, `change`),
-/// without the leaderboard rank after each event. `None` when the name never appears.
+/// prints it (`seq`, `at`, `type`, `opponents`, `score`, `what`, the standing's own fields
+/// from `rating` on, `rank`, `change`): `rank` is the place on the leaderboard at its default rules after the event (null
+/// when not ranked, and for a whole-history algorithm). `None` when the name never appears.
 pub fn player_json(
     warm: &crate::warm::Warm,
     ledger: &ladder_log::Ledger,
@@ -147,10 +144,11 @@ pub fn player_json(
         return Ok(None);
     };
     let mut projector = ladder_replay::registry::build(warm.algo.config().clone())?;
+    let whole_history = projector.curve(ladder_projector::PlayerId(0)).is_some();
     let mut history = Vec::new();
     let mut last: Option<f64> = None;
     ladder_replay::replay(
-        &crate::history::LedgerHistory(ledger),
+        &ladder_explain::LedgerHistory::new(ledger),
         &mut [&mut projector],
         ladder_replay::Options {
             until: ladder_replay::Until::Seq(warm.through),
@@ -162,6 +160,16 @@ pub fn player_json(
             }
             let Some(id) = s.roster.get(name) else { return };
             let Some(me) = s.projectors[0].standing(id) else { return };
+            // The rank on the leaderboard at its default rules as it stood after this event, as
+            // `ladder history` gives it; none for a whole-history algorithm, whose standings
+            // after an event are not what is known now (`ladder history` gives none either).
+            let rank = if whole_history {
+                None
+            } else {
+                let board =
+                    leaderboard(&*s.projectors[0], s.roster, s.activity, &BoardRules::default());
+                board.ranked.iter().find(|r| r.row.standing.player == id).map(|r| r.rank)
+            };
             let (mut opponents, mut score, mut what) = (Vec::new(), None, String::new());
             match &s.event.body {
                 Body::MatchResult { seats } => {
@@ -185,9 +193,13 @@ pub fn player_json(
             }
             history.push(serde_json::json!({
                 "seq": s.seq, "at": s.event.at.to_string(), "type": s.event.body.type_name(),
-                "opponents": opponents, "score": score, "what": what, "rating": me.rating,
-                "rd": me.rd, "change": last.map(|l| me.rating - l),
+                "opponents": opponents, "score": score, "what": what,
+                "rank": rank, "change": last.map(|l| me.rating - l),
             }));
+            // The standing's own fields, as `ladder history --format json` prints them.
+            if let Some(line) = history.last_mut() {
+                ladder_replay::put_fields(line, &me);
+            }
             last = Some(me.rating);
         },
     )?;
@@ -208,6 +220,15 @@ mod tests {
         let p = parse_body(body).unwrap();
         assert_eq!(p.len(), 2);
         assert!(p[0].stamp && !p[1].stamp);
+        // With `at` null, and with space before the object: the same event, marked.
+        for line in [
+            "{\"type\":\"PlayerJoined\",\"player\":\"a\",\"at\":null}",
+            "  {\"type\":\"PlayerJoined\",\"player\":\"a\"}",
+        ] {
+            let q = parse_body(line).unwrap();
+            assert!(q[0].stamp, "{line}");
+            assert_eq!(q[0].event, p[0].event, "{line}");
+        }
         let (line, v) =
             parse_body("{\"type\":\"PlayerJoined\",\"player\":\"a\"}\n\n{\"type\":\"Nope\"}")
                 .unwrap_err();

@@ -4,6 +4,7 @@
 
 use crate::reads::{leaderboard_json, parse_body, query_pairs};
 use crate::sequencer::{is_conflict, Job, Outcome};
+use crate::warm::Warm;
 use crate::Shared;
 use axum::body::Bytes;
 use axum::error_handling::HandleErrorLayer;
@@ -13,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use ladder_proof::tiles::{tile_bytes, Tile};
-use ladder_replay::BoardRules;
+use ladder_replay::{BoardRules, Until};
 use std::sync::Arc;
 use tower::ServiceBuilder;
 
@@ -34,6 +35,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/events", post(post_events))
         .route("/api/events/{seq}", get(event))
         .route("/api/events/{seq}/proof", get(proof))
+        .route("/api/events/{seq}/explain", get(crate::site::explain_api))
         .route("/api/leaderboard", get(board))
         .route("/api/players/{name}", get(player))
         .route("/", get(board_page))
@@ -97,10 +99,11 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
         Err(e) => return error(StatusCode::NOT_FOUND, e.to_string()),
     };
     let cache = if tile.is_full() { IMMUTABLE } else { "public, max-age=60" };
-    let answer = move |bytes: Arc<Vec<u8>>| {
+    // A kept tile is shared, not copied, into each answer.
+    let answer = move |bytes: Bytes| {
         (
             [(header::CONTENT_TYPE, "application/octet-stream"), (header::CACHE_CONTROL, cache)],
-            bytes.as_ref().clone(),
+            bytes,
         )
             .into_response()
     };
@@ -117,11 +120,11 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
                 format!("the tree has {size} entries; tile {path} is beyond it"),
             );
         }
-        let mut src = ladder_tlog::LedgerTiles::new(&ledger, size);
+        let mut src = ladder_tlog::LedgerTiles::one_tile_at_a_time(&ledger, size);
         match tile_bytes(&tile, &mut src) {
             Ok(bytes) => {
                 drop(ledger);
-                let bytes = Arc::new(bytes);
+                let bytes = Bytes::from(bytes);
                 if tile.is_full() {
                     let mut cache = s.tiles.lock().unwrap_or_else(|p| p.into_inner());
                     if cache.len() >= crate::TILE_CACHE {
@@ -211,7 +214,10 @@ async fn post_events(
         Err((line, v)) => return refused(line, &v),
     };
     let (reply, answer) = tokio::sync::oneshot::channel();
+    // Counted before it is sent, so the sequencer never takes one not yet counted.
+    s.waiting.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     if let Err(e) = s.jobs.try_send(Job { events, auto_join, reply }) {
+        s.waiting.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         let full = matches!(e, std::sync::mpsc::TrySendError::Full(_));
         let mut r = error(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -361,6 +367,7 @@ struct BoardAsk {
     config: ladder_projector::Config,
     rules: BoardRules,
     active_within: String,
+    until: Until,
 }
 
 /// Reads a leaderboard's query (`page`: the picker's form, where `set` is one field of `K=V`
@@ -370,21 +377,16 @@ fn board_ask(pairs: Vec<(String, String)>, page: bool) -> Result<BoardAsk, Strin
     let mut sets = Vec::new();
     let mut rules = BoardRules::default();
     let mut active_within = ladder_replay::DEFAULT_ACTIVE_WITHIN.to_string();
+    let mut until = Until::Head;
     for (k, v) in pairs {
         let bad = |what: &str| format!("{k}={v:?}: {what}");
         match k.as_str() {
             "algo" => algo = Some(v),
             "set" => {
-                let parts: Vec<&str> = if page {
-                    v.split([',', ' ']).filter(|p| !p.is_empty()).collect()
+                if page {
+                    sets.extend(v.split([',', ' ']).filter(|p| !p.is_empty()).map(str::to_string));
                 } else {
-                    vec![v.as_str()]
-                };
-                for part in parts {
-                    match part.split_once('=') {
-                        Some((a, b)) => sets.push((a.to_string(), b.to_string())),
-                        None => return Err(bad("expected set=KEY=VALUE")),
-                    }
+                    sets.push(v);
                 }
             }
             "top" => rules.top = Some(v.parse().map_err(|_| bad("expected a whole number"))?),
@@ -401,31 +403,91 @@ fn board_ask(pairs: Vec<(String, String)>, page: bool) -> Result<BoardAsk, Strin
                 };
                 active_within = v;
             }
+            "until" if !page => {
+                until = Until::parse(&v).map_err(|e| {
+                    bad(&format!("{e} (until is a sequence number or an instant, as --until)"))
+                })?
+            }
             _ => {
-                return Err(bad(
+                return Err(bad(if page {
                     "unknown parameter: the leaderboard takes algo, set, top, min_games and \
-                     active_within",
-                ))
+                     active_within"
+                } else {
+                    "unknown parameter: the leaderboard takes algo, set, top, min_games, \
+                     active_within and until"
+                }))
             }
         }
     }
     let algo = algo.ok_or_else(|| {
         format!("algo is missing; algorithms: {}", ladder_replay::registry::ALGORITHMS.join(", "))
     })?;
-    let config = ladder_replay::registry::config(&algo, &sets).map_err(|e| e.to_string())?;
-    Ok(BoardAsk { config, rules, active_within })
+    let config = ladder_replay::registry::configure(&algo, &sets).map_err(|e| e.to_string())?;
+    Ok(BoardAsk { config, rules, active_within, until })
+}
+
+/// The last sequence number at or before instant `t` (0 when none): events are stored in time
+/// order (the append rule `time-order`), so a binary search over their instants finds it.
+fn seq_at(ledger: &ladder_log::Ledger, t: ladder_events::Timestamp) -> Result<u64, String> {
+    let (mut lo, mut hi) = (0, ledger.head().seq);
+    // Invariant: the event at `lo` (if any) is at or before `t`; every event after `hi` is after it.
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        let at = match ledger.get(mid) {
+            Ok(Some(e)) => e.event.at,
+            Ok(None) => return Err(format!("event {mid} is missing from the log")),
+            Err(e) => return Err(e.to_string()),
+        };
+        if at <= t {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(lo)
+}
+
+/// The warm fold of `config` through `until`, kept in its slot for the next read.
+///
+/// Through the head, it is answered from the kept fold without taking the ledger when that fold
+/// holds every durable event (a commit in flight, holding the ledger, does not delay it: its
+/// events are not acknowledged yet). A fold that lacks durable events takes the ledger (waiting
+/// for a commit in flight, at most one group's) and folds only them. Through a sequence number
+/// or an instant before the durable head, the fold is one of its own, kept like the others.
+/// `answer` runs on the fold while its slot is held (no copy of the fold is made).
+pub fn warm_fold<R>(
+    s: &Shared,
+    config: &ladder_projector::Config,
+    until: Until,
+    answer: impl FnOnce(&Warm) -> R,
+) -> Result<R, String> {
+    let durable = s.durable_head().seq;
+    let fixed = match until {
+        Until::Head => None,
+        Until::Seq(n) => (n < durable).then_some(n),
+        Until::Instant(t) => {
+            let n = seq_at(&s.read_ledger(), t)?;
+            (n < durable).then_some(n)
+        }
+    };
+    let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot_through(config, fixed);
+    let mut kept = slot.lock().unwrap_or_else(|p| p.into_inner());
+    let w = match kept.take() {
+        Some(w) if w.through == fixed.unwrap_or(durable) => w,
+        other => {
+            let ledger = s.read_ledger();
+            let target = fixed.unwrap_or(ledger.head().seq);
+            crate::warm::bring_up_to(other, config, &ledger, target).map_err(|e| e.to_string())?
+        }
+    };
+    let r = answer(&w);
+    *kept = Some(w);
+    Ok(r)
 }
 
 /// Folds (warm) and ranks; on a blocking thread.
 fn fold_board(s: &Shared, ask: &BoardAsk) -> Result<serde_json::Value, String> {
-    let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot(&ask.config);
-    let mut warm = slot.lock().unwrap_or_else(|p| p.into_inner());
-    let ledger = s.read_ledger();
-    let w = crate::warm::bring_up(warm.take(), &ask.config, &ledger).map_err(|e| e.to_string())?;
-    drop(ledger);
-    let v = leaderboard_json(&w, &ask.rules, &ask.active_within);
-    *warm = Some(w);
-    Ok(v)
+    warm_fold(s, &ask.config, ask.until, |w| leaderboard_json(w, &ask.rules, &ask.active_within))
 }
 
 async fn board(State(s): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
@@ -489,15 +551,12 @@ async fn player(
         Err(e) => return error(StatusCode::BAD_REQUEST, e),
     };
     blocking(move || {
-        let slot = s.warm.lock().unwrap_or_else(|p| p.into_inner()).slot(&ask.config);
-        let mut warm = slot.lock().unwrap_or_else(|p| p.into_inner());
-        let ledger = s.read_ledger();
-        let w = match crate::warm::bring_up(warm.take(), &ask.config, &ledger) {
-            Ok(w) => w,
-            Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        let answer = match warm_fold(&s, &ask.config, ask.until, |w| {
+            crate::reads::player_json(w, &s.read_ledger(), &name)
+        }) {
+            Ok(a) => a,
+            Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e),
         };
-        let answer = crate::reads::player_json(&w, &ledger, &name);
-        *warm = Some(w);
         match answer {
             Ok(Some(v)) => axum::Json(v).into_response(),
             Ok(None) => error(StatusCode::NOT_FOUND, format!("no player is named {name:?}")),

@@ -76,12 +76,14 @@ pub struct Appended {
 /// and answered before the next is taken, so when this returns every acknowledged event is on
 /// disk.
 pub fn run(shared: Arc<Shared>, rx: Receiver<Job>) {
+    let taken = || shared.waiting.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     while let Ok(first) = rx.recv() {
         // A job without events is the stop signal ([`crate::Service::stop`]): the handler
         // refuses an empty body, so no request is one.
         if first.events.is_empty() {
             return;
         }
+        taken();
         let mut stop = false;
         let mut events = first.events.len();
         let mut jobs = vec![first];
@@ -92,6 +94,7 @@ pub fn run(shared: Arc<Shared>, rx: Receiver<Job>) {
                     break;
                 }
                 Ok(j) => {
+                    taken();
                     events += j.events.len();
                     jobs.push(j);
                 }
@@ -112,24 +115,41 @@ pub fn run(shared: Arc<Shared>, rx: Receiver<Job>) {
 
 /// Gives every event posted without `at` the sequencer's instant: the clock, but never before
 /// an event already in the log or earlier in the group, so concurrent clients never break the
-/// time order. A retry of a stamped event (its `id` stored) takes the stored event's instant, so
-/// it is a duplicate, not a conflict.
+/// time order. A retry of a stamped event (its `id` stored) is found when the append refuses it
+/// as an id conflict ([`restamp`]), not looked up here: a lookup per event would cost every
+/// append what only a retry needs.
 fn stamp(shared: &Shared, jobs: &mut [Job], last_at: Option<Timestamp>) {
     let now = (shared.clock)();
     let mut running = last_at.map_or(now, |t| t.max(now));
-    let ledger = shared.read_ledger();
     for job in jobs.iter_mut() {
         for p in job.events.iter_mut() {
-            if !p.stamp {
+            if p.stamp {
+                p.event.at = running;
+            } else {
                 running = running.max(p.event.at);
-                continue;
             }
-            let stored_at = p.event.id.as_deref().and_then(|id| {
-                let seq = ledger.seq_of_id(id).ok().flatten()?;
-                Some(ledger.get(seq).ok().flatten()?.event.at)
-            });
-            p.event.at = stored_at.unwrap_or(running);
         }
+    }
+}
+
+/// A stamped event refused as an id conflict may be a retry of one stored earlier (its `at`
+/// was the clock's then): it takes the stored event's instant, once, so that it is a duplicate
+/// if it is the same event, and a conflict still if it is not. True when it was re-stamped.
+fn restamp(ledger: &ladder_log::Ledger, p: &mut Posted) -> bool {
+    if !p.stamp {
+        return false;
+    }
+    let stored = p.event.id.as_deref().and_then(|id| {
+        let seq = ledger.seq_of_id(id).ok().flatten()?;
+        Some(ledger.get(seq).ok().flatten()?.event.at)
+    });
+    p.stamp = false;
+    match stored {
+        Some(at) => {
+            p.event.at = at;
+            true
+        }
+        None => false,
     }
 }
 
@@ -164,20 +184,35 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
             )),
         };
         let mut ledger = shared.write_ledger();
+        shared.pause_if_held();
         let base = ledger.head().seq;
         match ledger.append(all, &opts) {
             Ok(report) => {
-                let answers = attribute(&ledger, base, &jobs, auto_join, report.head);
+                let offered: usize = jobs.iter().map(|j| j.events.len()).sum();
+                let answers = if report.appended == offered as u64 && report.auto_joined == 0 {
+                    // Every event written, in order, none inserted: no need to read them back.
+                    consecutive(base, &jobs, report.head)
+                } else {
+                    attribute(&ledger, base, &jobs, auto_join, report.head)
+                };
+                let durable = ledger.head();
                 drop(ledger);
-                shared.grew();
+                shared.committed(durable);
                 for (job, a) in jobs.into_iter().zip(answers) {
                     let _ = job.reply.send(Outcome::Done(a));
                 }
                 return;
             }
             Err(AppendError::Refused { index, violation }) => {
-                drop(ledger);
                 let j = starts.partition_point(|&s| s <= index).saturating_sub(1);
+                if is_conflict(&violation) {
+                    if let Some(p) = jobs[j].events.get_mut(index - starts[j]) {
+                        if restamp(&ledger, p) {
+                            continue;
+                        }
+                    }
+                }
+                drop(ledger);
                 let job = jobs.remove(j);
                 let line =
                     job.events.get(index - starts[j]).map_or(index - starts[j] + 1, |p| p.line);
@@ -193,6 +228,26 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
             }
         }
     }
+}
+
+/// The answers when every event of the group was written, in order, and nothing inserted:
+/// each request's events are the next sequence numbers after the previous request's.
+fn consecutive(base: u64, jobs: &[Job], head: Head) -> Vec<Appended> {
+    let mut next = base + 1;
+    jobs.iter()
+        .map(|job| {
+            let n = job.events.len() as u64;
+            let a = Appended {
+                appended: n,
+                duplicates: 0,
+                first: (n > 0).then_some(next),
+                last: (n > 0).then(|| next + n - 1),
+                head,
+            };
+            next += n;
+            a
+        })
+        .collect()
 }
 
 /// Which of the events written after `base` belong to which request: the written events are

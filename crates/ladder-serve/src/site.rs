@@ -1,10 +1,9 @@
 //! The pages' handlers and what they compute, apart from the templates of [`crate::pages`]:
-//! a player's history (what `ladder history` prints) and one event's account (what `ladder
-//! explain` shows: every seat before and after, and the algorithm's own trace of the arithmetic),
-//! and the static assets the event page's check runs (embedded in the binary, so `serve` needs
-//! no file at run time).
+//! a player's history (what `ladder history` prints), one event explained (ladder-explain's
+//! [`ladder_explain::Explanation`], the very value `ladder explain` renders: the match page
+//! renders it as HTML and `GET /api/events/SEQ/explain` answers its JSON), and the static assets
+//! the event page's check runs (embedded in the binary, so `serve` needs no file at run time).
 
-use crate::history::LedgerHistory;
 use crate::pages;
 use crate::reads::query_pairs;
 use crate::Shared;
@@ -12,25 +11,14 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use ladder_events::{Body, Timestamp};
+use ladder_explain::{explain, vs_config, ExplainError, LedgerHistory, Request};
 use ladder_log::Ledger;
-use ladder_projector::{Config, Projector, Roster, Standing, Trace, TraceEntry};
-use ladder_replay::{registry, replay, Options, ReplayError, Until};
+use ladder_projector::{Config, Standing};
+use ladder_replay::{registry, replay, Options, ReplayError};
 use std::sync::Arc;
 
 /// The check's script, served at `/assets/check.js`.
 pub const CHECK_JS: &str = include_str!("../assets/check.js");
-/// The vendored Ed25519 verifier (`@noble/ed25519` 3.0.1, unchanged; its licence and origin are
-/// in `assets/vendor/`), served at [`NOBLE_PATH`].
-pub const NOBLE_JS: &str = include_str!("../assets/vendor/noble-ed25519-3.0.1.js");
-/// Where [`NOBLE_JS`] is served.
-pub const NOBLE_PATH: &str = "/assets/vendor/noble-ed25519-3.0.1.js";
-/// The subresource integrity of [`NOBLE_JS`] (sha384, base64), recorded in
-/// `assets/vendor/README.md` and given to the browser in the event page's import map.
-pub const NOBLE_SRI: &str =
-    "sha384-53HK02VlWlYqRwuqeyJqLhVOAMxPUZg9bxjMC9JOMzIuauHviKGSMM7v6LJB5SE1";
-/// The vendored script's licence, served beside it.
-pub const NOBLE_LICENSE: &str = include_str!("../assets/vendor/LICENSE-noble-ed25519");
-
 /// A player's standing after one of their events.
 #[derive(Clone, Debug)]
 pub struct PlayerLine {
@@ -59,214 +47,127 @@ pub fn player_history(
 ) -> Result<Option<Vec<PlayerLine>>, ReplayError> {
     let mut projector = registry::build(config)?;
     let mut lines: Vec<PlayerLine> = Vec::new();
-    let r = replay(&LedgerHistory(ledger), &mut [&mut projector], Options::default(), &mut |s| {
-        if !s.event.players().any(|p| p == name) {
-            return;
-        }
-        let Some(id) = s.roster.get(name) else { return };
-        let Some(me) = s.projectors[0].standing(id) else { return };
-        let (mut opponents, mut score) = (Vec::new(), None);
-        if let Body::MatchResult { seats } = &s.event.body {
-            score = seats.iter().find(|x| x.player == name).map(|x| x.score);
-            opponents = seats
-                .iter()
-                .filter(|x| x.player != name)
-                .map(|x| (x.player.clone(), x.score))
-                .collect();
-        }
-        let change = lines.last().map(|l| me.rating - l.after.rating);
-        lines.push(PlayerLine {
-            seq: s.seq,
-            at: s.event.at,
-            kind: s.event.body.type_name(),
-            opponents,
-            score,
-            after: me,
-            change,
-        });
-    })?;
+    let r =
+        replay(&LedgerHistory::new(ledger), &mut [&mut projector], Options::default(), &mut |s| {
+            if !s.event.players().any(|p| p == name) {
+                return;
+            }
+            let Some(id) = s.roster.get(name) else { return };
+            let Some(me) = s.projectors[0].standing(id) else { return };
+            let (mut opponents, mut score) = (Vec::new(), None);
+            if let Body::MatchResult { seats } = &s.event.body {
+                score = seats.iter().find(|x| x.player == name).map(|x| x.score);
+                opponents = seats
+                    .iter()
+                    .filter(|x| x.player != name)
+                    .map(|x| (x.player.clone(), x.score))
+                    .collect();
+            }
+            let change = lines.last().map(|l| me.rating - l.after.rating);
+            lines.push(PlayerLine {
+                seq: s.seq,
+                at: s.event.at,
+                kind: s.event.body.type_name(),
+                opponents,
+                score,
+                after: me,
+                change,
+            });
+        })?;
     Ok(r.roster.get(name).map(|_| lines))
-}
-
-/// One seat of an event: the standing before and after it.
-#[derive(Clone, Debug)]
-pub struct Seat {
-    /// The player.
-    pub player: String,
-    /// Their score (a match only).
-    pub score: Option<f64>,
-    /// Before the event (none before they joined).
-    pub before: Option<Standing>,
-    /// After it.
-    pub after: Option<Standing>,
-}
-
-impl Seat {
-    /// The rating change, when there is a before and an after.
-    pub fn change(&self) -> Option<f64> {
-        Some(self.after.as_ref()?.rating - self.before.as_ref()?.rating)
-    }
-}
-
-/// One line of the arithmetic, names in place of ids.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Step {
-    /// A heading.
-    Section(String),
-    /// A game of `player` against `opponent` whose quantities follow.
-    Game {
-        /// Whose computation.
-        player: String,
-        /// Against whom.
-        opponent: String,
-    },
-    /// A quantity with its formula.
-    Quantity {
-        /// Whose (empty when shared).
-        player: String,
-        /// The name the algorithm's published description gives it.
-        name: String,
-        /// The formula.
-        formula: String,
-        /// Its value.
-        value: f64,
-    },
-    /// Something an auditor looks for.
-    Flag {
-        /// Whose (empty when none).
-        player: String,
-        /// Its short code.
-        code: String,
-        /// A sentence.
-        message: String,
-    },
-}
-
-/// An event explained under one configuration.
-#[derive(Clone, Debug)]
-pub struct Account {
-    /// Every seat (every player the event names), in order.
-    pub seats: Vec<Seat>,
-    /// The algorithm's trace of the event, step by step.
-    pub steps: Vec<Step>,
-}
-
-/// Replaces `#N` (a player id in a trace heading) with the player's name, as `ladder explain`
-/// does.
-fn named(text: &str, roster: &Roster) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find('#') {
-        out.push_str(&rest[..i]);
-        let digits: String = rest[i + 1..].chars().take_while(|c| c.is_ascii_digit()).collect();
-        match digits.parse::<u32>().ok().filter(|&n| (n as usize) < roster.len()) {
-            Some(n) => out.push_str(roster.name(ladder_projector::PlayerId(n))),
-            // Not an id of the roster: kept as written.
-            None => {
-                out.push('#');
-                out.push_str(&digits);
-            }
-        }
-        rest = &rest[i + 1 + digits.len()..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Event `seq` under `config`: each named player's standing before and after, and the
-/// algorithm's trace of it (the same replay `ladder explain` runs).
-pub fn account(ledger: &Ledger, config: Config, seq: u64) -> Result<Account, ReplayError> {
-    let stored = ledger
-        .get(seq)
-        .map_err(|e| ReplayError::History(Box::new(e)))?
-        .ok_or(ReplayError::History(format!("there is no event {seq}").into()))?;
-    let names: Vec<String> = stored.event.players().map(str::to_string).collect();
-    let scores: Vec<Option<f64>> = names
-        .iter()
-        .map(|n| match &stored.event.body {
-            Body::MatchResult { seats } => seats.iter().find(|s| &s.player == n).map(|s| s.score),
-            _ => None,
-        })
-        .collect();
-    let mut projector = registry::build(config)?;
-    let mut trace = Trace::new();
-    let mut before: Vec<Option<Standing>> = vec![None; names.len()];
-    let standing =
-        |p: &dyn Projector, roster: &Roster, n: &str| roster.get(n).and_then(|id| p.standing(id));
-    let r = replay(
-        &LedgerHistory(ledger),
-        &mut [&mut projector],
-        Options { until: Until::Seq(seq), trace: Some((seq, &mut trace)), ..Options::default() },
-        &mut |s| {
-            if s.seq + 1 == seq {
-                for (b, n) in before.iter_mut().zip(&names) {
-                    *b = standing(&*s.projectors[0], s.roster, n);
-                }
-            }
-        },
-    )?;
-    let seats = names
-        .iter()
-        .zip(before)
-        .zip(scores)
-        .map(|((n, before), score)| Seat {
-            player: n.clone(),
-            score,
-            before,
-            after: standing(&projector, &r.roster, n),
-        })
-        .collect();
-    let roster = &r.roster;
-    let who = |p: &Option<ladder_projector::PlayerId>| {
-        p.map_or(String::new(), |p| roster.name(p).to_string())
-    };
-    let steps = trace
-        .entries
-        .iter()
-        .map(|e| match e {
-            TraceEntry::Section(t) => Step::Section(named(t, roster)),
-            TraceEntry::Opponent { player, opponent } => {
-                Step::Game { player: who(player), opponent: roster.name(*opponent).to_string() }
-            }
-            TraceEntry::Quantity { player, name, formula, value } => Step::Quantity {
-                player: who(player),
-                name: name.to_string(),
-                formula: formula.to_string(),
-                value: *value,
-            },
-            TraceEntry::Flag { player, code, message } => Step::Flag {
-                player: who(player),
-                code: code.to_string(),
-                message: named(message, roster),
-            },
-        })
-        .collect();
-    Ok(Account { seats, steps })
 }
 
 /// The algorithm and constants a page was asked for (`algo`, default glicko2, and `set`: `K=V`
 /// pairs separated by commas or spaces), with the `set` text as written.
 fn page_config(query: Option<&str>) -> Result<(Config, String), String> {
     let mut algo = "glicko2".to_string();
-    let mut sets = Vec::new();
+    let mut sets: Vec<String> = Vec::new();
     let mut text = Vec::new();
     for (k, v) in query_pairs(query)? {
         match k.as_str() {
             "algo" => algo = v,
             "set" => {
-                text.push(v.clone());
-                for part in v.split([',', ' ']).filter(|p| !p.is_empty()) {
-                    let (a, b) = part
-                        .split_once('=')
-                        .ok_or_else(|| format!("set={v:?}: expected KEY=VALUE pairs"))?;
-                    sets.push((a.to_string(), b.to_string()));
-                }
+                sets.extend(v.split([',', ' ']).filter(|p| !p.is_empty()).map(str::to_string));
+                text.push(v);
             }
             _ => return Err(format!("{k}={v:?}: unknown parameter: this page takes algo and set")),
         }
     }
-    let config = registry::config(&algo, &sets).map_err(|e| e.to_string())?;
+    let config = registry::configure(&algo, &sets).map_err(|e| e.to_string())?;
     Ok((config, text.join(", ")))
+}
+
+/// An explanation asked for through the API: `algo` (required), `set` and `vs` (each repeatable,
+/// `K=V[,K=V...]`, as `ladder explain`'s `--set` and `--vs`) and `player` (one player).
+fn explain_request(seq: u64, query: Option<&str>) -> Result<Request, String> {
+    let (mut algo, mut sets, mut vs, mut player) = (None, Vec::new(), Vec::new(), None);
+    for (k, v) in query_pairs(query)? {
+        match k.as_str() {
+            "algo" => algo = Some(v),
+            "set" => sets.push(v),
+            "vs" => vs.push(v),
+            "player" => player = Some(v),
+            _ => {
+                return Err(format!(
+                    "{k}={v:?}: unknown parameter: explain takes algo, set, vs and player"
+                ))
+            }
+        }
+    }
+    let algo = algo.ok_or_else(|| {
+        format!("algo is missing; algorithms: {}", registry::ALGORITHMS.join(", "))
+    })?;
+    let config = registry::configure(&algo, &sets).map_err(|e| e.to_string())?;
+    let vs = vs
+        .iter()
+        .map(|text| vs_config(&config, text).map_err(|e| format!("vs={text:?}: {e}")))
+        .collect::<Result<_, _>>()?;
+    Ok(Request { config, seq, player, vs })
+}
+
+/// `GET /api/events/SEQ/explain`: the object `ladder explain --format json` prints (400 for a
+/// bad algorithm, constant or player, 404 for an unknown SEQ, 422 when the algorithm cannot
+/// apply the history under these constants).
+pub async fn explain_api(
+    State(s): State<Arc<Shared>>,
+    Path(seq): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    use crate::routes::error;
+    let Some(seq) = seq.parse::<u64>().ok().filter(|&n| n > 0) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("{seq:?} is not a sequence number (1, 2, ...)"),
+        );
+    };
+    let request = match explain_request(seq, query.as_deref()) {
+        Ok(r) => r,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    blocking(move || {
+        let ledger = s.read_ledger();
+        match explain(&ledger, &request) {
+            Ok(x) => axum::Json(x.to_json()).into_response(),
+            Err(e @ ExplainError::NoEvent { .. }) => error(StatusCode::NOT_FOUND, e.to_string()),
+            Err(e @ ExplainError::NotNamed { .. }) => error(StatusCode::BAD_REQUEST, e.to_string()),
+            Err(e @ (ExplainError::Replay { .. } | ExplainError::Project(_))) => {
+                error(StatusCode::UNPROCESSABLE_ENTITY, chain(&e))
+            }
+            Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    })
+    .await
+}
+
+/// An error and the causes under it, joined by `: `.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = vec![e.to_string()];
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push(c.to_string());
+        cause = c.source();
+    }
+    out.join(": ")
 }
 
 fn html(status: StatusCode, markup: maud::Markup) -> Response {
@@ -304,9 +205,11 @@ pub async fn player_page(
         match result {
             Ok(Some(lines)) => {
                 let algo = config.algorithm;
+                let band = lines.last().and_then(|l| l.after.spread_name()).unwrap_or("RD");
                 let chart = ladder_plot::rating_chart(
                     &format!("{name} under {algo}"),
                     &config.to_string(),
+                    band,
                     &[ladder_plot::Series {
                         name: name.clone(),
                         points: lines
@@ -369,12 +272,14 @@ pub async fn event_page(
             }
         };
         let proof = (seq <= cp.size).then(|| ledger.prove_inclusion(seq, cp.size).ok()).flatten();
-        let account = account(&ledger, config.clone(), seq);
+        let request = Request { config: config.clone(), seq, player: None, vs: Vec::new() };
+        let explained = explain(&ledger, &request);
         drop(ledger);
-        let account = match account {
-            Ok(a) => a,
+        let explained = match explained {
+            Ok(x) => x,
             Err(e) => {
-                return html(StatusCode::UNPROCESSABLE_ENTITY, pages::error(&e.to_string(), &tree))
+                let m = chain(&e);
+                return html(StatusCode::UNPROCESSABLE_ENTITY, pages::error(&m, &tree));
             }
         };
         let line = ladder_events::json::to_line(&stored.event);
@@ -389,7 +294,7 @@ pub async fn event_page(
             algo: config.algorithm,
             sets: &sets,
             config: &config.to_string(),
-            account: &account,
+            explained: &explained,
             proof: proof.as_ref(),
             vkey: vkey.as_deref(),
         };
@@ -402,37 +307,14 @@ pub async fn event_page(
 pub async fn asset(Path(name): Path<String>) -> Response {
     let (body, kind) = match format!("/assets/{name}").as_str() {
         "/assets/check.js" => (CHECK_JS, "text/javascript; charset=utf-8"),
-        NOBLE_PATH => (NOBLE_JS, "text/javascript; charset=utf-8"),
-        "/assets/vendor/LICENSE-noble-ed25519" => (NOBLE_LICENSE, "text/plain; charset=utf-8"),
-        _ => {
-            return crate::routes::error(StatusCode::NOT_FOUND, format!("no asset {name:?}"));
-        }
+        path => match path.strip_prefix(crate::vendor::BASE).and_then(crate::vendor::file) {
+            Some(f) if f.path.ends_with(".js") => (f.text, "text/javascript; charset=utf-8"),
+            Some(f) => (f.text, "text/plain; charset=utf-8"),
+            None => {
+                return crate::routes::error(StatusCode::NOT_FOUND, format!("no asset {name:?}"));
+            }
+        },
     };
     ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "public, max-age=300")], body)
         .into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sha2::Digest;
-
-    #[test]
-    fn vendored_script_matches_its_recorded_integrity() {
-        use base64::Engine;
-        let digest = sha2::Sha384::digest(NOBLE_JS.as_bytes());
-        let sri = format!("sha384-{}", base64::engine::general_purpose::STANDARD.encode(digest));
-        assert_eq!(sri, NOBLE_SRI);
-        let readme = include_str!("../assets/vendor/README.md");
-        assert!(readme.contains(NOBLE_SRI), "assets/vendor/README.md records another hash");
-        assert!(NOBLE_LICENSE.contains("MIT License"));
-    }
-
-    #[test]
-    fn trace_headings_name_players() {
-        let mut roster = Roster::new();
-        roster.intern("alice");
-        roster.intern("bob");
-        assert_eq!(named("UpdatePlayer(#0, #1) #x #9", &roster), "UpdatePlayer(alice, bob) #x #9");
-    }
 }

@@ -130,10 +130,60 @@ impl Tokens {
         for (name, h) in &self.entries {
             text.push_str(&format!("{name} {}\n", ladder_proof::hex(h)));
         }
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, text).map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        replace_durably(path, text.as_bytes()).map_err(io)
     }
+}
+
+/// The temporary file a save of `path` writes first: beside it (a rename stays within one file
+/// system), named after it and this process (two `ladder token` commands at once do not write
+/// into one temporary file).
+fn temporary(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(format!(".tmp.{}", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// Replaces `path` by `bytes` so that a crash or a power cut at any moment leaves either the old
+/// file or the new one, whole: the bytes go to a new temporary file, which is synced, renamed over
+/// `path` (a rename is atomic), and then the directory is synced so the rename itself is durable
+/// (POSIX `rename(2)` and `fsync(2)`: a rename is on disk only once its directory is). On a
+/// failure before the rename, the old file is untouched and the temporary one removed.
+fn replace_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = temporary(path);
+    let written = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        // Only a file this call created is removed (`create_new`: never one that was there).
+        if e.kind() != std::io::ErrorKind::AlreadyExists {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return Err(e);
+    }
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    sync_directory(path)
+}
+
+/// Syncs the directory holding `path`, making a rename into it durable. Only Unix-like systems
+/// can open a directory to sync it; elsewhere the rename is as durable as the system makes it.
+fn sync_directory(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// Stores a new token named `name` made of `secret` (32 random bytes from the caller) and
@@ -194,5 +244,63 @@ mod tests {
         std::fs::write(&path, "# c\nclub 00\n").unwrap();
         let e = Tokens::load(&path).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("64 hex digits"), "{e}");
+    }
+
+    /// Every save replaces the file whole: a reader that loads it while tokens are added one by
+    /// one always finds a complete file (it parses, and holds every token added before the load
+    /// began), never a truncated or half-written one, and no temporary file is left behind.
+    #[test]
+    fn a_reader_never_sees_a_half_written_token_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.tokens");
+        add(&path, "first", [1; 32]).unwrap();
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(1));
+        let reader = {
+            let (path, done) = (path.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut loads = 0;
+                while done.load(std::sync::atomic::Ordering::Acquire) < 40 {
+                    let before = done.load(std::sync::atomic::Ordering::Acquire);
+                    let names: Vec<String> =
+                        Tokens::load(&path).unwrap().names().map(str::to_string).collect();
+                    assert!(
+                        names.len() >= before,
+                        "{} tokens, {before} added: {names:?}",
+                        names.len()
+                    );
+                    assert_eq!(names[0], "first");
+                    loads += 1;
+                }
+                loads
+            })
+        };
+        for i in 1..40u8 {
+            add(&path, &format!("t{i}"), [i; 32]).unwrap();
+            done.store(usize::from(i) + 1, std::sync::atomic::Ordering::Release);
+        }
+        assert!(reader.join().unwrap() > 0);
+        assert_eq!(Tokens::load(&path).unwrap().names().count(), 40);
+        let left: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("ledger.tokens")]);
+    }
+
+    /// A save that fails before its rename (here its temporary file cannot be made) leaves the
+    /// old file exactly as it was, and the error names the token file.
+    #[test]
+    fn a_failed_save_leaves_the_old_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.tokens");
+        add(&path, "club", [3; 32]).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        // A directory where the temporary file would go: creating the file fails.
+        std::fs::create_dir(temporary(&path)).unwrap();
+        let e = add(&path, "other", [4; 32]).unwrap_err().to_string();
+        assert!(e.contains("ledger.tokens"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert!(temporary(&path).is_dir(), "what was there is not removed");
+        let e = revoke(&path, "club").unwrap_err().to_string();
+        assert!(e.contains("ledger.tokens"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
     }
 }

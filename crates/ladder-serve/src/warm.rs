@@ -4,11 +4,11 @@
 //! folded forward, so it refolds that one projection from the start. At most `capacity`
 //! folds are kept; the least recently used is dropped first.
 
-use crate::history::LedgerHistory;
+use ladder_explain::LedgerHistory;
 use ladder_log::Ledger;
 use ladder_projector::{Config, Roster};
 use ladder_replay::registry::{self, Algo};
-use ladder_replay::{replay, Activity, History, Options, ReplayError};
+use ladder_replay::{replay, Activity, History, Options, ReplayError, Until};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -30,28 +30,53 @@ pub struct Warm {
 /// Folds `ledger` through its head into `warm` (or from the start when there is none, or when
 /// a void since `warm` annuls a match it counted).
 pub fn bring_up(warm: Option<Warm>, config: &Config, ledger: &Ledger) -> Result<Warm, ReplayError> {
-    let history = LedgerHistory(ledger);
-    let head = ledger.head().seq;
+    bring_up_to(warm, config, ledger, ledger.head().seq)
+}
+
+/// Folds `ledger` through `target` (at most its head) into `warm`, as [`bring_up`] does through
+/// the head: a fold already past `target`, or one a void through `target` annuls a match of,
+/// starts again from the first event.
+pub fn bring_up_to(
+    warm: Option<Warm>,
+    config: &Config,
+    ledger: &Ledger,
+    target: u64,
+) -> Result<Warm, ReplayError> {
+    let history = LedgerHistory::new(ledger);
+    let target = target.min(ledger.head().seq);
     if let Some(w) = warm {
-        if w.through == head {
+        if w.through == target {
             return Ok(w);
         }
-        let stale = history.voids().iter().any(|&(void, m)| void > w.through && m <= w.through);
-        if !stale && w.through < head {
+        let stale = history
+            .voids()
+            .iter()
+            .any(|&(void, m)| void > w.through && void <= target && m <= w.through);
+        if !stale && w.through < target {
             let Warm { mut algo, roster, through, head: hash, mut activity } = w;
-            let options = Options { resume: Some((through, hash, roster)), ..Options::default() };
+            let options = Options {
+                resume: Some((through, hash, roster)),
+                until: Until::Seq(target),
+                ..Options::default()
+            };
             let r = replay(&history, &mut [&mut algo], options, &mut |_| {})?;
             activity.merge(&r.activity);
             return Ok(Warm { algo, roster: r.roster, through: r.through, head: r.head, activity });
         }
     }
-    fresh(config, ledger)
+    fresh_to(config, ledger, target)
 }
 
 /// A fold from the first event.
 pub fn fresh(config: &Config, ledger: &Ledger) -> Result<Warm, ReplayError> {
+    fresh_to(config, ledger, ledger.head().seq)
+}
+
+/// A fold from the first event through `target`.
+pub fn fresh_to(config: &Config, ledger: &Ledger, target: u64) -> Result<Warm, ReplayError> {
     let mut algo = registry::build(config.clone())?;
-    let r = replay(&LedgerHistory(ledger), &mut [&mut algo], Options::default(), &mut |_| {})?;
+    let options = Options { until: Until::Seq(target), ..Options::default() };
+    let r = replay(&LedgerHistory::new(ledger), &mut [&mut algo], options, &mut |_| {})?;
     Ok(Warm { algo, roster: r.roster, through: r.through, head: r.head, activity: r.activity })
 }
 
@@ -83,8 +108,17 @@ impl WarmCache {
 
     /// The slot of `config`, made (and the least recently used dropped) when new.
     pub fn slot(&mut self, config: &Config) -> Slot {
+        self.slot_through(config, None)
+    }
+
+    /// The slot of `config` folded through a fixed sequence number (`?until=`), or through the
+    /// head when `through` is `None`: each is a fold of its own, kept under the same bound.
+    pub fn slot_through(&mut self, config: &Config, through: Option<u64>) -> Slot {
         self.clock += 1;
-        let k = key(config);
+        let mut k = key(config);
+        if let Some(n) = through {
+            k.push_str(&format!(" until={n}"));
+        }
         if let Some((used, slot)) = self.slots.get_mut(&k) {
             *used = self.clock;
             return slot.clone();

@@ -66,11 +66,37 @@ pub struct HttpSource {
 
 impl HttpSource {
     /// The log under `prefix` (`http://host:port/log`, with or without a final `/`). Each request
-    /// gives up after 60 seconds.
+    /// gives up after 60 seconds. An https server's certificate must chain to one of the web's
+    /// root certificates (Mozilla's, as webpki-roots carries them).
     pub fn new(prefix: &str) -> HttpSource {
+        HttpSource::with_roots(prefix, ureq::tls::RootCerts::WebPki)
+    }
+
+    /// The log under `prefix`, served over https by a server whose certificate chains to one of
+    /// the certificates in `pem` (PEM text, one or more `CERTIFICATE` blocks), and to no other:
+    /// a club's own certificate authority, or a self-signed server certificate. `origin` names
+    /// the file the text came from, for messages.
+    pub fn with_ca_certs(prefix: &str, pem: &[u8], origin: &str) -> Result<HttpSource, FetchError> {
+        let err = |problem: String| FetchError { location: origin.to_owned(), problem };
+        let mut certs = Vec::new();
+        for item in ureq::tls::parse_pem(pem) {
+            match item.map_err(|e| err(format!("not PEM text: {e}")))? {
+                ureq::tls::PemItem::Certificate(c) => certs.push(c),
+                _ => return Err(err("holds something other than a CERTIFICATE block".into())),
+            }
+        }
+        if certs.is_empty() {
+            return Err(err("holds no PEM CERTIFICATE block".into()));
+        }
+        Ok(HttpSource::with_roots(prefix, ureq::tls::RootCerts::new_with_certs(&certs)))
+    }
+
+    fn with_roots(prefix: &str, roots: ureq::tls::RootCerts) -> HttpSource {
+        let tls = ureq::tls::TlsConfig::builder().root_certs(roots).build();
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_secs(60)))
             .user_agent("ladder-mirror")
+            .tls_config(tls)
             .build();
         HttpSource { prefix: prefix.trim_end_matches('/').to_owned(), agent: config.into() }
     }
@@ -95,11 +121,22 @@ impl Fetch for HttpSource {
 }
 
 /// The source a `mirror SOURCE` argument names: an `http://` or `https://` URL prefix, or else
-/// a directory.
-pub fn open_source(arg: &str) -> Box<dyn Fetch> {
-    if arg.starts_with("http://") || arg.starts_with("https://") {
-        Box::new(HttpSource::new(arg))
-    } else {
-        Box::new(DirSource::new(Path::new(arg)))
+/// a directory. `ca_cert`, a PEM file of certificates, replaces the web's root certificates for
+/// an https source; it is refused for any other source, where it could only be a mistake.
+pub fn open_source(arg: &str, ca_cert: Option<&Path>) -> Result<Box<dyn Fetch>, FetchError> {
+    let https = arg.starts_with("https://");
+    match ca_cert {
+        Some(file) if https => {
+            let origin = file.display().to_string();
+            let pem = std::fs::read(file)
+                .map_err(|e| FetchError { location: origin.clone(), problem: e.to_string() })?;
+            Ok(Box::new(HttpSource::with_ca_certs(arg, &pem, &origin)?))
+        }
+        Some(file) => Err(FetchError {
+            location: file.display().to_string(),
+            problem: format!("a CA certificate is only for an https:// source, not {arg}"),
+        }),
+        None if https || arg.starts_with("http://") => Ok(Box::new(HttpSource::new(arg))),
+        None => Ok(Box::new(DirSource::new(Path::new(arg)))),
     }
 }

@@ -15,6 +15,8 @@ const SPAN: u64 = 64;
 pub struct LedgerTiles<'a> {
     ledger: &'a Ledger,
     size: u64,
+    /// Level-0 tiles read in one pass (`SPAN`, or 1 for [`LedgerTiles::one_tile_at_a_time`]).
+    span: u64,
     /// The level-0 tiles last read: the first one's index and how many, their events' lines back
     /// to back, where each ends, and the leaf hashes.
     first_tile: Option<u64>,
@@ -30,6 +32,7 @@ impl<'a> LedgerTiles<'a> {
         LedgerTiles {
             ledger,
             size: size.min(ledger.head().seq),
+            span: SPAN,
             first_tile: None,
             tiles: 0,
             lines: Vec::new(),
@@ -38,7 +41,14 @@ impl<'a> LedgerTiles<'a> {
         }
     }
 
-    /// Reads the events of tiles `tile` to `tile + SPAN - 1` (through `size`) in one pass, each
+    /// The same tree, for a caller that asks for one tile at a time in no particular order (a
+    /// server answering tile requests): each level-0 tile's events are read alone, instead of
+    /// the 64 tiles a walk in order wants read ahead.
+    pub fn one_tile_at_a_time(ledger: &'a Ledger, size: u64) -> LedgerTiles<'a> {
+        LedgerTiles { span: 1, ..LedgerTiles::new(ledger, size) }
+    }
+
+    /// Reads the events of tiles `tile` to `tile + span - 1` (through `size`) in one pass, each
     /// read in place ([`ladder_events::codec::view`]): its line and its leaf hash.
     fn load(&mut self, tile: u64) -> Result<(), LogError> {
         if self.first_tile.is_some_and(|f| tile >= f && tile < f + self.tiles) {
@@ -49,7 +59,7 @@ impl<'a> LedgerTiles<'a> {
         self.ends.clear();
         self.leaves.clear();
         let first = (tile << TILE_HEIGHT) + 1;
-        let last = ((tile + SPAN) << TILE_HEIGHT).min(self.size);
+        let last = ((tile + self.span) << TILE_HEIGHT).min(self.size);
         if first <= last {
             let (lines, ends, leaves) = (&mut self.lines, &mut self.ends, &mut self.leaves);
             self.ledger.read_records(first, |records| {
@@ -75,7 +85,7 @@ impl<'a> LedgerTiles<'a> {
             });
         }
         self.first_tile = Some(tile);
-        self.tiles = SPAN;
+        self.tiles = self.span;
         Ok(())
     }
 

@@ -337,3 +337,81 @@ fn the_table_tells_the_arithmetic_first_and_the_proof_after() {
         assert!(text.contains("(SHA-256 of 0x00 and the line above)"), "{text}");
     }
 }
+
+/// `player`'s rating in `ladder replay --until UNTIL --format json` under `sets`.
+fn rating_until(e: &Env, algo: &str, sets: &str, until: u64) -> f64 {
+    let out = e.ok(&[
+        "replay",
+        "--algo",
+        algo,
+        "--set",
+        sets,
+        "--until",
+        &until.to_string(),
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    crate::support::entry(&v["players"], "player", "player")["rating"].as_f64().unwrap()
+}
+
+#[test]
+fn a_periods_whole_change_and_this_games_effect_are_told_apart_and_agree_with_replay_until() {
+    // glickman.jsonl's three games of `player` share one day; a game of two others the next day
+    // (event 8) closes that day's period under period=1d.
+    let e = glickman();
+    let later = e.file(
+        "later.jsonl",
+        b"{\"type\":\"MatchResult\",\"at\":\"2026-03-02T10:00:00Z\",\"id\":\"g4\",\"seats\":[{\"player\":\"opp1400\",\"score\":1},{\"player\":\"opp1550\",\"score\":0}]}\n",
+    );
+    e.ok(&["import", later.to_str().unwrap()]);
+    let sets = "period=1d";
+    for algo in ["glicko", "glicko2"] {
+        // The period's start: no game of `player` yet (the prior they joined with).
+        let start = rating_until(&e, algo, sets, 4);
+        // Its close: every game of the period, before the event that closes it.
+        let end = rating_until(&e, algo, sets, 7);
+        for seq in 5..=7u64 {
+            let v = explain(&e, &["--algo", algo, "--set", sets, "--event", &seq.to_string()]);
+            let period = &v["period"];
+            assert_eq!(period["closes_at"], 8, "{algo} {seq}: {period}");
+            let c = crate::support::entry(&period["changes"], "player", "player");
+            let game = &c["this_game"];
+            let whole = &c["whole_period"];
+            let label = game["label"].as_str().unwrap();
+            assert!(label.starts_with("this game's effect"), "{label}");
+            assert!(label.contains(&format!("replay --until {})", seq - 1)), "{label}");
+            assert!(label.contains(&format!("replay --until {seq})")), "{label}");
+            let label = whole["label"].as_str().unwrap();
+            assert!(label.starts_with("the whole period's change"), "{label}");
+            assert!(label.contains("close at event 8") && label.contains("replay --until 7"));
+            // This game: the period closed without it and with it, as replay gives them.
+            let (without, with) =
+                (game["without"].as_f64().unwrap(), game["with"].as_f64().unwrap());
+            close(without, rating_until(&e, algo, sets, seq - 1), 1e-12);
+            close(with, rating_until(&e, algo, sets, seq), 1e-12);
+            close(game["change"].as_f64().unwrap(), with - without, 1e-12);
+            // The table's before and after are the same two numbers.
+            let me = crate::support::entry(&v["explained"]["players"], "player", "player");
+            close(me["before"]["rating"].as_f64().unwrap(), without, 1e-12);
+            close(me["after"]["rating"].as_f64().unwrap(), with, 1e-12);
+            // The whole period: from its start to its close, whichever game is explained.
+            close(whole["start"].as_f64().unwrap(), start, 1e-9);
+            close(whole["end"].as_f64().unwrap(), end, 1e-9);
+            close(whole["change"].as_f64().unwrap(), end - start, 1e-9);
+            // The table view says the same, labelled, arithmetic first and the proof after.
+            let text =
+                e.ok(&["explain", "--algo", algo, "--set", sets, "--event", &seq.to_string()]);
+            let told = text.find("two changes, told apart:").unwrap_or_else(|| panic!("{text}"));
+            assert!(text.contains("this game    = this game's effect"), "{text}");
+            assert!(text.contains("whole period = the whole period's change"), "{text}");
+            assert!(told < text.find("inclusion (RFC 6962").unwrap(), "{text}");
+            let row = format!(
+                "whole period {:>10} -> {:>10}",
+                format!("{start:.2}"),
+                format!("{end:.2}")
+            );
+            assert!(text.contains(&row), "{row} missing from {text}");
+        }
+    }
+}

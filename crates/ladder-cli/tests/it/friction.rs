@@ -202,4 +202,8 @@ fn a_plot_names_its_algorithm_and_constants_and_a_band_only_where_there_is_one()
     let glicko = e.ok(&["plot", "--algo", "glicko", "--player", "England"]);
     assert!(glicko.contains("<title>glicko ratings over time (bands: ±2 RD)</title>"), "{glicko}");
     assert!(glicko.contains(">glicko c=6.0 period=5d"), "{glicko}");
+    // Weng-Lin's band is two sigma, and says so.
+    let wl = e.ok(&["plot", "--algo", "weng-lin", "--player", "England"]);
+    assert!(wl.contains("<title>weng-lin ratings over time (bands: ±2 sigma)</title>"), "{wl}");
+    assert!(!wl.contains("RD"), "Weng-Lin keeps no RD: {wl}");
 }

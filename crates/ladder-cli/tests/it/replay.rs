@@ -168,7 +168,10 @@ fn history_follows_one_player() {
         ]
     );
     let csv = e.ok(&["history", "--algo", "glicko", "--player", "player", "--format", "csv"]);
-    assert_eq!(csv.lines().next(), Some("seq,at,type,opponents,score,what,rating,rd,rank,change"));
+    assert_eq!(
+        csv.lines().next(),
+        Some("seq,at,type,opponents,score,what,rating,rd,games,rank,change")
+    );
     assert!(csv.lines().nth(2).unwrap().starts_with("5,"), "{csv}");
     assert!(csv.lines().nth(2).unwrap().contains(",opp1400,1.0,"), "{csv}");
     assert_eq!(csv.lines().count(), 5);

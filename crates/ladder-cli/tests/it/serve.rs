@@ -175,3 +175,47 @@ fn serve_killed_mid_run_loses_no_acknowledged_event_and_sigterm_signs_the_last_c
     let head = |s: &str| s.split_whitespace().nth(2).unwrap_or_default().to_string();
     assert_eq!(head(&mirrored.stdout), head(&verify), "the mirror has the served head");
 }
+
+#[test]
+fn the_explain_route_answers_what_ladder_explain_prints() {
+    // Over loopback, against the real process: GET /api/events/SEQ/explain is the very object
+    // `ladder explain --format json` prints for the same event, constants and ledger (a match
+    // rated in a period included), and a bad constant or an unknown event is refused.
+    let env = Env::new();
+    env.ok(&["import", crate::support::fixture("glickman.jsonl").to_str().unwrap()]);
+    env.ok(&["keygen", "k.key", "--name", "test.example/serve"]);
+    let asks: [(&[&str], &str); 3] = [
+        (&["--algo", "glicko2", "--event", "6"], "algo=glicko2"),
+        (
+            &[
+                "--algo", "elo", "--set", "k=20", "--event", "5", "--vs", "k=40", "--player",
+                "player",
+            ],
+            "algo=elo&set=k%3D20&vs=k%3D40&player=player",
+        ),
+        (&["--algo", "weng-lin", "--event", "7"], "algo=weng-lin"),
+    ];
+    let printed: Vec<serde_json::Value> = asks
+        .iter()
+        .map(|(args, _)| {
+            let out = env.ok(&[&["explain", "--format", "json"], *args].concat());
+            serde_json::from_str(out.trim()).unwrap()
+        })
+        .collect();
+    let (mut server, url) = spawn(&env, &env.dir.path().join("k.key"));
+    let agent = agent();
+    for ((_, query), expected) in asks.iter().zip(&printed) {
+        let seq = expected["seq"].as_u64().unwrap();
+        let mut r = agent.get(&format!("{url}/api/events/{seq}/explain?{query}")).call().unwrap();
+        let body = r.body_mut().read_to_string().unwrap();
+        assert_eq!(r.status().as_u16(), 200, "{query}: {body}");
+        let got: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(&got, expected, "{query}");
+    }
+    let r = agent.get(&format!("{url}/api/events/6/explain?algo=glicko2&set=tau%3D-1")).call();
+    assert_eq!(r.unwrap().status().as_u16(), 400);
+    let r = agent.get(&format!("{url}/api/events/99/explain?algo=glicko2")).call();
+    assert_eq!(r.unwrap().status().as_u16(), 404);
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

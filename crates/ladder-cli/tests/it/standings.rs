@@ -29,17 +29,36 @@ fn every_command_prints_every_field_of_every_algorithms_standing() {
     let mut sigmas = 0;
     for algo in ALGORITHMS {
         let replay = json(&e.ok(&["replay", "--algo", algo, "--format", "json"]));
-        let me = replay["players"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["player"] == "player")
-            .unwrap_or_else(|| panic!("{algo}: {replay}"));
+        let me = crate::support::entry(&replay["players"], "player", "player");
         let fields = keys(me, &["player"]);
         assert!(fields.contains(&"rating".to_string()) && fields.contains(&"games".to_string()));
         if fields.contains(&"sigma".to_string()) {
             sigmas += 1;
         }
+
+        // leaderboard: each listed row carries the same fields beside its rank, name and last
+        // game (the provisional bar lifted so that the player is listed under every algorithm).
+        let mut args = vec![
+            "leaderboard",
+            "--algo",
+            algo,
+            "--format",
+            "json",
+            "--min-games",
+            "0",
+            "--active-within",
+            "all",
+        ];
+        if replay["config"].get("provisional_rd").is_some() {
+            args.extend(["--set", "provisional_rd=100000"]);
+        }
+        let board = json(&e.ok(&args));
+        let row = crate::support::entry(&board["ranked"], "player", "player");
+        assert_eq!(
+            keys(row, &["rank", "player", "last_played"]),
+            fields,
+            "{algo}: leaderboard {row}"
+        );
 
         // explain: the standing before and after the player's last game.
         let explain = json(&e.ok(&[
@@ -62,6 +81,31 @@ fn every_command_prints_every_field_of_every_algorithms_standing() {
             let (a, b) = (w[0]["rating"].as_f64().unwrap(), w[1]["rating"].as_f64().unwrap());
             let change = w[1]["change"].as_f64().unwrap_or_else(|| panic!("{algo}: {text}"));
             assert!((change - (b - a)).abs() < 1e-9, "{algo}: {text}");
+        }
+        // history as CSV: the same fields as columns (no `rd` where the algorithm keeps none),
+        // and the last row's cells are the JSON's values.
+        let csv = e.ok(&["history", "--algo", algo, "--player", "player", "--format", "csv"]);
+        let header: Vec<&str> = csv.lines().next().unwrap_or_default().split(',').collect();
+        let mut columns: Vec<String> =
+            header.iter().filter(|c| !own.contains(c)).map(|c| c.to_string()).collect();
+        columns.sort();
+        assert_eq!(columns, fields, "{algo}: history csv {header:?}");
+        let row: Vec<&str> = csv.lines().last().unwrap_or_default().split(',').collect();
+        assert_eq!(row.len(), header.len(), "{algo}: {csv}");
+        for (column, cell) in header.iter().zip(&row) {
+            let want = match &last[*column] {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::Array(a) if a.is_empty() => String::new(),
+                serde_json::Value::Array(a) => {
+                    a.iter().map(|x| x.as_str().unwrap_or_default()).collect::<Vec<_>>().join(";")
+                }
+                serde_json::Value::String(s) => s.clone(),
+                v => v.to_string(),
+            };
+            match (cell.parse::<f64>(), want.parse::<f64>()) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{algo}: {column} in {csv}"),
+                _ => assert_eq!(*cell, want, "{algo}: {column} in {csv}"),
+            }
         }
     }
     // Weng-Lin and TTT keep a sigma.

@@ -66,3 +66,11 @@ pub fn run_in(cwd: &Path, ledger: &Path, args: &[&str], stdin: &[u8]) -> Run {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// The object of the JSON array `list` whose `key` is `value` (a panic showing `list` when none
+/// is).
+pub fn entry<'a>(list: &'a serde_json::Value, key: &str, value: &str) -> &'a serde_json::Value {
+    list.as_array()
+        .and_then(|a| a.iter().find(|x| x[key] == value))
+        .unwrap_or_else(|| panic!("no {key} = {value:?} in {list}"))
+}

@@ -53,6 +53,26 @@ fn publish_then_mirror_gives_the_same_head_and_a_rewrite_is_refused_with_evidenc
 }
 
 #[test]
+fn mirror_takes_a_ca_certificate_only_for_an_https_source() {
+    let e = club();
+    let dir = e.dir.path();
+    e.ok(&["publish", "site", "--origin", ORIGIN, "--key", "club.key"]);
+    e.file("ca.pem", b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+    let mirror = dir.join("mirror.db");
+    let args = ["mirror", "site", "--pubkey", "club.key.pub", "--ca-cert", "ca.pem"];
+    let r = run_in(dir, &mirror, &args, b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("ca.pem"), "{}", r.stderr);
+    assert!(r.stderr.contains("only for an https:// source, not site"), "{}", r.stderr);
+    assert!(!mirror.exists(), "no ledger is made for a refused mirror");
+    // A missing file is named too.
+    let args = ["mirror", "https://127.0.0.1:9/log", "--pubkey", "club.key.pub", "--ca-cert", "x"];
+    let r = run_in(dir, &mirror, &args, b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("reading x:"), "{}", r.stderr);
+}
+
+#[test]
 fn publish_needs_a_key() {
     let e = club();
     let r = e.run(&["publish", "site"], b"");

@@ -212,14 +212,19 @@ fn the_title_names_a_band_only_where_one_is_drawn_and_a_subtitle_is_shown() {
     let day = 86_400_000_000_000;
     let without_rd =
         [Series { name: "a".into(), points: vec![(0, 1500.0, None), (day, 1510.0, None)] }];
-    let svg = rating_chart("elo ratings over time", "elo k=20 initial_rating=1500", &without_rd);
+    let svg =
+        rating_chart("elo ratings over time", "elo k=20 initial_rating=1500", "RD", &without_rd);
     let doc = parse(&svg);
     assert_eq!(texts(&doc)[0], "elo ratings over time");
     assert_eq!(texts(&doc)[1], "elo k=20 initial_rating=1500");
     assert!(!svg.contains("RD"), "{svg}");
     let with_rd = [Series { name: "a".into(), points: vec![(0, 1500.0, Some(350.0))] }];
-    let doc_svg = rating_chart("glicko ratings over time", "", &with_rd);
+    let doc_svg = rating_chart("glicko ratings over time", "", "RD", &with_rd);
     assert_eq!(texts(&parse(&doc_svg))[0], "glicko ratings over time (bands: ±2 RD)");
+    // A band of sigma (Weng-Lin, TTT) is named by its field, never called RD.
+    let svg = rating_chart("weng-lin ratings over time", "", "sigma", &with_rd);
+    assert_eq!(texts(&parse(&svg))[0], "weng-lin ratings over time (bands: ±2 sigma)");
+    assert!(!svg.contains("RD"), "{svg}");
 }
 
 #[test]

@@ -108,3 +108,43 @@ async fn the_player_and_match_pages_show_each_change_and_its_arithmetic() {
     assert_eq!(r.headers()["content-type"], "text/javascript; charset=utf-8");
     f.service.stop().unwrap();
 }
+
+#[tokio::test]
+async fn the_match_page_renders_the_explanation_with_this_games_effect_and_the_periods_apart() {
+    // Glickman's example: three games of `player` in one day's period (period=1d); event 6 is the
+    // second. The page renders ladder-explain's value, the one `ladder explain` prints.
+    let lines = include_str!("../../../../fixtures/glickman.jsonl");
+    let mut served = Ledger::memory();
+    append(&mut served, lines);
+    let mut mine = Ledger::memory();
+    append(&mut mine, lines);
+    let f = start(served, Limits::default());
+    let app = f.service.router();
+    let (status, _, html) = page(&app, "/events/6?algo=glicko2&set=period%3D1d").await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    let config = ladder_replay::registry::configure("glicko2", &["period=1d"]).unwrap();
+    let request = ladder_explain::Request { config, seq: 6, player: None, vs: Vec::new() };
+    let x = ladder_explain::explain(&mine, &request).unwrap();
+    let period = x.period.as_ref().expect("a match rated in a period");
+    assert!(html.contains(&format!("Rating period {}", period.index)), "{html}");
+    assert!(html.contains("<strong>This game</strong>: this game's effect"), "{html}");
+    assert!(html.contains("<strong>Whole period</strong>: the whole period's change"), "{html}");
+    assert_eq!(period.changes.len(), 2, "both seats");
+    for c in &period.changes {
+        for cell in [c.with, c.start, c.end] {
+            assert!(html.contains(&format!("<td class=\"n\">{cell:.1}</td>")), "{cell} in {html}");
+        }
+    }
+    // The period's arithmetic, each quantity as the explanation holds it.
+    let r_new = period.steps.iter().find_map(|s| match s {
+        ladder_explain::Step::Quantity { player: Some(p), name, value, .. }
+            if p == "player" && name == "r'" =>
+        {
+            Some(*value)
+        }
+        _ => None,
+    });
+    let r_new = r_new.expect("r' of player");
+    assert!(html.contains(&format!("{r_new:.6}")), "{html}");
+    f.service.stop().unwrap();
+}

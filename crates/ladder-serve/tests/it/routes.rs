@@ -260,3 +260,317 @@ async fn a_player_s_history_ends_at_their_standing_and_its_changes_add_up() {
     assert_eq!(call(&app, get("/api/players/p2")).await.status, StatusCode::BAD_REQUEST);
     f.service.stop().unwrap();
 }
+
+/// `until` folds through a sequence number or an instant, as `--until` does: the answer equals
+/// the leaderboard of a ledger holding only the events through that point, whatever is appended
+/// after, and a bad value is refused naming `until`.
+#[tokio::test]
+async fn the_leaderboard_until_a_seq_or_an_instant_is_the_prefix_s_leaderboard() {
+    let all = history(6, 60);
+    let lines: Vec<&str> = all.lines().collect();
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &all);
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let prefix = |n: usize| {
+        let mut l = Ledger::memory();
+        append(&mut l, &lines[..n].join("\n"));
+        let config = ladder_replay::registry::config("elo", &[]).unwrap();
+        let w = ladder_serve::warm::fresh(&config, &l).unwrap();
+        let rules = ladder_replay::BoardRules { min_games: 0, ..Default::default() };
+        ladder_serve::reads::leaderboard_json(&w, &rules, ladder_replay::DEFAULT_ACTIVE_WITHIN)
+    };
+    // Results are one second apart from 2026-01-02T00:00:00Z, after the 6 joins: the result at
+    // second 19 is event 6 + 20 = 26.
+    for (q, n) in
+        [("26", 26), ("2026-01-02T00:00:19Z", 26), ("2026-01-02T00:00:19.5Z", 26), ("3", 3)]
+    {
+        for round in 0..2 {
+            let a =
+                call(&app, get(&format!("/api/leaderboard?algo=elo&min_games=0&until={q}"))).await;
+            assert_eq!(a.status, StatusCode::OK, "{q}: {}", String::from_utf8_lossy(&a.body));
+            assert_eq!(a.json(), prefix(n), "until={q}, round {round}");
+            // Appended after: the answer through a fixed point stays the same.
+            let m = format!(
+                "{{\"type\":\"MatchResult\",\"id\":\"late-{q}-{round}\",\"seats\":[{{\"player\":\"p0\",\"score\":1}},{{\"player\":\"p1\",\"score\":0}}]}}"
+            );
+            assert_eq!(
+                call(&app, post("/api/events", Some(&f.token), &m)).await.status,
+                StatusCode::OK
+            );
+        }
+    }
+    // Past the head, or before the first event.
+    let a = call(&app, get("/api/leaderboard?algo=elo&until=999999")).await.json();
+    assert_eq!(a["through"], 66 + 8);
+    let a = call(&app, get("/api/leaderboard?algo=elo&until=2020-01-01")).await.json();
+    assert_eq!(a["through"], 0);
+    for q in ["until=x", "until=-1", "until=2026-13-01"] {
+        let a = call(&app, get(&format!("/api/leaderboard?algo=elo&{q}"))).await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{q}");
+        assert!(a.json()["error"].as_str().unwrap().contains("until"), "{q}");
+    }
+    f.service.stop().unwrap();
+}
+
+/// A player's history gives their rank after each event as `ladder history` does: for the two
+/// players of the log's last event, the rank after it is their place on today's leaderboard at
+/// its default rules (nothing happened since); every rank is a place among the six.
+#[tokio::test]
+async fn a_player_s_history_ranks_each_event_and_ends_at_the_leaderboard_s_rank() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 60));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let board = call(&app, get("/api/leaderboard?algo=elo")).await.json();
+    let ranked = board["ranked"].as_array().unwrap();
+    // The last result (r = 59) seats p5 and p0 (`history`'s pairing).
+    for name in ["p5", "p0"] {
+        let v = call(&app, get(&format!("/api/players/{name}?algo=elo"))).await.json();
+        let h = v["history"].as_array().unwrap();
+        let last = &h[h.len() - 1];
+        assert_eq!(last["seq"], 66, "{name}");
+        let row = ranked.iter().find(|r| r["player"] == name).expect("ranked");
+        assert_eq!(last["rank"], row["rank"], "{name}");
+        assert!(h
+            .iter()
+            .all(|e| e["rank"].is_null() || (1..=6).contains(&e["rank"].as_u64().unwrap())));
+        assert!(h.iter().any(|e| !e["rank"].is_null()));
+    }
+    f.service.stop().unwrap();
+}
+
+/// Reads never wait for a commit when the fold they need holds every durable event: with the
+/// sequencer paused in the middle of a commit, holding the ledger for writing, the warm
+/// leaderboard and the checkpoint answer; the append is answered only after the commit goes on,
+/// and a leaderboard read after its answer holds its event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_read_answers_while_a_commit_holds_the_ledger() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 60));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let board = "/api/leaderboard?algo=elo&min_games=0";
+    assert_eq!(call(&app, get(board)).await.json()["through"], 66);
+    let hold = f.service.shared.hold_next_commit();
+    let m = "{\"type\":\"MatchResult\",\"id\":\"held\",\"seats\":[{\"player\":\"p0\",\"score\":1},{\"player\":\"p1\",\"score\":0}]}";
+    let posted = tokio::spawn({
+        let app = app.clone();
+        let req = post("/api/events", Some(&f.token), m);
+        async move { call(&app, req).await }
+    });
+    let entered = tokio::task::spawn_blocking({
+        let wait = std::time::Duration::from_secs(60);
+        move || (hold.entered(wait), hold)
+    });
+    let (entered, hold) = entered.await.unwrap();
+    assert!(entered, "the sequencer reached the pause");
+    // The commit is paused holding the ledger: these reads answer all the same (bounded wait,
+    // so a read that waited for the commit fails the test instead of hanging it).
+    let limit = std::time::Duration::from_secs(60);
+    let a = tokio::time::timeout(limit, call(&app, get(board))).await.expect("the read answers");
+    assert_eq!(a.status, StatusCode::OK);
+    assert_eq!(a.json()["through"], 66, "the event in the paused commit is not durable yet");
+    let c = tokio::time::timeout(limit, call(&app, get("/log/checkpoint"))).await.unwrap();
+    assert_eq!(c.status, StatusCode::OK);
+    assert!(
+        f.service.shared.try_read_ledger().is_none(),
+        "the commit still holds the ledger: the reads did not wait for it"
+    );
+    assert!(!posted.is_finished(), "the append is not answered before it is durable");
+    hold.release();
+    let p = tokio::time::timeout(limit, posted).await.unwrap().unwrap();
+    assert_eq!(p.status, StatusCode::OK, "{}", String::from_utf8_lossy(&p.body));
+    assert_eq!(p.json()["last"], 67);
+    assert_eq!(call(&app, get(board)).await.json()["through"], 67);
+    f.service.stop().unwrap();
+}
+
+/// Requests committed in one group are each told their own sequence numbers: while a commit is
+/// paused, nineteen requests (one of them a request of three) wait on the queue and are then
+/// committed as one group; each answer's `first..=last` holds exactly its events. Twice: with every event
+/// new (the answers follow from the counts), and with one request a retry of the paused one
+/// (stamped by the server, sent again without `at`: a duplicate, and the answers are read back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_committed_in_one_group_each_get_their_own_sequence_numbers() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 10));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let line = |id: &str| {
+        format!("{{\"type\":\"MatchResult\",\"id\":\"{id}\",\"seats\":[{{\"player\":\"p0\",\"score\":1}},{{\"player\":\"p1\",\"score\":0}}]}}")
+    };
+    let mut size = 16;
+    for (round, with_retry) in [(0, false), (1, true)] {
+        let paused = format!("{round}-g0");
+        let hold = f.service.shared.hold_next_commit();
+        let first = tokio::spawn({
+            let (app, req) = (app.clone(), post("/api/events", Some(&f.token), &line(&paused)));
+            async move { call(&app, req).await }
+        });
+        let (entered, hold) = tokio::task::spawn_blocking(move || {
+            (hold.entered(std::time::Duration::from_secs(60)), hold)
+        })
+        .await
+        .unwrap();
+        assert!(entered);
+        let mut bodies: Vec<Vec<String>> = (1..20).map(|i| vec![format!("{round}-g{i}")]).collect();
+        bodies[5] = vec![format!("{round}-h5"), format!("{round}-h5b"), format!("{round}-h5c")];
+        if with_retry {
+            bodies[9] = vec![paused.clone()];
+        }
+        let mut asked = Vec::new();
+        for ids in &bodies {
+            let body: Vec<String> = ids.iter().map(|id| line(id)).collect();
+            let req = post("/api/events", Some(&f.token), &body.join("\n"));
+            let app = app.clone();
+            asked.push(tokio::spawn(async move { call(&app, req).await }));
+        }
+        // Once all wait on the queue (bounded), the paused commit goes on: the sequencer then
+        // takes every request waiting into one group.
+        for _ in 0..6000 {
+            if f.service.shared.waiting() == bodies.len() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(f.service.shared.waiting(), bodies.len());
+        hold.release();
+        size += 1;
+        assert_eq!(first.await.unwrap().json()["first"], size);
+        let mut sizes = std::collections::BTreeSet::new();
+        for (ids, a) in bodies.iter().zip(asked) {
+            let v = a.await.unwrap().json();
+            sizes.insert(v["size"].as_u64().unwrap_or_else(|| panic!("{ids:?}: {v}")));
+            if ids.len() == 1 && ids[0] == paused {
+                assert_eq!((v["appended"].as_u64(), v["duplicates"].as_u64()), (Some(0), Some(1)));
+                assert!(v["first"].is_null());
+                continue;
+            }
+            size += ids.len() as u64;
+            assert_eq!(v["appended"].as_u64(), Some(ids.len() as u64), "{ids:?}: {v}");
+            let (lo, hi) = (v["first"].as_u64().unwrap(), v["last"].as_u64().unwrap());
+            let mut stored = Vec::new();
+            for seq in lo..=hi {
+                let e = call(&app, get(&format!("/api/events/{seq}"))).await.json();
+                stored.push(e["event"]["id"].as_str().unwrap().to_string());
+            }
+            assert_eq!(&stored, ids);
+        }
+        assert_eq!(sizes.into_iter().collect::<Vec<_>>(), vec![size], "one group, round {round}");
+    }
+    f.service.stop().unwrap();
+}
+
+#[tokio::test]
+async fn explain_answers_the_object_ladder_explain_prints_and_names_what_it_refuses() {
+    // Two ledgers of the same lines: one served, one explained here by the function `ladder
+    // explain --format json` prints from.
+    let lines = history(5, 40);
+    let mut served = Ledger::memory();
+    append(&mut served, &lines);
+    let mut mine = Ledger::memory();
+    append(&mut mine, &lines);
+    let f = start(served, Limits::default());
+    let app = f.service.router();
+    let config = ladder_replay::registry::configure("elo", &["k=20"]).unwrap();
+    let vs = ladder_explain::vs_config(&config, "k=40").unwrap();
+    let request = ladder_explain::Request { config, seq: 6, player: None, vs: vec![vs] };
+    let expected = ladder_explain::explain(&mine, &request).unwrap().to_json();
+    let a = call(&app, get("/api/events/6/explain?algo=elo&set=k%3D20&vs=k%3D40")).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", String::from_utf8_lossy(&a.body));
+    assert_eq!(a.json(), expected);
+    // Elo by hand, k = 20, both at 1500: E = 0.5, so event 6's winner p1 gains 20 x (1 - 0.5) = 10.
+    let p1 = a.json()["explained"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["player"] == "p1")
+        .cloned()
+        .unwrap();
+    assert_eq!(p1["change"], 10.0);
+    for (path, status, says) in [
+        ("/api/events/6/explain?algo=nope", StatusCode::BAD_REQUEST, "unknown algorithm"),
+        ("/api/events/6/explain?algo=elo&set=q%3D1", StatusCode::BAD_REQUEST, "no constant `q`"),
+        ("/api/events/6/explain", StatusCode::BAD_REQUEST, "algo is missing"),
+        ("/api/events/6/explain?algo=elo&vs=k%3D-1", StatusCode::BAD_REQUEST, "vs=\\\"k=-1\\\""),
+        ("/api/events/6/explain?algo=elo&player=nobody", StatusCode::BAD_REQUEST, "nobody"),
+        ("/api/events/6/explain?algo=elo&x=1", StatusCode::BAD_REQUEST, "unknown parameter"),
+        ("/api/events/999/explain?algo=elo", StatusCode::NOT_FOUND, "no event 999"),
+        ("/api/events/x/explain?algo=elo", StatusCode::BAD_REQUEST, "not a sequence number"),
+    ] {
+        let a = call(&app, get(path)).await;
+        let body = String::from_utf8_lossy(&a.body).to_string();
+        assert_eq!(a.status, status, "{path}: {body}");
+        assert!(body.contains(says), "{path}: {says} missing from {body}");
+    }
+    f.service.stop().unwrap();
+}
+
+/// One standing per player (the fields `ladder replay --format json` gives a player, from
+/// `Standing::fields`) in every read that shows one, for every registered algorithm: the
+/// player's standing, each line of their history and their leaderboard row carry the same
+/// fields (Weng-Lin's and TTT's `sigma`, Glicko-2's `volatility`, TGR's `provisional` and
+/// `glixare`, no `rd` where the algorithm keeps none).
+#[tokio::test]
+async fn every_read_shows_the_algorithms_own_standing_fields() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(4, 24));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let keys = |v: &serde_json::Value, skip: &[&str]| {
+        let mut k: Vec<String> = v
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {v}"))
+            .keys()
+            .filter(|k| !skip.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        k.sort();
+        k
+    };
+    let mut sigmas = 0;
+    for algo in ladder_replay::registry::ALGORITHMS {
+        let p = call(&app, get(&format!("/api/players/p1?algo={algo}"))).await;
+        assert_eq!(p.status, StatusCode::OK, "{algo}: {}", String::from_utf8_lossy(&p.body));
+        let p = p.json();
+        let fields = keys(&p["standing"], &["player"]);
+        assert!(fields.contains(&"rating".to_string()), "{algo}: {p}");
+        assert!(fields.contains(&"games".to_string()), "{algo}: {p}");
+        if fields.contains(&"sigma".to_string()) {
+            sigmas += 1;
+        }
+        let own = ["seq", "at", "type", "opponents", "score", "what", "rank", "change"];
+        let lines = p["history"].as_array().unwrap_or_else(|| panic!("{algo}: {p}"));
+        assert!(!lines.is_empty(), "{algo}: {p}");
+        for line in lines.iter().filter(|l| l["type"] == "MatchResult") {
+            assert_eq!(keys(line, &own), fields, "{algo}: history {line}");
+        }
+        // The leaderboard row, with the provisional bar lifted where the algorithm has one.
+        let lift = if p["config"].get("provisional_rd").is_some() {
+            "&set=provisional_rd%3D100000"
+        } else {
+            ""
+        };
+        let board = call(
+            &app,
+            get(&format!("/api/leaderboard?algo={algo}&min_games=0&active_within=all{lift}")),
+        )
+        .await;
+        assert_eq!(
+            board.status,
+            StatusCode::OK,
+            "{algo}: {}",
+            String::from_utf8_lossy(&board.body)
+        );
+        let board = board.json();
+        let row = board["ranked"]
+            .as_array()
+            .and_then(|r| r.iter().find(|x| x["player"] == "p1"))
+            .unwrap_or_else(|| panic!("{algo}: p1 not ranked in {board}"));
+        assert_eq!(keys(row, &["rank", "player", "last_played"]), fields, "{algo}: {row}");
+    }
+    // Weng-Lin and TTT keep a sigma.
+    assert_eq!(sigmas, 2);
+    f.service.stop().unwrap();
+}

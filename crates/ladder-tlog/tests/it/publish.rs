@@ -132,3 +132,25 @@ fn a_directory_of_another_log_is_refused_and_left_as_it_was() {
     assert!(matches!(publish(&short, &site, ORIGIN, &key()), Err(PublishError::Foreign { .. })));
     assert_eq!(files(&site), before);
 }
+
+/// A source that reads one level-0 tile at a time (what a server answering tile requests in any
+/// order uses) gives every tile the bytes of the source that reads 64 ahead, asked in reverse.
+#[test]
+fn one_tile_at_a_time_gives_the_same_tiles_in_any_order() {
+    use ladder_proof::tiles::{tile_bytes, tiles_of};
+    let dir = tempfile::tempdir().unwrap();
+    let (ledger, _) = crate::ledger(dir.path(), "a.db", 1000, "t");
+    let size = ledger.head().seq;
+    let tiles = tiles_of(size);
+    assert!(tiles.len() > 8, "full and partial tiles of three levels and entries");
+    let mut ahead = ladder_tlog::LedgerTiles::new(&ledger, size);
+    for tile in tiles.iter().rev() {
+        let mut one = ladder_tlog::LedgerTiles::one_tile_at_a_time(&ledger, size);
+        assert_eq!(
+            tile_bytes(tile, &mut one).unwrap(),
+            tile_bytes(tile, &mut ahead).unwrap(),
+            "{}",
+            tile.path()
+        );
+    }
+}

@@ -1,15 +1,14 @@
 //! One configuration's account of one event: the standings of its players just before and just
-//! after it, and the trace of the arithmetic between. `explain` prints it; `demo` shows a match
-//! with it.
+//! after it, and the trace of the arithmetic between.
 
-use crate::source::LedgerHistory;
-use anyhow::Context;
+use crate::history::LedgerHistory;
+use crate::ExplainError;
 use ladder_log::Ledger;
 use ladder_projector::{Config, Projector, Roster, Standing, Trace};
 use ladder_replay::registry::{self, Algo};
 use ladder_replay::{replay, Options, Until};
 
-/// One configuration's account of the event.
+/// One configuration's account of an event.
 pub struct Account {
     /// The configuration replayed.
     pub config: Config,
@@ -25,25 +24,35 @@ pub struct Account {
     pub roster: Roster,
 }
 
-/// The standing of `name` in `p`, if the player has joined.
+impl Account {
+    /// The rating change of player `i` over the event (`None` when the player has no standing
+    /// after it; a player who joined at the event changed by 0).
+    pub fn change(&self, i: usize) -> Option<f64> {
+        let after = self.after[i].as_ref()?;
+        Some(after.rating - self.before[i].as_ref().map_or(after.rating, |b| b.rating))
+    }
+}
+
+/// The standing of `name` in `p`, if the player has joined (as `replay` lists it).
 fn standing_of(p: &dyn Projector, roster: &Roster, name: &str) -> Option<Standing> {
     let id = roster.get(name)?;
     p.standings().into_iter().find(|s| s.player == id)
 }
 
 /// Replays `config` through event `seq`, recording the trace of that event and the standings of
-/// `names` just before and after it.
+/// `names` just before and after it (what `replay --until SEQ-1` and `--until SEQ` print for
+/// them).
 pub fn account(
     ledger: &Ledger,
     config: Config,
     seq: u64,
     names: &[String],
-) -> anyhow::Result<Account> {
+) -> Result<Account, ExplainError> {
     let mut projector = registry::build(config.clone())?;
     let mut trace = Trace::new();
     let mut before: Vec<Option<Standing>> = vec![None; names.len()];
     let r = replay(
-        &LedgerHistory(ledger),
+        &LedgerHistory::new(ledger),
         &mut [&mut projector],
         Options { until: Until::Seq(seq), trace: Some((seq, &mut trace)), ..Options::default() },
         &mut |s| {
@@ -54,16 +63,7 @@ pub fn account(
             }
         },
     )
-    .with_context(|| format!("replaying {config} through event {seq}"))?;
+    .map_err(|source| ExplainError::Replay { config: config.to_string(), seq, source })?;
     let after = names.iter().map(|n| standing_of(&projector, &r.roster, n)).collect();
     Ok(Account { config, projector, before, after, trace, roster: r.roster })
-}
-
-/// The rating change of player `i` over the event (`None` when the player has no standing after
-/// it).
-pub fn change(acc: &Account, i: usize) -> Option<f64> {
-    Some(
-        acc.after[i].as_ref()?.rating
-            - acc.before[i].as_ref().map_or(acc.after[i].as_ref()?.rating, |b| b.rating),
-    )
 }
