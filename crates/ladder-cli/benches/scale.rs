@@ -194,6 +194,33 @@ fn main() {
                 ("tgr", None),
             ]
         };
+        // The folded form (docs/spec.md): replays from the stored events first, with a directory
+        // where the folded form goes (a replay then reads the events at once, building nothing);
+        // then the first replay after the head moved, which builds it; the replays below read it.
+        let folded = db.join(ladder_log::FOLDED_FILE);
+        let _ = std::fs::remove_file(&folded);
+        if !sweeps_only {
+            std::fs::create_dir_all(folded.join("blocked"))
+                .expect("the bench's directory is writable");
+            for algo in ["glicko2", "elo"] {
+                let r = median(
+                    (0..runs)
+                        .map(|_| {
+                            ladder(
+                                &["replay", "--ledger", db_s, "--algo", algo, "--format", "json"],
+                                None,
+                            )
+                        })
+                        .collect(),
+                );
+                row(&format!("replay {algo}, from the stored events (no folded form)"), &r, None);
+            }
+            std::fs::remove_dir_all(&folded).expect("the bench's directory is writable");
+        }
+        let first =
+            ladder(&["replay", "--ledger", db_s, "--algo", "elo", "--format", "json"], None);
+        row("replay elo, first after the head moved (builds the folded form)", &first, None);
+        let folded_mb = std::fs::metadata(&folded).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
         let mut glicko2_replay = f64::NAN;
         for (algo, peer) in peers {
             let r = median(
@@ -233,6 +260,7 @@ fn main() {
             eight.seconds / glicko2_replay,
             sixty_four.seconds / glicko2_replay
         );
+        println!("\nfolded form beside the ledger: {folded_mb:.0} MB");
         println!(
             "\nledger on disk: {:.0} MB ({:.2}x the JSON Lines, {:.0} MB)",
             disk as f64 / 1e6,

@@ -101,6 +101,31 @@ fn hint(e: &VerifyError) -> Option<String> {
     }
 }
 
+/// Checks the folded form beside the ledger (a replay's cache, docs/spec.md "The folded form")
+/// against the chain it was derived from. One that does not match is removed, and said so on
+/// stderr: the ledger itself is intact (its verification passed), and the next replay builds the
+/// folded form again from the events. A missing or stale one is left for the next replay.
+fn check_folded(ledger: &ladder_log::Ledger) {
+    use ladder_log::FoldedState;
+    match ledger.check_folded() {
+        Ok(FoldedState::Damaged { detail }) => {
+            let done = match ledger.remove_folded() {
+                Ok(()) => "removed it; the next replay builds it again from the events".to_string(),
+                Err(e) => format!("could not remove it ({e}); replays check it and rebuild it"),
+            };
+            eprintln!(
+                "note: the folded form {} (a replay's cache) does not match the chain ({detail}): {done}",
+                ladder_log::FOLDED_FILE
+            );
+        }
+        Ok(_) => {}
+        Err(e) => eprintln!(
+            "note: the folded form {} (a replay's cache) could not be checked ({e}); replays check it before use",
+            ladder_log::FOLDED_FILE
+        ),
+    }
+}
+
 pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut expect = None;
     let mut note = None;
@@ -165,6 +190,7 @@ pub fn run(ledger_path: &Path, args: VerifyArgs) -> anyhow::Result<ExitCode> {
                     cp.origin, cp.size
                 );
             }
+            check_folded(&ledger);
             let root = ladder_proof::hex(&root);
             match args.format {
                 VerifyFormat::Text => outln!(

@@ -56,5 +56,5 @@ impl Progress for Bars {
 
 /// The ledger as a replay's history, ticking the CLI's progress bars as it is read.
 pub fn ledger_history(ledger: &Ledger) -> LedgerHistory<'_> {
-    LedgerHistory::with_progress(ledger, &Bars)
+    LedgerHistory::with_progress(ledger, &Bars).with_folded()
 }

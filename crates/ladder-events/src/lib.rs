@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod codec;
+pub mod folded;
 pub mod json;
 mod model;
 mod rules;

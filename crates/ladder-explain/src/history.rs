@@ -5,7 +5,7 @@
 use ladder_events::Timestamp;
 use ladder_log::Ledger;
 use ladder_replay::checkpoint::{CheckpointStore, Entry};
-use ladder_replay::{History, HistoryEvent, RawRecord, ReplayError};
+use ladder_replay::{FoldedHistory, History, HistoryEvent, RawRecord, ReplayError};
 
 /// What a long read reports as it goes. [`Progress::start`] is called when a read of `total`
 /// events begins; the closure it returns is told how many of them have been read so far.
@@ -20,17 +20,27 @@ pub struct LedgerHistory<'a> {
     pub ledger: &'a Ledger,
     /// Told how far a read got (none: nothing is reported).
     pub progress: Option<&'a dyn Progress>,
+    /// Replays read the ledger's folded form ([`Ledger::folded`], built first when it is
+    /// missing or stale) instead of its stored events: what `ladder` asks for; `ladder serve`,
+    /// whose ledger takes appends while it reads, does not.
+    pub folded: bool,
 }
 
 impl<'a> LedgerHistory<'a> {
     /// The ledger, with no progress reported.
     pub fn new(ledger: &'a Ledger) -> LedgerHistory<'a> {
-        LedgerHistory { ledger, progress: None }
+        LedgerHistory { ledger, progress: None, folded: false }
     }
 
     /// The ledger, reporting progress to `progress`.
     pub fn with_progress(ledger: &'a Ledger, progress: &'a dyn Progress) -> LedgerHistory<'a> {
-        LedgerHistory { ledger, progress: Some(progress) }
+        LedgerHistory { ledger, progress: Some(progress), folded: false }
+    }
+
+    /// The same history, whose fast replays read the ledger's folded form (docs/spec.md, "The
+    /// folded form"): the same results, bit for bit.
+    pub fn with_folded(self) -> LedgerHistory<'a> {
+        LedgerHistory { folded: true, ..self }
     }
 
     /// The closure told how far a read from `from` got (one that ignores it without a hook).
@@ -55,7 +65,59 @@ impl From<ladder_log::LogError> for Visit {
     }
 }
 
+/// The ledger's folded form as a replay reads it ([`Ledger::folded`]: checked, or built first).
+struct LedgerFolded<'a> {
+    history: &'a LedgerHistory<'a>,
+    folded: ladder_log::Folded,
+}
+
+impl FoldedHistory for LedgerFolded<'_> {
+    fn voids(&self) -> Vec<(u64, u64, Timestamp)> {
+        self.folded.voids().iter().map(|v| (v.match_seq, v.void_seq, v.at)).collect()
+    }
+
+    fn head(&self) -> (u64, [u8; 32]) {
+        let head = self.folded.head();
+        (head.seq, head.hash)
+    }
+
+    fn read(&mut self, visit: &mut ladder_replay::VisitFolded<'_>) -> Result<(), ReplayError> {
+        let total = self.folded.head().seq;
+        let tick = self.history.tick(1);
+        let bytes = self.folded.records_len().max(1);
+        let mut done = 0u64;
+        self.folded
+            .read(|segment| {
+                // A segment is about 256 KB, some thousands of events: progress moves by the
+                // share of the bytes read.
+                done += segment.len() as u64 + 4;
+                tick((u128::from(done) * u128::from(total) / u128::from(bytes)) as u64);
+                visit(segment).map_err(Visit::Replay)
+            })
+            .map_err(|e| match e {
+                Visit::Log(e) => ReplayError::History(Box::new(e)),
+                Visit::Replay(e) => e,
+            })
+    }
+
+    fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError> {
+        match self.history.ledger.get(seq) {
+            Ok(Some(stored)) => Ok(stored.hash),
+            Ok(None) => Err(ReplayError::History(format!("no stored event at seq {seq}").into())),
+            Err(e) => Err(ReplayError::History(Box::new(e))),
+        }
+    }
+}
+
 impl History for LedgerHistory<'_> {
+    fn folded(&self) -> Option<Box<dyn FoldedHistory + '_>> {
+        if !self.folded {
+            return None;
+        }
+        let folded = self.ledger.folded()?;
+        Some(Box::new(LedgerFolded { history: self, folded }))
+    }
+
     fn events_from(
         &self,
         from: u64,

@@ -158,9 +158,14 @@ pub fn write(dir: &Path, recorded: &Recorded) -> Result<(), LogError> {
     Ok(())
 }
 
-/// True for the files of ours the seals leave out.
+/// True for the files of ours the seals leave out (and a copy leaves behind): the head file, the
+/// lock, and the folded form with its temporary files (derived data, checked on its own before a
+/// replay trusts it: `folded.rs`).
 fn is_ours(name: &str) -> bool {
-    name == HEAD_FILE || name == LOCK_FILE || name.starts_with(&format!("{HEAD_FILE}{TEMP_SUFFIX}"))
+    name == HEAD_FILE
+        || name == LOCK_FILE
+        || name.starts_with(&format!("{HEAD_FILE}{TEMP_SUFFIX}"))
+        || name.starts_with(crate::FOLDED_FILE)
 }
 
 /// The seals of every file in the ledger directory but ours, sorted by name.

@@ -686,6 +686,11 @@ impl Ledger {
         }
     }
 
+    /// The ledger's directory, for a ledger on disk (what the folded form sits beside).
+    pub(crate) fn dir(&self) -> Option<&Path> {
+        self.disk.as_ref().map(|d| d.dir.as_path())
+    }
+
     /// The committed head.
     pub fn head(&self) -> Head {
         self.head

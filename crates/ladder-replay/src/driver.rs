@@ -32,6 +32,27 @@ pub struct RawRecord<'a> {
 /// a block's worth at a time); `Ok(false)` stops the reading.
 pub type VisitRecords<'v> = dyn FnMut(&[RawRecord<'_>]) -> Result<bool, ReplayError> + 'v;
 
+/// What [`FoldedHistory::read`] calls for each segment of folded records (whole records, in
+/// order); `Ok(false)` stops the reading.
+pub type VisitFolded<'v> = dyn FnMut(&[u8]) -> Result<bool, ReplayError> + 'v;
+
+/// A history's folded form ([`ladder_events::folded`]), checked by the history before it is
+/// handed out: every event from sequence number 1 through the head as a folded record, players
+/// numbered in order of first appearance, and the voids. [`crate::replay_parallel`] reads it
+/// instead of the stored events when [`History::folded`] has one; the result is the same, bit
+/// for bit.
+pub trait FoldedHistory {
+    /// Every void as (the voided MatchResult's sequence number, the MatchVoided's sequence
+    /// number and instant), in sequence order.
+    fn voids(&self) -> Vec<(u64, u64, Timestamp)>;
+    /// The head it holds the events through: sequence number and chain hash.
+    fn head(&self) -> (u64, [u8; 32]);
+    /// Lends the records to `visit`, a segment at a time, until it returns `Ok(false)`.
+    fn read(&mut self, visit: &mut VisitFolded<'_>) -> Result<(), ReplayError>;
+    /// The chain hash of the stored event at `seq` (where a replay stopped by `--until` ends).
+    fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError>;
+}
+
 /// What a replay reads. Implemented over the ledger by the CLI, and in memory by tests.
 pub trait History {
     /// Events from sequence number `from` on, in order.
@@ -47,6 +68,13 @@ pub trait History {
     /// Every void as (the MatchVoided's sequence number, the voided MatchResult's sequence number),
     /// for checking that a checkpoint is still valid.
     fn voids(&self) -> Vec<(u64, u64)>;
+
+    /// The history's folded form through its head, when it has one it has checked (a ledger
+    /// builds it on first use: docs/spec.md, "The folded form"); `None` (the default) when not,
+    /// and a replay reads [`History::records_from`] instead.
+    fn folded(&self) -> Option<Box<dyn FoldedHistory + '_>> {
+        None
+    }
 
     /// The stored form of every event from sequence number `from` on, in order, lent to `visit`
     /// in runs ([`RawRecord`]s) until it returns `Ok(false)`. A history that holds the bytes lends

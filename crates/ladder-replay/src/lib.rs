@@ -24,8 +24,8 @@ pub mod tune;
 pub use activity::Activity;
 pub use by_day::{replay_by_day, PredictFrom};
 pub use driver::{
-    replay, History, HistoryEvent, Options, RawRecord, ReplayError, Replayed, Stepped, Until,
-    VisitRecords,
+    replay, FoldedHistory, History, HistoryEvent, Options, RawRecord, ReplayError, Replayed,
+    Stepped, Until, VisitFolded, VisitRecords,
 };
 pub use output::{
     leaderboard, left_out_line, put_fields, BoardRules, Leaderboard, LeftOut, Ranked, Row,

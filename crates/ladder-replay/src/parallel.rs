@@ -8,8 +8,9 @@
 use crate::activity::Activity;
 use crate::registry::Algo;
 use crate::score::{outcome, Score};
-use crate::{History, ReplayError, Replayed, Until};
+use crate::{FoldedHistory, History, ReplayError, Replayed, Until};
 use ladder_events::codec::{self, BodyView, EventView};
+use ladder_events::folded::{FoldedBody, Item as FoldedItem};
 use ladder_events::{Prior, Timestamp};
 use ladder_glicko::{Glicko2, Glicko2Lanes};
 use ladder_projector::{
@@ -263,13 +264,8 @@ fn pipeline(
     until: Until,
     folds: Vec<Fold<'_>>,
 ) -> (Read, Vec<Result<(), ProjectError>>) {
-    let any_voids = !history.voids().is_empty();
-    let is_voided = |id: &str| {
-        any_voids && history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at))
-    };
-    let (mut through, mut head, mut last_at) = (0, [0u8; 32], None);
     let failed = AtomicBool::new(false);
-    let (read, (roster, activity), folds) = std::thread::scope(|s| {
+    let (read, end, (roster, activity), folds) = std::thread::scope(|s| {
         let mut queues = Vec::new();
         let mut handles = Vec::new();
         for mut fold in folds {
@@ -301,42 +297,176 @@ fn pipeline(
             }
             (roster, activity)
         });
-        let mut chunk = Chunk::new();
-        let mut sides = Vec::new();
-        let read = history.records_from(1, &mut |run| {
-            for r in run {
-                let event = codec::view(r.bytes)
-                    .map_err(|source| ReplayError::Decode { seq: r.seq, source })?;
-                if !until.includes(r.seq, event.at) {
-                    return Ok(false);
-                }
-                chunk.push(r.seq, &event, &is_voided, &mut sides);
-                through = r.seq;
-                head = *r.hash;
-                last_at = Some(event.at);
-                if chunk.items.len() == CHUNK {
-                    // The interner has hung up only if it panicked; joining it says so below.
-                    let _ = to_interner.send(std::mem::replace(&mut chunk, Chunk::new()));
-                    if failed.load(Ordering::Relaxed) {
-                        return Ok(false);
-                    }
-                }
-            }
-            Ok(true)
-        });
-        if !chunk.items.is_empty() {
+        let mut send = |chunk: Chunk| {
+            // The interner has hung up only if it panicked; joining it says so below.
             let _ = to_interner.send(chunk);
-        }
+            !failed.load(Ordering::Relaxed)
+        };
+        let mut end = End { through: 0, head: [0; 32], last_at: None, roster: None };
+        let read = match history.folded() {
+            Some(mut folded) => read_folded(&mut *folded, until, &mut end, &mut send),
+            None => read_records(history, until, &mut end, &mut send),
+        };
         drop(to_interner);
         let (roster, mut activity) = join(interner);
-        if let Some(at) = last_at {
+        if let Some(at) = end.last_at {
             activity.event(at);
         }
         let roster = (roster, activity);
         let folds: Vec<Result<(), ProjectError>> = handles.into_iter().map(join).collect();
-        (read, roster, folds)
+        (read, end, roster, folds)
     });
-    (Read { read: read.map(drop), roster, activity, through, head }, folds)
+    // A folded read interned the names itself, so the interner's roster is empty.
+    let roster = end.roster.unwrap_or(roster);
+    (Read { read, roster, activity, through: end.through, head: end.head }, folds)
+}
+
+/// Where a reader of the history got to.
+struct End {
+    /// The last sequence number read into a chunk, and its chain hash (0 and zeros for none).
+    through: u64,
+    head: [u8; 32],
+    /// The instant of the last event read.
+    last_at: Option<Timestamp>,
+    /// The names, when the reader interned them itself (a folded read).
+    roster: Option<Roster>,
+}
+
+/// The reader of the stored events: each read in place, packed into chunks with its names written
+/// out for the interner, handed to `send` (which says whether to go on).
+fn read_records(
+    history: &dyn History,
+    until: Until,
+    end: &mut End,
+    send: &mut dyn FnMut(Chunk) -> bool,
+) -> Result<(), ReplayError> {
+    let any_voids = !history.voids().is_empty();
+    let is_voided = |id: &str| {
+        any_voids && history.voided_at(id).is_some_and(|(seq, at)| until.includes(seq, at))
+    };
+    let mut chunk = Chunk::new();
+    let mut sides = Vec::new();
+    let read = history.records_from(1, &mut |run| {
+        for r in run {
+            let event = codec::view(r.bytes)
+                .map_err(|source| ReplayError::Decode { seq: r.seq, source })?;
+            if !until.includes(r.seq, event.at) {
+                return Ok(false);
+            }
+            chunk.push(r.seq, &event, &is_voided, &mut sides);
+            end.through = r.seq;
+            end.head = *r.hash;
+            end.last_at = Some(event.at);
+            if chunk.items.len() == CHUNK && !send(std::mem::replace(&mut chunk, Chunk::new())) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    });
+    if !chunk.items.is_empty() {
+        send(chunk);
+    }
+    read
+}
+
+/// The reader of the folded form: the same chunks as [`read_records`] makes, with the players'
+/// ids written in already. Players are numbered in the folded form over the whole history; here
+/// each gets its id from this replay's own roster when a step first names it, so ids come in the
+/// same order as the interner hands them out from the stored events (a voided match, or one past
+/// `--until`, names nobody).
+fn read_folded(
+    folded: &mut dyn FoldedHistory,
+    until: Until,
+    end: &mut End,
+    send: &mut dyn FnMut(Chunk) -> bool,
+) -> Result<(), ReplayError> {
+    let mut voided: Vec<u64> = folded
+        .voids()
+        .into_iter()
+        .filter(|&(_, seq, at)| until.includes(seq, at))
+        .map(|(m, _, _)| m)
+        .collect();
+    voided.sort_unstable();
+    let damaged = |detail: String| ReplayError::History(detail.into());
+    let mut names: Vec<Box<str>> = Vec::new();
+    let mut ids: Vec<PlayerId> = Vec::new();
+    let mut roster = Roster::new();
+    let mut id = |g: u32, names: &[Box<str>], ids: &mut Vec<PlayerId>| {
+        let slot = ids
+            .get_mut(g as usize)
+            .ok_or_else(|| damaged(format!("the folded form names player {g} before its name")))?;
+        if *slot == UNRESOLVED {
+            *slot = roster.intern(&names[g as usize]);
+        }
+        Ok::<PlayerId, ReplayError>(*slot)
+    };
+    let mut chunk = Chunk::new();
+    let mut seq = 0u64;
+    let mut last: Option<(u64, Timestamp)> = None;
+    folded.read(&mut |segment| {
+        for item in ladder_events::folded::Reader::new(segment) {
+            let item = item.map_err(|e| ReplayError::History(Box::new(e)))?;
+            let (at, body) = match item {
+                FoldedItem::Name(name) => {
+                    names.push(name.into());
+                    ids.push(UNRESOLVED);
+                    continue;
+                }
+                FoldedItem::Event { at, body } => (at, body),
+            };
+            seq += 1;
+            if !until.includes(seq, at) {
+                return Ok(false);
+            }
+            // As Chunk::push: a MatchVoided, and a match voided by then, are no step.
+            let input = match body {
+                FoldedBody::Joined { player, prior } => {
+                    Some(Owned::Joined(id(player, &names, &mut ids)?, prior))
+                }
+                FoldedBody::Timeout { player } => {
+                    Some(Owned::Timeout(id(player, &names, &mut ids)?))
+                }
+                FoldedBody::Tick => Some(Owned::Tick),
+                FoldedBody::Voided => None,
+                FoldedBody::Match { seats } => {
+                    if voided.binary_search(&seq).is_ok() {
+                        None
+                    } else {
+                        let start = chunk.seats.len();
+                        for seat in seats.iter() {
+                            chunk.seats.push(SeatIn {
+                                player: id(seat.player, &names, &mut ids)?,
+                                score: seat.score,
+                                side: seat.side,
+                                seconds: seat.seconds,
+                                home: seat.home,
+                            });
+                        }
+                        Some(Owned::Match(start, chunk.seats.len()))
+                    }
+                }
+            };
+            last = Some((seq, at));
+            if let Some(input) = input {
+                chunk.items.push(Item { seq, at, input });
+            }
+            if chunk.items.len() == CHUNK && !send(std::mem::replace(&mut chunk, Chunk::new())) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })?;
+    if !chunk.items.is_empty() {
+        send(chunk);
+    }
+    if let Some((through, at)) = last {
+        let (head_seq, head_hash) = folded.head();
+        end.through = through;
+        end.head = if through == head_seq { head_hash } else { folded.hash_at(through)? };
+        end.last_at = Some(at);
+    }
+    end.roster = Some(roster);
+    Ok(())
 }
 
 /// The result of the folds once the pipeline is done: a projector's error comes from an event

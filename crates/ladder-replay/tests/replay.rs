@@ -490,6 +490,8 @@ fn parallel_folds_equal_sequential_ones() {
 mod by_day;
 #[path = "replay/extremes.rs"]
 mod extremes;
+#[path = "replay/folded.rs"]
+mod folded;
 #[path = "replay/home.rs"]
 mod home;
 #[path = "replay/revert.rs"]

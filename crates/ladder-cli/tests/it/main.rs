@@ -9,6 +9,7 @@ mod closed_stdout;
 mod docs_examples;
 mod explain_json;
 mod faults;
+mod folded;
 mod friction;
 mod home;
 mod inputs;

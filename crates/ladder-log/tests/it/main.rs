@@ -4,6 +4,7 @@
 mod child;
 mod crash;
 mod faults;
+mod folded;
 mod fuzz_corpus;
 mod integrity;
 mod lock;

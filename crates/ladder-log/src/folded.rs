@@ -1,0 +1,433 @@
+//! The folded form of the ledger: derived data for replays, kept beside the chain.
+//!
+//! `ladder-folded` in the ledger's directory holds every stored event as a folded record
+//! ([`ladder_events::folded`]: players as numbers, interned once over the whole history, fixed-width
+//! fields), so a replay reads a compact file instead of reading sled's blocks, decoding every
+//! event and looking up every name (docs/PERFORMANCE.md, "The folded form"). It is a cache, not
+//! part of the ledger format: deleting it is safe, and nothing in it is trusted before it is
+//! checked.
+//!
+//! Layout, little-endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 8 | magic `LDFOLD\0\x01` |
+//! | 8 | the head's sequence number it was built through |
+//! | 32 | that head's chain hash |
+//! | 8 | the length of the records' part |
+//! | 8 | the number of voids |
+//! | 32 | checksum: blake3 of the records' part, the voids and the 64 bytes above |
+//! | ... | the records: segments, each a `u32` length and whole records |
+//! | 24 per void | the voids in sequence order: the voided match's seq, the MatchVoided's seq and instant |
+//!
+//! [`Ledger::folded`] trusts the file only when its head is the ledger's head, its length is what
+//! its header says and its checksum matches its bytes; otherwise (missing, stale, damaged) it
+//! builds it again from the ledger (through a temporary file and a rename, so a reader never sees
+//! half a file), and when it cannot write there (a read-only directory, a full disk, a ledger in
+//! memory) the caller reads the ledger as before. It is built lazily, on the first replay after
+//! the head moved, not on append: appends stay as they were. `verify` re-derives it from the chain
+//! and compares ([`Ledger::check_folded`]).
+
+use crate::ledger::Ledger;
+use crate::{Head, LogError};
+use ladder_events::codec;
+use ladder_events::codec::BodyView;
+use ladder_events::folded::Encoder;
+use ladder_events::Timestamp;
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The folded form's file in the ledger directory.
+pub const FOLDED_FILE: &str = "ladder-folded";
+
+const MAGIC: [u8; 8] = *b"LDFOLD\x00\x01";
+const HEADER: usize = 96;
+/// The checksum's offset in the header: the 64 bytes before it are hashed after the body.
+const SUM_AT: usize = 64;
+const VOID: usize = 24;
+/// Records per segment, in bytes: a segment is read and handed to the replay at once.
+const SEGMENT: usize = 256 * 1024;
+/// The largest segment a reader accepts: anything longer is damage, not a segment.
+const MAX_SEGMENT: usize = 64 * SEGMENT;
+
+/// A void as the folded form keeps it, so a replay knows before it reads a match whether the match
+/// is voided (and by an event its `--until` includes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoldedVoid {
+    /// The voided MatchResult's sequence number.
+    pub match_seq: u64,
+    /// The MatchVoided's sequence number.
+    pub void_seq: u64,
+    /// The MatchVoided's instant.
+    pub at: Timestamp,
+}
+
+/// What the folded form's file is, against the ledger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FoldedState {
+    /// There is none.
+    Absent,
+    /// Built through the ledger's head, whole and matching its checksum.
+    Current,
+    /// Whole, but built through another head.
+    Stale {
+        /// The sequence number it was built through.
+        seq: u64,
+    },
+    /// Not what it claims: cut, edited, or not a folded form at all.
+    Damaged {
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+/// The header of a folded form.
+#[derive(Clone, Copy)]
+struct Header {
+    head: Head,
+    body: u64,
+    voids: u64,
+    sum: [u8; 32],
+}
+
+impl Header {
+    fn bytes(&self) -> [u8; HEADER] {
+        let mut out = [0u8; HEADER];
+        out[..8].copy_from_slice(&MAGIC);
+        out[8..16].copy_from_slice(&self.head.seq.to_le_bytes());
+        out[16..48].copy_from_slice(&self.head.hash);
+        out[48..56].copy_from_slice(&self.body.to_le_bytes());
+        out[56..64].copy_from_slice(&self.voids.to_le_bytes());
+        out[64..96].copy_from_slice(&self.sum);
+        out
+    }
+
+    fn parse(b: &[u8; HEADER]) -> Option<Header> {
+        if b[..8] != MAGIC {
+            return None;
+        }
+        let u64_at = |i: usize| b[i..i + 8].try_into().ok().map(u64::from_le_bytes);
+        Some(Header {
+            head: Head { seq: u64_at(8)?, hash: b[16..48].try_into().ok()? },
+            body: u64_at(48)?,
+            voids: u64_at(56)?,
+            sum: b[64..96].try_into().ok()?,
+        })
+    }
+
+    /// The file length the header promises, if it is representable.
+    fn file_len(&self) -> Option<u64> {
+        self.voids.checked_mul(VOID as u64)?.checked_add(self.body)?.checked_add(HEADER as u64)
+    }
+}
+
+/// A checked folded form, open for reading: what [`Ledger::folded`] hands a replay.
+pub struct Folded {
+    file: File,
+    head: Head,
+    body: u64,
+    voids: Vec<FoldedVoid>,
+    was: FoldedState,
+}
+
+impl Folded {
+    /// The head it was built through: the ledger's head when it was handed out.
+    pub fn head(&self) -> Head {
+        self.head
+    }
+
+    /// The length of its records' part in bytes (what [`Folded::read`] hands out, with a 4-byte
+    /// length per segment).
+    pub fn records_len(&self) -> u64 {
+        self.body
+    }
+
+    /// Every void, in sequence order.
+    pub fn voids(&self) -> &[FoldedVoid] {
+        &self.voids
+    }
+
+    /// What the file was before [`Ledger::folded`] handed this out: [`FoldedState::Current`] when
+    /// it was used as it was, anything else when it was built again first.
+    pub fn was(&self) -> &FoldedState {
+        &self.was
+    }
+
+    /// Hands the records to `visit`, a segment of whole records at a time
+    /// ([`ladder_events::folded::Reader`] reads them), until it returns `Ok(false)` or an error.
+    /// A segment the file no longer holds whole (changed since it was checked) is
+    /// [`LogError::Corrupt`].
+    pub fn read<E: From<LogError>>(
+        &mut self,
+        mut visit: impl FnMut(&[u8]) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let corrupt = |detail: String| LogError::Corrupt { place: FOLDED_FILE.into(), detail };
+        self.file.seek(SeekFrom::Start(HEADER as u64)).map_err(|e| io("reading", e))?;
+        let mut reader = std::io::BufReader::with_capacity(SEGMENT, &self.file);
+        let mut left = self.body;
+        let mut buf = Vec::with_capacity(SEGMENT + 64);
+        while left > 0 {
+            let mut len = [0u8; 4];
+            reader.read_exact(&mut len).map_err(|e| io("reading", e))?;
+            let len = u32::from_le_bytes(len) as usize;
+            if len > MAX_SEGMENT || len as u64 + 4 > left {
+                return Err(corrupt(format!("a segment of {len} bytes")).into());
+            }
+            left -= len as u64 + 4;
+            buf.resize(len, 0);
+            reader.read_exact(&mut buf).map_err(|e| io("reading", e))?;
+            if !visit(&buf)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn io(what: &str, source: std::io::Error) -> LogError {
+    LogError::Storage { context: format!("{what} the folded form {FOLDED_FILE}"), source }
+}
+
+/// Where the records go while they are derived: a file (building) or only the checksum
+/// (verify's comparison).
+trait Sink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()>;
+}
+
+impl<W: Write> Sink for BufWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.write_all(bytes)
+    }
+}
+
+struct Discard;
+
+impl Sink for Discard {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What [`derive`] wrote: the header (with the checksum) to put in front.
+fn derive(ledger: &Ledger, sink: &mut dyn Sink) -> Result<Header, LogError> {
+    let mut enc = Encoder::new();
+    let mut sum = blake3::Hasher::new();
+    let mut body = 0u64;
+    let mut voids: Vec<FoldedVoid> = Vec::new();
+    let mut flush = |enc: &mut Encoder, sum: &mut blake3::Hasher| -> Result<(), LogError> {
+        let segment = enc.take();
+        if segment.is_empty() {
+            return Ok(());
+        }
+        // A segment is at most one event past SEGMENT bytes, and an event is far below 4 GB.
+        let len = (segment.len() as u32).to_le_bytes();
+        sum.update(&len);
+        sum.update(&segment);
+        sink.write(&len).and_then(|()| sink.write(&segment)).map_err(|e| io("writing", e))?;
+        body += 4 + segment.len() as u64;
+        Ok(())
+    };
+    let head = ledger.head();
+    ledger.read_records(1, |batch| -> Result<bool, LogError> {
+        for r in batch {
+            let event =
+                codec::view(r.bytes).map_err(|source| LogError::Decode { seq: r.seq, source })?;
+            if let BodyView::MatchVoided { match_id, .. } = event.body {
+                let match_seq = ledger.match_seq(match_id)?.ok_or_else(|| LogError::Corrupt {
+                    place: format!("the void at seq {}", r.seq),
+                    detail: format!("it names no stored match ({match_id:?})"),
+                })?;
+                voids.push(FoldedVoid { match_seq, void_seq: r.seq, at: event.at });
+            }
+            enc.push(&event);
+            if enc.pending() >= SEGMENT {
+                flush(&mut enc, &mut sum)?;
+            }
+            if r.seq == head.seq {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })?;
+    flush(&mut enc, &mut sum)?;
+    let mut table = Vec::with_capacity(voids.len() * VOID);
+    for v in &voids {
+        table.extend_from_slice(&v.match_seq.to_le_bytes());
+        table.extend_from_slice(&v.void_seq.to_le_bytes());
+        table.extend_from_slice(&v.at.0.to_le_bytes());
+    }
+    sum.update(&table);
+    sink.write(&table).map_err(|e| io("writing", e))?;
+    let mut header = Header { head, body, voids: voids.len() as u64, sum: [0; 32] };
+    sum.update(&header.bytes()[..SUM_AT]);
+    header.sum = *sum.finalize().as_bytes();
+    Ok(header)
+}
+
+/// Reads and checks the file at `path` against `head`: its state, and when it is current, the
+/// file open at its start with its header and voids.
+fn check(path: &Path, head: Head) -> (FoldedState, Option<(File, Header, Vec<FoldedVoid>)>) {
+    let damaged = |detail: String| (FoldedState::Damaged { detail }, None);
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (FoldedState::Absent, None),
+        Err(e) => return damaged(format!("cannot be read: {e}")),
+    };
+    let mut h = [0u8; HEADER];
+    if file.read_exact(&mut h).is_err() {
+        return damaged("shorter than its header".into());
+    }
+    let Some(header) = Header::parse(&h) else {
+        return damaged("not a folded form (wrong magic)".into());
+    };
+    let len = file.metadata().map(|m| m.len()).ok();
+    if header.file_len().is_none() || len != header.file_len() {
+        return damaged(format!(
+            "{} bytes, but its header says {}",
+            len.map_or("an unknown number of".into(), |l| l.to_string()),
+            header.file_len().map_or("more than fit in a file".into(), |l| l.to_string())
+        ));
+    }
+    let mut sum = blake3::Hasher::new();
+    let total = header.body + header.voids * VOID as u64;
+    let mut pos = 0u64;
+    let mut buf = vec![0u8; SEGMENT];
+    let mut table = Vec::new();
+    while pos < total {
+        let n = (total - pos).min(buf.len() as u64) as usize;
+        if file.read_exact(&mut buf[..n]).is_err() {
+            return damaged("cut short while it was read".into());
+        }
+        sum.update(&buf[..n]);
+        // The voids are the last bytes: keep them as they go by.
+        let end = pos + n as u64;
+        if end > header.body {
+            let from = header.body.saturating_sub(pos) as usize;
+            table.extend_from_slice(&buf[from..n]);
+        }
+        pos = end;
+    }
+    sum.update(&h[..SUM_AT]);
+    if *sum.finalize().as_bytes() != header.sum {
+        return damaged("its bytes do not match its checksum".into());
+    }
+    if header.head != head {
+        return (FoldedState::Stale { seq: header.head.seq }, None);
+    }
+    let voids = table
+        .chunks_exact(VOID)
+        .map(|c| {
+            let u = |i: usize| {
+                u64::from_le_bytes([
+                    c[i],
+                    c[i + 1],
+                    c[i + 2],
+                    c[i + 3],
+                    c[i + 4],
+                    c[i + 5],
+                    c[i + 6],
+                    c[i + 7],
+                ])
+            };
+            FoldedVoid { match_seq: u(0), void_seq: u(8), at: Timestamp(u(16) as i64) }
+        })
+        .collect();
+    (FoldedState::Current, Some((file, header, voids)))
+}
+
+/// Temporary files of builds in this process are numbered, so two builds never share one.
+static BUILDS: AtomicU64 = AtomicU64::new(0);
+
+fn build(ledger: &Ledger, dir: &Path) -> Result<(), LogError> {
+    let n = BUILDS.fetch_add(1, Ordering::Relaxed);
+    let tmp: PathBuf = dir.join(format!("{FOLDED_FILE}.{}.{n}.tmp", std::process::id()));
+    let result = (|| {
+        let file = File::create(&tmp).map_err(|e| io("creating", e))?;
+        let mut out = BufWriter::with_capacity(SEGMENT, file);
+        out.write_all(&[0u8; HEADER]).map_err(|e| io("writing", e))?;
+        let header = derive(ledger, &mut out)?;
+        let mut file = out.into_inner().map_err(|e| io("writing", e.into_error()))?;
+        file.seek(SeekFrom::Start(0)).map_err(|e| io("writing", e))?;
+        file.write_all(&header.bytes()).map_err(|e| io("writing", e))?;
+        // No fsync: a file cut by a crash fails its checksum and is built again.
+        drop(file);
+        std::fs::rename(&tmp, dir.join(FOLDED_FILE)).map_err(|e| io("renaming", e))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+impl Ledger {
+    /// The state of the folded form beside this ledger, checked but not built (what tests and
+    /// `verify` ask). A ledger in memory has none.
+    pub fn folded_state(&self) -> FoldedState {
+        match self.dir() {
+            Some(dir) => check(&dir.join(FOLDED_FILE), self.head()).0,
+            None => FoldedState::Absent,
+        }
+    }
+
+    /// The folded form through the head, checked; built first when it is missing, stale or
+    /// damaged. `None` when there is none to trust and it cannot be built here (a ledger in
+    /// memory, a directory it cannot write, a full disk, an empty ledger): the caller reads the
+    /// events instead ([`Ledger::read_records`]), which gives the same history.
+    pub fn folded(&self) -> Option<Folded> {
+        let dir = self.dir()?;
+        if self.head().seq == 0 {
+            return None;
+        }
+        let path = dir.join(FOLDED_FILE);
+        // Something other than a file where the folded form goes (a directory, say) is never
+        // replaced: reading the events is cheaper than building a file that cannot be renamed
+        // into place.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+            return None;
+        }
+        let (was, current) = check(&path, self.head());
+        let (file, header, voids) = match current {
+            Some(c) => c,
+            None => {
+                build(self, dir).ok()?;
+                check(&path, self.head()).1?
+            }
+        };
+        Some(Folded { file, head: header.head, body: header.body, voids, was })
+    }
+
+    /// Checks the folded form against the chain, for `verify`: when there is one built through
+    /// the head, it is derived again from the events and its checksum compared with the file's
+    /// (which the file's own bytes were checked against), so a file that holds anything but the
+    /// chain's history is [`FoldedState::Damaged`]. Nothing is written.
+    pub fn check_folded(&self) -> Result<FoldedState, LogError> {
+        let state = self.folded_state();
+        if state != FoldedState::Current {
+            return Ok(state);
+        }
+        let Some(dir) = self.dir() else { return Ok(FoldedState::Absent) };
+        let mut h = [0u8; HEADER];
+        File::open(dir.join(FOLDED_FILE))
+            .and_then(|mut f| f.read_exact(&mut h))
+            .map_err(|e| io("reading", e))?;
+        let stored = Header::parse(&h).map(|h| h.sum);
+        let derived = derive(self, &mut Discard)?;
+        Ok(if stored == Some(derived.sum) {
+            FoldedState::Current
+        } else {
+            FoldedState::Damaged { detail: "it does not hold the chain's events".into() }
+        })
+    }
+
+    /// Removes the folded form (a cache: the next replay builds it again).
+    pub fn remove_folded(&self) -> Result<(), LogError> {
+        let Some(dir) = self.dir() else { return Ok(()) };
+        match std::fs::remove_file(dir.join(FOLDED_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("removing", e)),
+            _ => Ok(()),
+        }
+    }
+}
