@@ -198,21 +198,17 @@ fn main() {
         // where the folded form goes (a replay then reads the events at once, building nothing);
         // then the first replay after the head moved, which builds it; the replays below read it.
         let folded = db.join(ladder_log::FOLDED_FILE);
+        // One `ladder replay --format json` per run, the median kept.
+        let replay_median = |algo: &str| {
+            let args = ["replay", "--ledger", db_s, "--algo", algo, "--format", "json"];
+            median((0..runs).map(|_| ladder(&args, None)).collect())
+        };
         let _ = std::fs::remove_file(&folded);
         if !sweeps_only {
             std::fs::create_dir_all(folded.join("blocked"))
                 .expect("the bench's directory is writable");
             for algo in ["glicko2", "elo"] {
-                let r = median(
-                    (0..runs)
-                        .map(|_| {
-                            ladder(
-                                &["replay", "--ledger", db_s, "--algo", algo, "--format", "json"],
-                                None,
-                            )
-                        })
-                        .collect(),
-                );
+                let r = replay_median(algo);
                 row(&format!("replay {algo}, from the stored events (no folded form)"), &r, None);
             }
             std::fs::remove_dir_all(&folded).expect("the bench's directory is writable");
@@ -223,16 +219,7 @@ fn main() {
         let folded_mb = std::fs::metadata(&folded).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
         let mut glicko2_replay = f64::NAN;
         for (algo, peer) in peers {
-            let r = median(
-                (0..runs)
-                    .map(|_| {
-                        ladder(
-                            &["replay", "--ledger", db_s, "--algo", algo, "--format", "json"],
-                            None,
-                        )
-                    })
-                    .collect(),
-            );
+            let r = replay_median(algo);
             row(&format!("replay {algo}"), &r, peer);
             if algo == "glicko2" {
                 glicko2_replay = r.seconds;
