@@ -3,8 +3,9 @@
 //!
 //! sled 0.34 recovers a damaged database by dropping what it cannot read (and zeroing it on
 //! disk): after a one-byte change or a truncation it opens as an empty or shorter ledger. So
-//! beside sled's files the ledger keeps `ladder-head`, a small text file written atomically
-//! (a temporary file, fsync, rename, fsync of the directory) after every committed append:
+//! beside sled's files the ledger keeps `ladder-head`, a small file written after every
+//! committed append. Opening and closing write it as text, atomically (a temporary file, fsync,
+//! rename, fsync of the directory):
 //!
 //! ```text
 //! ladder ledger
