@@ -858,14 +858,17 @@ impl Batch {
         let written = (|| {
             self.seal(ledger)?;
             self.write_facts(ledger)?;
-            self.spill_ids(ledger, false)?;
-            ledger.store.flush()
+            self.spill_ids(ledger, false)
         })();
         if let Err(e) = written {
             let _ = self.abort(ledger);
             return Err(AppendError::Storage(e));
         }
-        // The commit point.
+        // The commit point: the head record after the batch's data, and one flush for both.
+        // sled recovers its log in order, stopping at the first torn write (its crash tests check
+        // that what survives is a prefix of the writes), so a head record that survives a crash
+        // has every write before it with it; one that does not leaves the batch beyond the
+        // recovered head, where opening discards it.
         let committed = ledger
             .store
             .insert(Tree::Meta, META_HEAD, &head_bytes(&head))
@@ -897,7 +900,7 @@ impl Batch {
         // The head file follows the commit: a crash before it is written leaves a store one batch
         // ahead of it, which the next open accepts (and records).
         if let Some(disk) = &ledger.disk {
-            if let Err(e) = disk.record(head, Vec::new()) {
+            if let Err(e) = disk.commit(head) {
                 ledger.poisoned = true;
                 return Err(AppendError::Unconfirmed(e));
             }

@@ -3,8 +3,9 @@
 //!
 //! sled 0.34 recovers a damaged database by dropping what it cannot read (and zeroing it on
 //! disk): after a one-byte change or a truncation it opens as an empty or shorter ledger. So
-//! beside sled's files the ledger keeps `ladder-head`, a small text file written atomically
-//! (a temporary file, fsync, rename, fsync of the directory) after every committed append:
+//! beside sled's files the ledger keeps `ladder-head`, a small file written after every
+//! committed append. Opening and closing write it as text, atomically (a temporary file, fsync,
+//! rename, fsync of the directory):
 //!
 //! ```text
 //! ladder ledger
@@ -14,6 +15,28 @@
 //! file db 524287 1732464000123456789 1732464000123456789 1235
 //! check 9c4e...
 //! ```
+//!
+//! While a writer has the ledger open, each commit records its head in place instead, in the
+//! *slot layout*: the file is two fixed slots of [`SLOT_BYTES`] bytes, and commit `n` writes
+//! slot `n % 2` with one positioned write and one `fdatasync`, no temporary file, rename or
+//! directory sync (the way LMDB writes its two meta pages). Each slot holds the same kind of
+//! text with a counter line, under its own check line, padded with zero bytes:
+//!
+//! ```text
+//! ladder ledger slot
+//! counter 7
+//! format 4
+//! head 89:5ae8f091d6513304e6bc1a1cfd1fd2ebc15752b18a159410e79751eb8aabfc26
+//! check 3f1a...
+//! ```
+//!
+//! A reader takes the whole slot with the higher counter. A crash in the middle of a slot's write
+//! leaves that slot failing its check and the other one whole, naming the head before: the store
+//! is then at most one commit ahead of it, which opening accepts and records (as it does for a
+//! crash between a commit and its head file). A file whose two slots both fail their checks is
+//! refused as damaged. Closing the ledger writes the text layout above again (atomically, with
+//! the seals), so a ledger closed cleanly is read by builds that know only that layout; one left
+//! by a crash is refused by them as a damaged head file, and opened by this build.
 //!
 //! `head` is the last acknowledged head. Each `file` line is the *seal* of one of sled's files
 //! as this build left it when it closed the ledger: its length, modification and change times
@@ -38,6 +61,10 @@ pub const HEAD_FILE: &str = "ladder-head";
 pub const LOCK_FILE: &str = "ladder-lock";
 const TEMP_SUFFIX: &str = ".tmp";
 const MAGIC: &str = "ladder ledger";
+/// The first line of a slot of the slot layout.
+const SLOT_MAGIC: &str = "ladder ledger slot";
+/// The size of each of the two slots of the slot layout; the file is twice this.
+pub const SLOT_BYTES: usize = 512;
 
 /// The seal of one file: what changes whenever anything writes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,6 +159,14 @@ impl Recorded {
 pub fn read(dir: &Path) -> Result<Option<Recorded>, LogError> {
     let path = dir.join(HEAD_FILE);
     match fs::read(&path) {
+        // The text layout starts with its magic line; the slot layout is two slots, either of
+        // which may be torn (its first bytes included).
+        Ok(bytes)
+            if bytes.len() == 2 * SLOT_BYTES
+                && !bytes.starts_with(format!("{MAGIC}\n").as_bytes()) =>
+        {
+            parse_slots(&path, &bytes).map(|(r, _)| Some(r))
+        }
         Ok(bytes) => {
             let text = String::from_utf8(bytes).map_err(|_| damaged(&path, "not UTF-8"))?;
             Recorded::parse(&path, &text).map(Some)
@@ -156,6 +191,125 @@ pub fn write(dir: &Path, recorded: &Recorded) -> Result<(), LogError> {
         d.sync_all().map_err(|e| io("syncing the ledger directory", e))?;
     }
     Ok(())
+}
+
+/// The text of one slot: `recorded` (whose seals are left out: a slot is written only while the
+/// files are open) under `counter`, with its check line, padded with zero bytes to [`SLOT_BYTES`].
+fn slot_bytes(recorded: &Recorded, counter: u64) -> Result<[u8; SLOT_BYTES], LogError> {
+    let mut body = format!(
+        "{SLOT_MAGIC}\ncounter {counter}\nformat {}\nhead {}\n",
+        recorded.format, recorded.head
+    );
+    let check = blake3::hash(body.as_bytes());
+    body.push_str(&format!("check {}\n", check.to_hex()));
+    let mut out = [0u8; SLOT_BYTES];
+    // A head is at most 20 digits, a colon and 64 hex digits: a slot's text is under 200 bytes.
+    let Some(dest) = out.get_mut(..body.len()) else {
+        return Err(LogError::Corrupt {
+            place: "the head file".into(),
+            detail: format!("a slot of {} bytes does not fit in {SLOT_BYTES}", body.len()),
+        });
+    };
+    dest.copy_from_slice(body.as_bytes());
+    Ok(out)
+}
+
+/// One slot's record and counter, or `None` when the slot is not whole (torn, zero, damaged).
+fn parse_slot(slot: &[u8]) -> Option<(Recorded, u64)> {
+    let end = slot.iter().position(|&b| b == 0).unwrap_or(slot.len());
+    if slot[end..].iter().any(|&b| b != 0) {
+        return None;
+    }
+    let text = std::str::from_utf8(&slot[..end]).ok()?;
+    let (body, check) = text.strip_suffix('\n')?.rsplit_once('\n')?;
+    let body = format!("{body}\n");
+    if blake3::hash(body.as_bytes()).to_hex().as_str() != check.strip_prefix("check ")? {
+        return None;
+    }
+    let mut lines = body.lines();
+    if lines.next() != Some(SLOT_MAGIC) {
+        return None;
+    }
+    let counter = lines.next()?.strip_prefix("counter ")?.parse().ok()?;
+    let format = lines.next()?.strip_prefix("format ")?.parse().ok()?;
+    let head = Head::parse(lines.next()?.strip_prefix("head ")?).ok()?;
+    if lines.next().is_some() {
+        return None;
+    }
+    Some((Recorded { format, head, seals: Vec::new() }, counter))
+}
+
+/// The record of a head file in the slot layout: its whole slot with the higher counter.
+fn parse_slots(path: &Path, bytes: &[u8]) -> Result<(Recorded, u64), LogError> {
+    let (a, b) = bytes.split_at(SLOT_BYTES);
+    match (parse_slot(a), parse_slot(b)) {
+        (Some(a), Some(b)) => Ok(if a.1 >= b.1 { a } else { b }),
+        (Some(one), None) | (None, Some(one)) => Ok(one),
+        (None, None) => Err(damaged(path, "neither of its two slots is whole")),
+    }
+}
+
+/// The head file in the slot layout, open for writing: each [`SlotWriter::write`] is one
+/// positioned write of the next slot and one `fdatasync`.
+pub struct SlotWriter {
+    file: fs::File,
+    path: PathBuf,
+    /// The counter of the slot written last.
+    counter: u64,
+}
+
+impl SlotWriter {
+    /// Replaces the head file of the ledger at `dir` by one in the slot layout recording
+    /// `recorded` (atomically: a temporary file, fsync, rename, fsync of the directory, as
+    /// [`write`]), and keeps it open for the next commits.
+    pub fn create(dir: &Path, recorded: &Recorded) -> Result<SlotWriter, LogError> {
+        let path = dir.join(HEAD_FILE);
+        let temp = dir.join(format!("{HEAD_FILE}{TEMP_SUFFIX}"));
+        let io = |what: &str, e: std::io::Error| LogError::from_io(&path, what, e);
+        // Counter 1 goes in slot 1; slot 0 is zeros (not whole) until counter 2.
+        let mut bytes = vec![0u8; 2 * SLOT_BYTES];
+        bytes[SLOT_BYTES..].copy_from_slice(&slot_bytes(recorded, 1)?);
+        let mut f = fs::File::create(&temp).map_err(|e| io("writing the head file", e))?;
+        f.write_all(&bytes).map_err(|e| io("writing the head file", e))?;
+        f.sync_all().map_err(|e| io("syncing the head file", e))?;
+        drop(f);
+        fs::rename(&temp, &path).map_err(|e| io("replacing the head file", e))?;
+        if let Ok(d) = fs::File::open(dir) {
+            d.sync_all().map_err(|e| io("syncing the ledger directory", e))?;
+        }
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| io("opening the head file", e))?;
+        Ok(SlotWriter { file, path, counter: 1 })
+    }
+
+    /// Records `recorded` in the slot the older record is in, durably (its data: the file's
+    /// length never changes, so `fdatasync` is enough).
+    pub fn write(&mut self, recorded: &Recorded) -> Result<(), LogError> {
+        let io = |what: &str, e: std::io::Error| LogError::from_io(&self.path, what, e);
+        let counter = self.counter + 1;
+        let bytes = slot_bytes(recorded, counter)?;
+        let offset = (counter % 2) * SLOT_BYTES as u64;
+        write_at(&self.file, &bytes, offset).map_err(|e| io("writing the head file", e))?;
+        self.file.sync_data().map_err(|e| io("syncing the head file", e))?;
+        self.counter = counter;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn write_at(file: &fs::File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(bytes, offset)
+}
+
+#[cfg(not(unix))]
+fn write_at(mut file: &fs::File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.write_all(bytes)
 }
 
 /// True for the files of ours the seals leave out (and a copy leaves behind): the head file, the
@@ -321,5 +475,62 @@ mod tests {
             assert!(Recorded::parse(Path::new("h"), &changed).is_err(), "byte {i} changed");
         }
         assert!(Recorded::parse(Path::new("h"), &text[..text.len() - 1]).is_err());
+    }
+
+    fn at(seq: u64) -> Recorded {
+        Recorded { format: 4, head: Head { seq, hash: [seq as u8; 32] }, seals: Vec::new() }
+    }
+
+    /// The slot layout: each write goes to the other slot, a reader takes the whole slot with
+    /// the higher counter, a torn or damaged slot gives way to the other one (the head before),
+    /// and a file with neither slot whole is refused.
+    #[test]
+    fn slots_alternate_and_a_torn_slot_gives_the_head_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(HEAD_FILE);
+        let mut w = SlotWriter::create(dir.path(), &at(1)).unwrap();
+        assert_eq!(read(dir.path()).unwrap(), Some(at(1)));
+        for seq in 2..=5 {
+            w.write(&at(seq)).unwrap();
+            let bytes = fs::read(&file).unwrap();
+            assert_eq!(bytes.len(), 2 * SLOT_BYTES);
+            assert_eq!(read(dir.path()).unwrap(), Some(at(seq)));
+            // Counter `seq` is in slot `seq % 2`, the one before it in the other slot.
+            let newer = (seq as usize % 2) * SLOT_BYTES;
+            let older = SLOT_BYTES - newer;
+            assert_eq!(parse_slot(&bytes[newer..newer + SLOT_BYTES]).unwrap(), (at(seq), seq));
+            assert_eq!(parse_slot(&bytes[older..older + SLOT_BYTES]).unwrap().0, at(seq - 1));
+        }
+        let whole = fs::read(&file).unwrap();
+        // Counter 5 is in slot 1. Tear it anywhere (a change of any byte, or its end zeroed, as
+        // a write cut short would leave it): the reader gives the head before, 4.
+        for i in (SLOT_BYTES..2 * SLOT_BYTES).step_by(7) {
+            let mut bytes = whole.clone();
+            bytes[i] ^= 0x20;
+            fs::write(&file, &bytes).unwrap();
+            assert_eq!(read(dir.path()).unwrap(), Some(at(4)), "byte {i} changed");
+            let mut cut = whole.clone();
+            cut[i..].fill(0);
+            fs::write(&file, &cut).unwrap();
+            // Zeros past the slot's text leave it whole; any of its text cut, it gives way.
+            let text_len = whole[SLOT_BYTES..].iter().position(|&b| b == 0).unwrap();
+            let expected = if i < SLOT_BYTES + text_len { at(4) } else { at(5) };
+            assert_eq!(read(dir.path()).unwrap(), Some(expected), "cut at {i}");
+        }
+        // Both slots damaged: refused, naming the head file.
+        let mut bytes = whole.clone();
+        bytes[40] ^= 1;
+        bytes[SLOT_BYTES + 40] ^= 1;
+        fs::write(&file, &bytes).unwrap();
+        let e = read(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("neither of its two slots is whole"), "{e}");
+        // A slot file of another length: refused.
+        fs::write(&file, &whole[..SLOT_BYTES + 10]).unwrap();
+        assert!(read(dir.path()).unwrap_err().to_string().contains("head file"));
+        // Closing writes the text layout again, which older builds read.
+        fs::write(&file, &whole).unwrap();
+        write(dir.path(), &at(5)).unwrap();
+        let text = fs::read_to_string(&file).unwrap();
+        assert_eq!(Recorded::parse(&file, &text).unwrap(), at(5));
     }
 }

@@ -135,12 +135,32 @@ pub(crate) struct Disk {
     /// files may have damaged events the open did not read, so it takes no write before a
     /// verify, and it is not sealed on close (the next open goes through a copy again).
     unverified: std::sync::atomic::AtomicBool,
+    /// The head file in the slot layout, open since this handle's first commit (`headfile.rs`).
+    slots: std::sync::Mutex<Option<headfile::SlotWriter>>,
 }
 
 impl Disk {
-    /// Writes the head file: `head`, and the seals of the files (empty while they are open).
+    /// Writes the head file in the text layout, atomically: `head`, and the seals of the files
+    /// (empty while they are open). What opening and closing write.
     pub(crate) fn record(&self, head: Head, seals: Vec<headfile::Seal>) -> Result<(), LogError> {
+        // The file is replaced: a slot writer would go on writing the old one.
+        *self.slots.lock().unwrap_or_else(|p| p.into_inner()) = None;
         headfile::write(&self.dir, &headfile::Recorded { format: LEDGER_FORMAT, head, seals })
+    }
+
+    /// Records a commit's head, durably, after the store's flush: the first commit of a handle
+    /// replaces the head file by one in the slot layout, each later one rewrites one slot in
+    /// place (one write and one `fdatasync`).
+    pub(crate) fn commit(&self, head: Head) -> Result<(), LogError> {
+        let recorded = headfile::Recorded { format: LEDGER_FORMAT, head, seals: Vec::new() };
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        match slots.as_mut() {
+            Some(w) => w.write(&recorded),
+            None => {
+                *slots = Some(headfile::SlotWriter::create(&self.dir, &recorded)?);
+                Ok(())
+            }
+        }
     }
 }
 
@@ -459,6 +479,7 @@ impl Ledger {
             checked_on_copy,
             copy: kept_copy,
             unverified: std::sync::atomic::AtomicBool::new(checked_on_copy),
+            slots: std::sync::Mutex::new(None),
         };
         if recorded.as_ref().map(|r| r.head) != Some(ledger.head) {
             disk.record(ledger.head, Vec::new())?;

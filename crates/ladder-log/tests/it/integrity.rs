@@ -457,3 +457,62 @@ fn check_copies_left_by_killed_processes_are_removed() {
     drop(held);
     std::fs::remove_dir_all(&in_use).unwrap();
 }
+
+/// A match of `i` (after `build`'s), as one JSON line.
+fn one_more(i: usize) -> String {
+    format!(
+        "{{\"type\":\"MatchResult\",\"at\":\"2026-03-02T00:00:{:02}Z\",\"id\":\"more-{i}\",\"seats\":[{{\"player\":\"alice\",\"score\":1}},{{\"player\":\"bob\",\"score\":0}}]}}\n",
+        i % 60
+    )
+}
+
+/// The slot layout of the head file (`src/headfile.rs`): a closed ledger's head file is text;
+/// while a writer commits it is two slots of 512 bytes, the newest head in the slot the
+/// counter names; closing writes text again. A crash that tore the newest slot leaves the head
+/// before it in the other slot: the store is one commit ahead, which opening accepts and records.
+/// Both slots torn: refused as a damaged head file.
+#[test]
+fn the_head_file_is_slots_while_committing_and_a_torn_newest_slot_is_caught_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    build(&path, 5);
+    let file = path.join(ladder_log::HEAD_FILE);
+    assert!(std::fs::read_to_string(&file).unwrap().starts_with("ladder ledger\nformat "));
+
+    let mut l = Ledger::open(&path).unwrap();
+    append_ok(&mut l, &one_more(1), AppendOptions::default());
+    let first = l.head();
+    append_ok(&mut l, &one_more(2), AppendOptions::default());
+    let second = l.head();
+    // As a crash would leave it: the head file of the open ledger, two commits in.
+    let slots = std::fs::read(&file).unwrap();
+    assert_eq!(slots.len(), 1024);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).trim_end_matches('\0').to_string();
+    // The first commit is counter 1, in slot 1; the second is counter 2, in slot 0.
+    assert!(text(&slots[512..]).contains(&format!("counter 1\nformat 4\nhead {first}\n")));
+    assert!(text(&slots[..512]).contains(&format!("counter 2\nformat 4\nhead {second}\n")));
+    drop(l);
+    let closed = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        closed.starts_with("ladder ledger\nformat ")
+            && closed.contains(&format!("head {second}\n"))
+    );
+
+    // The newest slot torn (its head line cut), as by a crash in the middle of its write.
+    let mut torn = slots.clone();
+    torn[60..512].fill(0);
+    std::fs::write(&file, &torn).unwrap();
+    let l = Ledger::open(&path).unwrap();
+    assert_eq!(l.head(), second, "the store one commit ahead of the head file is caught up");
+    drop(l);
+    assert!(std::fs::read_to_string(&file).unwrap().contains(&format!("head {second}\n")));
+
+    // Both slots torn: the head file is damaged, and the open refused.
+    let mut both = slots;
+    both[60..512].fill(0);
+    both[512 + 60..].fill(0);
+    std::fs::write(&file, &both).unwrap();
+    let e = Ledger::open(&path).unwrap_err();
+    assert!(matches!(e, LogError::Corrupt { .. }), "{e}");
+    assert!(e.to_string().contains("neither of its two slots is whole"), "{e}");
+}
