@@ -210,6 +210,60 @@ pub fn player_json(
     })))
 }
 
+/// [`player_json`]'s answer from kept folds: the standing from `warm` (the configuration's
+/// fold), the history from `fold` (the player's, through the same event). `None` when the name
+/// never appears. Equal to [`player_json`] for the same ledger (the tests compare the two).
+pub fn player_json_kept(
+    warm: &crate::warm::Warm,
+    fold: &crate::warm::PlayerFold,
+) -> Option<serde_json::Value> {
+    let name = fold.name.as_str();
+    let id = warm.roster.get(name)?;
+    let me = warm.algo.standing(id)?;
+    // The player's object of `ladder replay --format json`: a snapshot of this one player
+    // (the object of each player does not depend on the others).
+    let one = ladder_replay::Snapshot {
+        algorithm: warm.algo.config().algorithm,
+        config: warm.algo.config().echoed(),
+        through: warm.through,
+        head: ladder_proof::hex(&warm.head),
+        players: vec![ladder_replay::Row { player: name.to_string(), standing: me }],
+        prediction: None,
+    };
+    let all: serde_json::Value =
+        serde_json::from_str(&one.to_json()).unwrap_or(serde_json::Value::Null);
+    let standing = all["players"].get(0)?.clone();
+    let history: Vec<serde_json::Value> = fold
+        .lines
+        .iter()
+        .map(|l| {
+            let what = match l.kind {
+                "MatchResult" => {
+                    let others: Vec<String> =
+                        l.opponents.iter().map(|(p, s)| format!("{p} {s}")).collect();
+                    format!("{} vs {}", l.score.unwrap_or(0.0), others.join(", "))
+                }
+                "PlayerJoined" => "joined".into(),
+                "QueueTimeout" => "queue timeout".into(),
+                _ => String::new(),
+            };
+            let opponents: Vec<&str> = l.opponents.iter().map(|(p, _)| p.as_str()).collect();
+            let mut line = serde_json::json!({
+                "seq": l.seq, "at": l.at.to_string(), "type": l.kind,
+                "opponents": opponents, "score": l.score, "what": what,
+                "rank": l.rank, "change": l.change,
+            });
+            ladder_replay::put_fields(&mut line, &l.after);
+            line
+        })
+        .collect();
+    Some(serde_json::json!({
+        "algorithm": warm.algo.config().algorithm, "config": config_json(&warm.algo),
+        "through": warm.through, "head": ladder_proof::hex(&warm.head),
+        "standing": standing, "history": history,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
