@@ -484,21 +484,22 @@ pub fn warm_fold<R>(
     Ok(r)
 }
 
-/// The kept history of player `name` under `config` ([`crate::warm::PlayerFold`]) through
-/// `through`, or through the durable head when `None`, brought up to date over the events since
-/// it was last read; `fixed` (a request's `until` before the durable head) keeps it apart from
+/// The kept history of player `name` under `config` ([`crate::warm::PlayerFold`]), with ranks
+/// when `ranked`, through `through`, or through the durable head when `None`, brought up to
+/// date over the events since it was last read; `fixed` (a request's `until` before the durable head) keeps it apart from
 /// the history through the head. Like [`warm_fold`], a history that already holds every event
 /// asked for is answered without taking the ledger. `answer` runs on it while its slot is held.
 pub fn player_fold<R>(
     s: &Shared,
     config: &ladder_projector::Config,
     name: &str,
+    ranked: bool,
     fixed: Option<u64>,
     through: Option<u64>,
     answer: impl FnOnce(&crate::warm::PlayerFold) -> R,
 ) -> Result<R, String> {
     let want = through.unwrap_or_else(|| s.durable_head().seq);
-    let mut k = format!("{} player={name:?}", crate::warm::key(config));
+    let mut k = format!("{} player={name:?} ranked={ranked}", crate::warm::key(config));
     if let Some(n) = fixed {
         k.push_str(&format!(" until={n}"));
     }
@@ -509,7 +510,7 @@ pub fn player_fold<R>(
         other => {
             let ledger = s.read_ledger();
             let target = through.unwrap_or(ledger.head().seq);
-            crate::warm::player_up_to(other, config, &ledger, name, target)
+            crate::warm::player_up_to(other, config, &ledger, name, ranked, target)
                 .map_err(|e| e.to_string())?
         }
     };
@@ -591,7 +592,7 @@ async fn player(
         let answer = warm_fold(&s, &ask.config, ask.until, |w| {
             // The history through the standing's event, kept apart when `until` fixed it.
             let fixed = fixed.map(|()| w.through);
-            player_fold(&s, &ask.config, &name, fixed, Some(w.through), |f| {
+            player_fold(&s, &ask.config, &name, true, fixed, Some(w.through), |f| {
                 crate::reads::player_json_kept(w, f)
             })
         });

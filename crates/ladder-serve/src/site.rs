@@ -219,7 +219,7 @@ pub async fn player_page(
         Err(e) => return html(StatusCode::BAD_REQUEST, pages::error(&e, &tree)),
     };
     blocking(move || {
-        let kept = crate::routes::player_fold(&s, &config, &name, None, None, |f| {
+        let kept = crate::routes::player_fold(&s, &config, &name, false, None, None, |f| {
             // A name the log never gave has no line and no place in the roster.
             let named = f.warm.roster.get(&name).is_some();
             named.then(|| player_html(&f.lines, &name, &config, &sets, f.warm.through, &tree))

@@ -104,12 +104,16 @@ pub struct PlayerFold {
     /// Whether the algorithm rates the whole history at once (TrueSkill Through Time): its
     /// standings after an event are not what is known now, so no rank is given.
     pub whole_history: bool,
+    /// Whether each line has its rank (what `GET /api/players/NAME` gives; the page shows none
+    /// and does not pay for a leaderboard at each of the player's events).
+    pub ranked: bool,
 }
 
 /// Folds `ledger` through `target` (at most its head) into `fold` (or from the first event when
 /// there is none, when `fold` is already past `target`, or when a void through `target` annuls
-/// a match it counted), noting `name`'s standing after each of their events: the place on the
-/// leaderboard at its default rules after the event, and the change from their previous line.
+/// a match it counted), noting `name`'s standing after each of their events, the change from
+/// their previous line, and when `ranked`, their place on the leaderboard at its default rules
+/// after the event.
 /// The lines equal those of a replay from the first event through `target`
 /// (`player_history_fold_equals_a_fresh_replay` in the tests).
 pub fn player_up_to(
@@ -117,6 +121,7 @@ pub fn player_up_to(
     config: &Config,
     ledger: &Ledger,
     name: &str,
+    ranked: bool,
     target: u64,
 ) -> Result<PlayerFold, ReplayError> {
     let history = LedgerHistory::new(ledger);
@@ -128,7 +133,12 @@ pub fn player_up_to(
             .any(|&(void, m)| void > f.warm.through && void <= target && m <= f.warm.through);
         // A whole-history fold is not resumed: its standings after each event are those of a
         // replay from the first event, as `ladder history` gives them.
-        (f.name == name && !f.whole_history && !stale && f.warm.through <= target).then_some(f)
+        (f.name == name
+            && f.ranked == ranked
+            && !f.whole_history
+            && !stale
+            && f.warm.through <= target)
+            .then_some(f)
     });
     let PlayerFold { warm, mut lines, whole_history, .. } = match resumed {
         Some(f) if f.warm.through == target => return Ok(f),
@@ -143,7 +153,7 @@ pub fn player_up_to(
                 head: [0; 32],
                 activity: Activity::new(),
             };
-            PlayerFold { warm, name: name.to_string(), lines: Vec::new(), whole_history }
+            PlayerFold { warm, name: name.to_string(), lines: Vec::new(), whole_history, ranked }
         }
     };
     let Warm { mut algo, roster, through, head, mut activity } = warm;
@@ -156,7 +166,7 @@ pub fn player_up_to(
         }
         let Some(id) = s.roster.get(name) else { return };
         let Some(me) = s.projectors[0].standing(id) else { return };
-        let rank = if whole_history {
+        let rank = if whole_history || !ranked {
             None
         } else {
             // The activity of the whole history: what the fold kept, then this replay's.
@@ -181,7 +191,7 @@ pub fn player_up_to(
     })?;
     activity.merge(&r.activity);
     let warm = Warm { algo, roster: r.roster, through: r.through, head: r.head, activity };
-    Ok(PlayerFold { warm, name: name.to_string(), lines, whole_history })
+    Ok(PlayerFold { warm, name: name.to_string(), lines, whole_history, ranked })
 }
 
 /// One fold kept, locked while it is brought up to date (`None` until the first).
