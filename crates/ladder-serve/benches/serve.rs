@@ -393,7 +393,9 @@ fn reads(dir: &tempfile::TempDir) {
         read(name, uri, "warm");
         read(name, uri, "warm again");
     }
-    post(&a, &s, result_line(events + 1, None));
+    // One more match, a second after the last (so the board's rating periods and activity
+    // rules see the same ladder, not one that paused until today).
+    post(&a, &s, result_line(events, Some(Timestamp(base + events as i64 * 1_000_000_000))));
     for (name, uri) in asks {
         read(name, uri, "after one more append");
     }

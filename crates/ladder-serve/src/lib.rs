@@ -115,6 +115,10 @@ pub struct Signed {
 /// tens of MB at most).
 pub const TILE_CACHE: usize = 4096;
 
+/// Explanations of events kept at most (most a few kB; one of a match in a long rating period
+/// holds the period's computation).
+pub const EXPLAINED: usize = 256;
+
 /// What every handler shares.
 pub struct Shared {
     ledger: RwLock<Ledger>,
@@ -128,6 +132,9 @@ pub struct Shared {
     warm: Mutex<warm::WarmCache>,
     /// Players' histories kept, by configuration and name ([`warm::PlayerFold`]).
     players: Mutex<warm::WarmCache<warm::PlayerFold>>,
+    /// Events explained, kept while nothing appended later can change them
+    /// ([`site::explained`]).
+    explained: Mutex<warm::WarmCache<ladder_explain::Explanation>>,
     /// Full tiles and entry bundles already read: they never change, so they are kept, up to
     /// [`TILE_CACHE`] of them (then the cache starts over). Keyed by the tile itself (no path
     /// string is made to look one up) and read under a shared lock: readers of kept tiles do
@@ -296,6 +303,7 @@ impl Service {
             tokens: RwLock::new(Arc::new(tokens)),
             warm: Mutex::new(warm::WarmCache::new(config.limits.warm)),
             players: Mutex::new(warm::WarmCache::new(config.limits.warm)),
+            explained: Mutex::new(warm::WarmCache::new(EXPLAINED)),
             tiles: RwLock::new(std::collections::HashMap::new()),
             jobs: tx,
             durable: Mutex::new(ledger_head),

@@ -167,7 +167,7 @@ pub async fn explain_api(
     };
     blocking(move || {
         let ledger = s.read_ledger();
-        match explain(&ledger, &request) {
+        match explained(&s, &ledger, &request) {
             Ok(x) => axum::Json(x.to_json()).into_response(),
             Err(e @ ExplainError::NoEvent { .. }) => error(StatusCode::NOT_FOUND, e.to_string()),
             Err(e @ ExplainError::NotNamed { .. }) => error(StatusCode::BAD_REQUEST, e.to_string()),
@@ -178,6 +178,46 @@ pub async fn explain_api(
         }
     })
     .await
+}
+
+/// `ladder explain`'s explanation of `request` on `ledger` (ladder-explain's [`explain`]), from
+/// the one kept when this event was explained before under the same request: an explanation
+/// depends on the events through the explained one (and, for a match rated in a period, through
+/// the event that closed the period), which later appends do not change, and on the head only
+/// through its inclusion proof, which is made again, and the head it names. An explanation of a
+/// match whose period is still open at the head is not kept (the period's end moves with it).
+pub fn explained(
+    s: &Shared,
+    ledger: &Ledger,
+    request: &Request,
+) -> Result<ladder_explain::Explanation, ExplainError> {
+    let mut k = format!(
+        "{} seq={} player={:?}",
+        crate::warm::key(&request.config),
+        request.seq,
+        request.player
+    );
+    for vs in &request.vs {
+        k.push_str(&format!(" vs=[{}]", crate::warm::key(vs)));
+    }
+    let slot = s.explained.lock().unwrap_or_else(|p| p.into_inner()).slot_keyed(k);
+    let mut kept = slot.lock().unwrap_or_else(|p| p.into_inner());
+    let head = ledger.head().seq;
+    if let Some(x) = kept.as_ref().filter(|x| x.seq <= head) {
+        let mut x = x.clone();
+        x.inclusion = ledger.prove_inclusion(x.seq, head)?;
+        x.inclusion_ok =
+            ladder_proof::Proof::Inclusion(x.inclusion.clone()).check().map_err(|e| e.to_string());
+        if let Some(p) = &mut x.period {
+            p.head = head;
+        }
+        return Ok(x);
+    }
+    let x = explain(ledger, request)?;
+    if x.period.as_ref().is_none_or(|p| p.closing.is_some()) {
+        *kept = Some(x.clone());
+    }
+    Ok(x)
 }
 
 /// An error and the causes under it, joined by `: `.
@@ -302,7 +342,7 @@ pub async fn event_page(
         };
         let proof = (seq <= cp.size).then(|| ledger.prove_inclusion(seq, cp.size).ok()).flatten();
         let request = Request { config: config.clone(), seq, player: None, vs: Vec::new() };
-        let explained = explain(&ledger, &request);
+        let explained = explained(&s, &ledger, &request);
         drop(ledger);
         let explained = match explained {
             Ok(x) => x,
