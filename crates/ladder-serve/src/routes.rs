@@ -593,11 +593,15 @@ async fn player(
             // The history through the standing's event, kept apart when `until` fixed it.
             let fixed = fixed.map(|()| w.through);
             player_fold(&s, &ask.config, &name, true, fixed, Some(w.through), |f| {
-                crate::reads::player_json_kept(w, f)
+                crate::reads::player_json_text(w, f)
             })
         });
         match answer.and_then(|a| a) {
-            Ok(Some(v)) => axum::Json(v).into_response(),
+            // The text `axum::Json` would write for `player_json_kept`, with its content type.
+            Ok(Some(text)) => {
+                ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], text)
+                    .into_response()
+            }
             Ok(None) => error(StatusCode::NOT_FOUND, format!("no player is named {name:?}")),
             Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e),
         }

@@ -132,7 +132,7 @@ fn a_warm_ttt_fold_after_appends_equals_a_full_replay_to_1e_6() {
 /// kept), for every algorithm and for players with and without games in the new events.
 #[test]
 fn player_history_fold_equals_a_fresh_replay() {
-    use ladder_serve::reads::{player_json, player_json_kept};
+    use ladder_serve::reads::{player_json, player_json_kept, player_json_text};
     use ladder_serve::site::player_history;
     use ladder_serve::warm::player_up_to;
     let all = history(12, 400);
@@ -172,6 +172,12 @@ fn player_history_fold_equals_a_fresh_replay() {
                 if ranked {
                     let old = player_json(&warm, ledger, name).unwrap();
                     assert_eq!(player_json_kept(&warm, &f), old, "{algo} {name}");
+                    // The text the API writes is serde_json's of the same object, byte for byte.
+                    assert_eq!(
+                        player_json_text(&warm, &f),
+                        old.as_ref().map(|v| serde_json::to_string(v).unwrap()),
+                        "{algo} {name}"
+                    );
                     *compared += usize::from(old.is_some());
                 } else {
                     assert!(f.lines.iter().all(|l| l.rank.is_none()), "{algo} {name}");
