@@ -115,9 +115,12 @@ pub struct Signed {
 /// tens of MB at most).
 pub const TILE_CACHE: usize = 4096;
 
-/// Explanations of events kept at most (most a few kB; one of a match in a long rating period
-/// holds the period's computation).
+/// Explanations of events kept at most (most a few kB).
 pub const EXPLAINED: usize = 256;
+
+/// The most steps an explanation kept may hold: one of a match in a long, busy rating period
+/// holds the period's whole computation (megabytes) and is made again at each read instead.
+pub const EXPLAINED_STEPS: usize = 4096;
 
 /// What every handler shares.
 pub struct Shared {

@@ -214,7 +214,10 @@ pub fn explained(
         return Ok(x);
     }
     let x = explain(ledger, request)?;
-    if x.period.as_ref().is_none_or(|p| p.closing.is_some()) {
+    let steps = x.explained.steps.len()
+        + x.vs.iter().map(|t| t.steps.len()).sum::<usize>()
+        + x.period.as_ref().map_or(0, |p| p.steps.len());
+    if x.period.as_ref().is_none_or(|p| p.closing.is_some()) && steps <= crate::EXPLAINED_STEPS {
         *kept = Some(x.clone());
     }
     Ok(x)
