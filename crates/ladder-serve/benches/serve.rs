@@ -4,9 +4,15 @@
 //! 1. single-event appends, 32 concurrent clients, each answered only once durable;
 //! 2. 1,000-event requests, 4 clients;
 //! 3. append latency (p50, p99) with 32 clients paced to 10,000 appends/s in all;
-//! 4. full tile reads, 8 clients;
-//! 5. the leaderboard of a ledger of `LADDER_BENCH_EVENTS` events (default 1,000,000): first
+//! 4. full tile reads, 4 clients, each a keep-alive connection of its own speaking HTTP/1.1
+//!    directly (a lean client: the bench measures the server, not an HTTP library's per-request
+//!    allocations on the same two cores);
+//! 5. on a ledger of `LADDER_BENCH_EVENTS` events (default 1,000,000): the leaderboard, a
+//!    player's page and `GET /api/players/NAME`, and a match's page and its explain: first
 //!    (cold) read, warm read, and the read after one more append.
+//!
+//! `cargo bench -p ladder-serve --bench serve -- WORD` runs only the parts whose name holds
+//! WORD (`append`, `tiles`, `reads`).
 
 use ladder_events::Timestamp;
 use ladder_log::Ledger;
@@ -122,15 +128,83 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// A keep-alive HTTP/1.1 connection that sends GETs and reads each answer into one reused
+/// buffer (the answers of `serve` carry `content-length`).
+struct Raw {
+    stream: std::net::TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Raw {
+    fn connect(url: &str) -> Raw {
+        let addr = url.trim_start_matches("http://");
+        let stream = std::net::TcpStream::connect(addr).unwrap();
+        stream.set_nodelay(true).unwrap();
+        Raw { stream, buf: Vec::with_capacity(16 << 10) }
+    }
+
+    /// Sends `request` (a whole GET) and returns the answer's status and body length.
+    fn get(&mut self, request: &[u8]) -> (u16, usize) {
+        use std::io::{Read, Write};
+        self.stream.write_all(request).unwrap();
+        self.buf.clear();
+        let mut chunk = [0u8; 16 << 10];
+        let (head_end, length) = loop {
+            let n = self.stream.read(&mut chunk).unwrap();
+            assert!(n > 0, "the server closed the connection");
+            self.buf.extend_from_slice(&chunk[..n]);
+            if let Some(i) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = std::str::from_utf8(&self.buf[..i]).unwrap();
+                let length = head
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse().ok())?
+                    })
+                    .expect("content-length");
+                break (i + 4, length);
+            }
+        };
+        while self.buf.len() < head_end + length {
+            let n = self.stream.read(&mut chunk).unwrap();
+            assert!(n > 0, "the server closed the connection");
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+        assert_eq!(self.buf.len(), head_end + length, "one answer at a time");
+        let status = std::str::from_utf8(&self.buf[9..12]).unwrap().parse().unwrap();
+        (status, length)
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing and must not run it.
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
+    let only: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let runs = |part: &str| only.as_deref().is_none_or(|w| part.contains(w));
     let dir = tempfile::tempdir().unwrap();
     let s = start(joined_ledger(&dir.path().join("a.db")), dir.path());
     let mut next = 0usize;
+    if runs("append") {
+        next = appends(&s, next);
+    }
+    if runs("tiles") {
+        if !runs("append") {
+            // The tiles read are those of the first 300 * 256 events.
+            next = appends(&s, next);
+        }
+        tiles(&s);
+    }
+    drop(s);
+    let _ = next;
+    if runs("reads") {
+        reads(&dir);
+    }
+}
 
+/// Parts 1 to 3: appends. Returns the next event number.
+fn appends(s: &Server, mut next: usize) -> usize {
     // 1. single-event appends, 32 clients.
     let (clients, per) = (32, 400);
     let t = Instant::now();
@@ -216,41 +290,52 @@ fn main() {
         l[l.len() - 1].as_secs_f64() * 1e3
     );
 
-    // 4. full tile reads, 8 clients: first each of 300 tiles once (cold: read from the ledger),
-    // then 2 seconds of reads of the same tiles (kept in memory: a full tile never changes).
-    let tile_url = |i: u64| {
-        format!("{}/log/{}", s.url, ladder_proof::tiles::Tile::hashes(0, i % 300, 256).path())
-    };
+    next
+}
+
+/// Part 4: full tile reads, 4 clients: first each of 300 tiles once (cold: read from the
+/// ledger), then 2 seconds of reads of the same tiles (kept in memory: a full tile never
+/// changes). Each client is one keep-alive connection; its requests are made before the clock
+/// starts.
+fn tiles(s: &Server) {
+    const CLIENTS: u64 = 4;
+    let requests: Vec<Vec<u8>> = (0..300)
+        .map(|i| {
+            let path = ladder_proof::tiles::Tile::hashes(0, i, 256).path();
+            format!("GET /log/{path} HTTP/1.1\r\nHost: bench\r\n\r\n").into_bytes()
+        })
+        .collect();
     for (what, bounded) in [("cold", false), ("warm", true)] {
         let reads = std::sync::atomic::AtomicUsize::new(0);
         let t = Instant::now();
         std::thread::scope(|sc| {
-            for c in 0..8u64 {
-                let (reads, tile_url) = (&reads, &tile_url);
+            for c in 0..CLIENTS {
+                let (reads, requests) = (&reads, &requests);
                 sc.spawn(move || {
-                    let a = agent();
+                    let mut conn = Raw::connect(&s.url);
                     let mut i = c;
+                    let mut n = 0;
                     while if bounded { t.elapsed() < Duration::from_secs(2) } else { i < 300 } {
-                        let mut r = a.get(&tile_url(i)).call().unwrap();
-                        assert_eq!(r.status().as_u16(), 200);
-                        let _ = r.body_mut().read_to_vec().unwrap();
-                        reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        i += 8;
+                        let (status, length) = conn.get(&requests[(i % 300) as usize]);
+                        assert_eq!((status, length), (200, 256 * 32));
+                        n += 1;
+                        i += CLIENTS;
                     }
+                    reads.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
                 });
             }
         });
         let n = reads.into_inner();
         println!(
-            "serve/tiles/full/8-clients/{what}: {n} reads in {:.2} s = {:.0} reads/s",
+            "serve/tiles/full/{CLIENTS}-clients/{what}: {n} reads in {:.2} s = {:.0} reads/s",
             t.elapsed().as_secs_f64(),
             n as f64 / t.elapsed().as_secs_f64()
         );
     }
-    drop(s);
-    let _ = next;
+}
 
-    // 5. the leaderboard of a large ledger.
+/// Part 5: reads of a large ledger, cold, warm and after one more append.
+fn reads(dir: &tempfile::TempDir) {
     let events: usize =
         std::env::var("LADDER_BENCH_EVENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
     let mut ledger = joined_ledger(&dir.path().join("big.db"));
@@ -276,25 +361,48 @@ fn main() {
     let big_dir = tempfile::tempdir().unwrap();
     let s = start(ledger, big_dir.path());
     let a = agent();
-    let board = |what: &str| {
+    // A match in the middle of the ledger, and one of its players.
+    let mid = ledger_mid(events);
+    let asks = [
+        ("leaderboard", "/api/leaderboard?algo=glicko2&min_games=0&active_within=all&top=20"),
+        ("player-page", "/players/p7?algo=glicko2"),
+        ("player-api", "/api/players/p7?algo=glicko2"),
+        // Elo for the match: Glicko-2's explanation of a match covers its rating period, here
+        // a day of this ledger's games (one a second).
+        ("event-page", &format!("/events/{mid}?algo=elo") as &str),
+        ("explain-api", &format!("/api/events/{mid}/explain?algo=elo")),
+    ];
+    let read = |name: &str, uri: &str, what: &str| {
         let t = Instant::now();
-        let mut r = a
-            .get(&format!(
-                "{}/api/leaderboard?algo=glicko2&min_games=0&active_within=all&top=20",
-                s.url
-            ))
-            .call()
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 200);
-        let _ = r.body_mut().read_to_vec().unwrap();
+        let mut r = a.get(&format!("{}{uri}", s.url)).call().unwrap();
+        assert_eq!(r.status().as_u16(), 200, "{uri}");
+        let body = r.body_mut().with_config().limit(1 << 30).read_to_vec().unwrap();
+        let algo = if name.starts_with("event") || name.starts_with("explain") {
+            "elo"
+        } else {
+            "glicko2"
+        };
         println!(
-            "serve/leaderboard/glicko2/{events}: {what} {:.2} ms",
-            t.elapsed().as_secs_f64() * 1e3
+            "serve/{name}/{algo}/{events}: {what} {:.2} ms ({} bytes)",
+            t.elapsed().as_secs_f64() * 1e3,
+            body.len()
         );
     };
-    board("cold (first fold)");
-    board("warm");
-    board("warm again");
-    post(&a, &s, result_line(events + 1, None));
-    board("after one more append");
+    for (name, uri) in asks {
+        read(name, uri, "cold (first fold)");
+        read(name, uri, "warm");
+        read(name, uri, "warm again");
+    }
+    // One more match, a second after the last (so the board's rating periods and activity
+    // rules see the same ladder, not one that paused until today).
+    post(&a, &s, result_line(events, Some(Timestamp(base + events as i64 * 1_000_000_000))));
+    for (name, uri) in asks {
+        read(name, uri, "after one more append");
+    }
+}
+
+/// The sequence number of a match in the middle of a ledger of [`PLAYERS`] joins and `events`
+/// results.
+fn ledger_mid(events: usize) -> usize {
+    PLAYERS + events / 2
 }

@@ -42,7 +42,7 @@ pub struct Limits {
     /// The longest a request may take, reading its body included (`408` beyond): a slow client
     /// is cut off.
     pub request_time: Duration,
-    /// Warm projections kept.
+    /// Warm projections kept, and as many players' histories.
     pub warm: usize,
 }
 
@@ -115,6 +115,13 @@ pub struct Signed {
 /// tens of MB at most).
 pub const TILE_CACHE: usize = 4096;
 
+/// Explanations of events kept at most (most a few kB).
+pub const EXPLAINED: usize = 256;
+
+/// The most steps an explanation kept may hold: one of a match in a long, busy rating period
+/// holds the period's whole computation (megabytes) and is made again at each read instead.
+pub const EXPLAINED_STEPS: usize = 4096;
+
 /// What every handler shares.
 pub struct Shared {
     ledger: RwLock<Ledger>,
@@ -126,9 +133,16 @@ pub struct Shared {
     tokens_path: PathBuf,
     tokens: RwLock<Arc<tokens::Tokens>>,
     warm: Mutex<warm::WarmCache>,
+    /// Players' histories kept, by configuration and name ([`warm::PlayerFold`]).
+    players: Mutex<warm::WarmCache<warm::PlayerFold>>,
+    /// Events explained, kept while nothing appended later can change them
+    /// ([`site::explained`]).
+    explained: Mutex<warm::WarmCache<ladder_explain::Explanation>>,
     /// Full tiles and entry bundles already read: they never change, so they are kept, up to
-    /// [`TILE_CACHE`] of them (then the cache starts over).
-    tiles: Mutex<std::collections::HashMap<String, axum::body::Bytes>>,
+    /// [`TILE_CACHE`] of them (then the cache starts over). Keyed by the tile itself (no path
+    /// string is made to look one up) and read under a shared lock: readers of kept tiles do
+    /// not wait for each other.
+    tiles: RwLock<std::collections::HashMap<ladder_proof::tiles::Tile, axum::body::Bytes>>,
     jobs: std::sync::mpsc::SyncSender<sequencer::Job>,
     /// The head of the last durable commit, published by the sequencer once its flush returned:
     /// what a read that does not take the ledger is answered through. Held only to copy it.
@@ -291,7 +305,9 @@ impl Service {
             tokens_path: config.tokens,
             tokens: RwLock::new(Arc::new(tokens)),
             warm: Mutex::new(warm::WarmCache::new(config.limits.warm)),
-            tiles: Mutex::new(std::collections::HashMap::new()),
+            players: Mutex::new(warm::WarmCache::new(config.limits.warm)),
+            explained: Mutex::new(warm::WarmCache::new(EXPLAINED)),
+            tiles: RwLock::new(std::collections::HashMap::new()),
             jobs: tx,
             durable: Mutex::new(ledger_head),
             hold: Mutex::new(None),

@@ -210,6 +210,161 @@ pub fn player_json(
     })))
 }
 
+/// [`player_json`]'s answer from kept folds: the standing from `warm` (the configuration's
+/// fold), the history from `fold` (the player's, through the same event). `None` when the name
+/// never appears. Equal to [`player_json`] for the same ledger (the tests compare the two).
+pub fn player_json_kept(
+    warm: &crate::warm::Warm,
+    fold: &crate::warm::PlayerFold,
+) -> Option<serde_json::Value> {
+    let name = fold.name.as_str();
+    let id = warm.roster.get(name)?;
+    let me = warm.algo.standing(id)?;
+    // The player's object of `ladder replay --format json`: a snapshot of this one player
+    // (the object of each player does not depend on the others).
+    let one = ladder_replay::Snapshot {
+        algorithm: warm.algo.config().algorithm,
+        config: warm.algo.config().echoed(),
+        through: warm.through,
+        head: ladder_proof::hex(&warm.head),
+        players: vec![ladder_replay::Row { player: name.to_string(), standing: me }],
+        prediction: None,
+    };
+    let all: serde_json::Value =
+        serde_json::from_str(&one.to_json()).unwrap_or(serde_json::Value::Null);
+    let standing = all["players"].get(0)?.clone();
+    let history: Vec<serde_json::Value> = fold
+        .lines
+        .iter()
+        .map(|l| {
+            let what = match l.kind {
+                "MatchResult" => {
+                    let others: Vec<String> =
+                        l.opponents.iter().map(|(p, s)| format!("{p} {s}")).collect();
+                    format!("{} vs {}", l.score.unwrap_or(0.0), others.join(", "))
+                }
+                "PlayerJoined" => "joined".into(),
+                "QueueTimeout" => "queue timeout".into(),
+                _ => String::new(),
+            };
+            let opponents: Vec<&str> = l.opponents.iter().map(|(p, _)| p.as_str()).collect();
+            let mut line = serde_json::json!({
+                "seq": l.seq, "at": l.at.to_string(), "type": l.kind,
+                "opponents": opponents, "score": l.score, "what": what,
+                "rank": l.rank, "change": l.change,
+            });
+            ladder_replay::put_fields(&mut line, &l.after);
+            line
+        })
+        .collect();
+    Some(serde_json::json!({
+        "algorithm": warm.algo.config().algorithm, "config": config_json(&warm.algo),
+        "through": warm.through, "head": ladder_proof::hex(&warm.head),
+        "standing": standing, "history": history,
+    }))
+}
+
+/// Compact JSON text of a value, as `serde_json` writes it (non-finite numbers as `null`).
+macro_rules! j {
+    ($e:expr) => {
+        serde_json::json!($e).to_string()
+    };
+}
+
+/// [`player_json_kept`]'s answer as the compact JSON text `serde_json` writes for it (keys in
+/// byte order, as its maps keep them), written line by line without a map per line: the
+/// history of a player of many games is most of the answer's cost. Equal byte for byte to
+/// `serde_json::to_string` of [`player_json`] (the tests compare the two).
+pub fn player_json_text(
+    warm: &crate::warm::Warm,
+    fold: &crate::warm::PlayerFold,
+) -> Option<String> {
+    use ladder_projector::FieldValue;
+    use std::fmt::Write;
+    let name = fold.name.as_str();
+    let id = warm.roster.get(name)?;
+    let me = warm.algo.standing(id)?;
+    let one = ladder_replay::Snapshot {
+        algorithm: warm.algo.config().algorithm,
+        config: warm.algo.config().echoed(),
+        through: warm.through,
+        head: ladder_proof::hex(&warm.head),
+        players: vec![ladder_replay::Row { player: name.to_string(), standing: me }],
+        prediction: None,
+    };
+    let all: serde_json::Value =
+        serde_json::from_str(&one.to_json()).unwrap_or(serde_json::Value::Null);
+    let standing = all["players"].get(0)?;
+    let mut out = String::with_capacity(256 + 240 * fold.lines.len());
+    out.push_str("{\"algorithm\":");
+    out.push_str(&j!(warm.algo.config().algorithm));
+    out.push_str(",\"config\":");
+    out.push_str(&serde_json::Value::Object(config_json(&warm.algo)).to_string());
+    out.push_str(",\"head\":");
+    out.push_str(&j!(ladder_proof::hex(&warm.head)));
+    out.push_str(",\"history\":[");
+    let mut fields: Vec<(&str, String)> = Vec::with_capacity(16);
+    for (i, l) in fold.lines.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        fields.clear();
+        let what = match l.kind {
+            "MatchResult" => {
+                let mut w = String::new();
+                let _ = write!(w, "{} vs ", l.score.unwrap_or(0.0));
+                for (j, (p, x)) in l.opponents.iter().enumerate() {
+                    if j > 0 {
+                        w.push_str(", ");
+                    }
+                    let _ = write!(w, "{p} {x}");
+                }
+                w
+            }
+            "PlayerJoined" => "joined".into(),
+            "QueueTimeout" => "queue timeout".into(),
+            _ => String::new(),
+        };
+        let opponents: Vec<&str> = l.opponents.iter().map(|(p, _)| p.as_str()).collect();
+        fields.push(("seq", j!(l.seq)));
+        fields.push(("at", j!(l.at.to_string())));
+        fields.push(("type", j!(l.kind)));
+        fields.push(("opponents", j!(opponents)));
+        fields.push(("score", j!(l.score)));
+        fields.push(("what", j!(what)));
+        fields.push(("rank", j!(l.rank)));
+        fields.push(("change", j!(l.change)));
+        for (key, value) in l.after.fields() {
+            let v = match value {
+                FieldValue::Number(x) => j!(x),
+                FieldValue::Count(n) => j!(n),
+                FieldValue::Flag(b) => j!(b),
+                FieldValue::Null => "null".to_string(),
+            };
+            // A standing's field replaces a line's key of the same name, as `put_fields` does.
+            match fields.iter_mut().find(|(k, _)| *k == key) {
+                Some(f) => f.1 = v,
+                None => fields.push((key, v)),
+            }
+        }
+        fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        out.push('{');
+        for (j, (k, v)) in fields.iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            out.push_str(&j!(k));
+            out.push(':');
+            out.push_str(v);
+        }
+        out.push('}');
+    }
+    out.push_str("],\"standing\":");
+    out.push_str(&standing.to_string());
+    let _ = write!(out, ",\"through\":{}}}", warm.through);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,8 +107,7 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
         )
             .into_response()
     };
-    let path = tile.path();
-    if let Some(bytes) = s.tiles.lock().unwrap_or_else(|p| p.into_inner()).get(&path).cloned() {
+    if let Some(bytes) = s.tiles.read().unwrap_or_else(|p| p.into_inner()).get(&tile).cloned() {
         return answer(bytes);
     }
     blocking(move || {
@@ -117,7 +116,7 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
         if tile.leaves().end > size {
             return error(
                 StatusCode::NOT_FOUND,
-                format!("the tree has {size} entries; tile {path} is beyond it"),
+                format!("the tree has {size} entries; tile {} is beyond it", tile.path()),
             );
         }
         let mut src = ladder_tlog::LedgerTiles::one_tile_at_a_time(&ledger, size);
@@ -126,15 +125,15 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
                 drop(ledger);
                 let bytes = Bytes::from(bytes);
                 if tile.is_full() {
-                    let mut cache = s.tiles.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut cache = s.tiles.write().unwrap_or_else(|p| p.into_inner());
                     if cache.len() >= crate::TILE_CACHE {
                         cache.clear();
                     }
-                    cache.insert(path, bytes.clone());
+                    cache.insert(tile, bytes.clone());
                 }
                 answer(bytes)
             }
-            Err(e) => error(StatusCode::NOT_FOUND, format!("tile {path}: {e}")),
+            Err(e) => error(StatusCode::NOT_FOUND, format!("tile {}: {e}", tile.path())),
         }
     })
     .await
@@ -485,6 +484,41 @@ pub fn warm_fold<R>(
     Ok(r)
 }
 
+/// The kept history of player `name` under `config` ([`crate::warm::PlayerFold`]), with ranks
+/// when `ranked`, through `through`, or through the durable head when `None`, brought up to
+/// date over the events since it was last read; `fixed` (a request's `until` before the durable head) keeps it apart from
+/// the history through the head. Like [`warm_fold`], a history that already holds every event
+/// asked for is answered without taking the ledger. `answer` runs on it while its slot is held.
+pub fn player_fold<R>(
+    s: &Shared,
+    config: &ladder_projector::Config,
+    name: &str,
+    ranked: bool,
+    fixed: Option<u64>,
+    through: Option<u64>,
+    answer: impl FnOnce(&crate::warm::PlayerFold) -> R,
+) -> Result<R, String> {
+    let want = through.unwrap_or_else(|| s.durable_head().seq);
+    let mut k = format!("{} player={name:?} ranked={ranked}", crate::warm::key(config));
+    if let Some(n) = fixed {
+        k.push_str(&format!(" until={n}"));
+    }
+    let slot = s.players.lock().unwrap_or_else(|p| p.into_inner()).slot_keyed(k);
+    let mut kept = slot.lock().unwrap_or_else(|p| p.into_inner());
+    let f = match kept.take() {
+        Some(f) if f.warm.through == want && f.name == name && !f.whole_history => f,
+        other => {
+            let ledger = s.read_ledger();
+            let target = through.unwrap_or(ledger.head().seq);
+            crate::warm::player_up_to(other, config, &ledger, name, ranked, target)
+                .map_err(|e| e.to_string())?
+        }
+    };
+    let r = answer(&f);
+    *kept = Some(f);
+    Ok(r)
+}
+
 /// Folds (warm) and ranks; on a blocking thread.
 fn fold_board(s: &Shared, ask: &BoardAsk) -> Result<serde_json::Value, String> {
     warm_fold(s, &ask.config, ask.until, |w| leaderboard_json(w, &ask.rules, &ask.active_within))
@@ -551,16 +585,25 @@ async fn player(
         Err(e) => return error(StatusCode::BAD_REQUEST, e),
     };
     blocking(move || {
-        let answer = match warm_fold(&s, &ask.config, ask.until, |w| {
-            crate::reads::player_json(w, &s.read_ledger(), &name)
-        }) {
-            Ok(a) => a,
-            Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e),
+        let fixed = match ask.until {
+            Until::Head => None,
+            _ => Some(()),
         };
-        match answer {
-            Ok(Some(v)) => axum::Json(v).into_response(),
+        let answer = warm_fold(&s, &ask.config, ask.until, |w| {
+            // The history through the standing's event, kept apart when `until` fixed it.
+            let fixed = fixed.map(|()| w.through);
+            player_fold(&s, &ask.config, &name, true, fixed, Some(w.through), |f| {
+                crate::reads::player_json_text(w, f)
+            })
+        });
+        match answer.and_then(|a| a) {
+            // The text `axum::Json` would write for `player_json_kept`, with its content type.
+            Ok(Some(text)) => {
+                ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], text)
+                    .into_response()
+            }
             Ok(None) => error(StatusCode::NOT_FOUND, format!("no player is named {name:?}")),
-            Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+            Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e),
         }
     })
     .await

@@ -36,10 +36,49 @@ pub struct PlayerLine {
     pub after: Standing,
     /// The rating change the event made (none at the first event).
     pub change: Option<f64>,
+    /// The place on the leaderboard at its default rules after the event (none when not
+    /// ranked, and for a whole-history algorithm).
+    pub rank: Option<usize>,
+}
+
+impl PlayerLine {
+    /// The line of `name` after `event` (number `seq`), whose standing is then `after`;
+    /// `previous` is their line before it, if any.
+    pub fn new(
+        event: &ladder_events::Event,
+        seq: u64,
+        name: &str,
+        after: Standing,
+        previous: Option<&PlayerLine>,
+        rank: Option<usize>,
+    ) -> PlayerLine {
+        let (mut opponents, mut score) = (Vec::new(), None);
+        if let Body::MatchResult { seats } = &event.body {
+            score = seats.iter().find(|x| x.player == name).map(|x| x.score);
+            opponents = seats
+                .iter()
+                .filter(|x| x.player != name)
+                .map(|x| (x.player.clone(), x.score))
+                .collect();
+        }
+        let change = previous.map(|l| after.rating - l.after.rating);
+        PlayerLine {
+            seq,
+            at: event.at,
+            kind: event.body.type_name(),
+            opponents,
+            score,
+            after,
+            change,
+            rank,
+        }
+    }
 }
 
 /// The player's standing after each of their events under `config` (what `ladder history`
-/// lists), or `None` when the log never names them.
+/// lists), or `None` when the log never names them: a replay from the first event, without
+/// ranks. The pages read the kept fold of [`crate::warm::player_up_to`] instead; this is what
+/// the tests hold it to.
 pub fn player_history(
     ledger: &Ledger,
     config: Config,
@@ -54,25 +93,7 @@ pub fn player_history(
             }
             let Some(id) = s.roster.get(name) else { return };
             let Some(me) = s.projectors[0].standing(id) else { return };
-            let (mut opponents, mut score) = (Vec::new(), None);
-            if let Body::MatchResult { seats } = &s.event.body {
-                score = seats.iter().find(|x| x.player == name).map(|x| x.score);
-                opponents = seats
-                    .iter()
-                    .filter(|x| x.player != name)
-                    .map(|x| (x.player.clone(), x.score))
-                    .collect();
-            }
-            let change = lines.last().map(|l| me.rating - l.after.rating);
-            lines.push(PlayerLine {
-                seq: s.seq,
-                at: s.event.at,
-                kind: s.event.body.type_name(),
-                opponents,
-                score,
-                after: me,
-                change,
-            });
+            lines.push(PlayerLine::new(s.event, s.seq, name, me, lines.last(), None));
         })?;
     Ok(r.roster.get(name).map(|_| lines))
 }
@@ -146,7 +167,7 @@ pub async fn explain_api(
     };
     blocking(move || {
         let ledger = s.read_ledger();
-        match explain(&ledger, &request) {
+        match explained(&s, &ledger, &request) {
             Ok(x) => axum::Json(x.to_json()).into_response(),
             Err(e @ ExplainError::NoEvent { .. }) => error(StatusCode::NOT_FOUND, e.to_string()),
             Err(e @ ExplainError::NotNamed { .. }) => error(StatusCode::BAD_REQUEST, e.to_string()),
@@ -157,6 +178,49 @@ pub async fn explain_api(
         }
     })
     .await
+}
+
+/// `ladder explain`'s explanation of `request` on `ledger` (ladder-explain's [`explain`]), from
+/// the one kept when this event was explained before under the same request: an explanation
+/// depends on the events through the explained one (and, for a match rated in a period, through
+/// the event that closed the period), which later appends do not change, and on the head only
+/// through its inclusion proof, which is made again, and the head it names. An explanation of a
+/// match whose period is still open at the head is not kept (the period's end moves with it).
+pub fn explained(
+    s: &Shared,
+    ledger: &Ledger,
+    request: &Request,
+) -> Result<ladder_explain::Explanation, ExplainError> {
+    let mut k = format!(
+        "{} seq={} player={:?}",
+        crate::warm::key(&request.config),
+        request.seq,
+        request.player
+    );
+    for vs in &request.vs {
+        k.push_str(&format!(" vs=[{}]", crate::warm::key(vs)));
+    }
+    let slot = s.explained.lock().unwrap_or_else(|p| p.into_inner()).slot_keyed(k);
+    let mut kept = slot.lock().unwrap_or_else(|p| p.into_inner());
+    let head = ledger.head().seq;
+    if let Some(x) = kept.as_ref().filter(|x| x.seq <= head) {
+        let mut x = x.clone();
+        x.inclusion = ledger.prove_inclusion(x.seq, head)?;
+        x.inclusion_ok =
+            ladder_proof::Proof::Inclusion(x.inclusion.clone()).check().map_err(|e| e.to_string());
+        if let Some(p) = &mut x.period {
+            p.head = head;
+        }
+        return Ok(x);
+    }
+    let x = explain(ledger, request)?;
+    let steps = x.explained.steps.len()
+        + x.vs.iter().map(|t| t.steps.len()).sum::<usize>()
+        + x.period.as_ref().map_or(0, |p| p.steps.len());
+    if x.period.as_ref().is_none_or(|p| p.closing.is_some()) && steps <= crate::EXPLAINED_STEPS {
+        *kept = Some(x.clone());
+    }
+    Ok(x)
 }
 
 /// An error and the causes under it, joined by `: `.
@@ -198,46 +262,54 @@ pub async fn player_page(
         Err(e) => return html(StatusCode::BAD_REQUEST, pages::error(&e, &tree)),
     };
     blocking(move || {
-        let ledger = s.read_ledger();
-        let through = ledger.head().seq;
-        let result = player_history(&ledger, config.clone(), &name);
-        drop(ledger);
-        match result {
-            Ok(Some(lines)) => {
-                let algo = config.algorithm;
-                let band = lines.last().and_then(|l| l.after.spread_name()).unwrap_or("RD");
-                let chart = ladder_plot::rating_chart(
-                    &format!("{name} under {algo}"),
-                    &config.to_string(),
-                    band,
-                    &[ladder_plot::Series {
-                        name: name.clone(),
-                        points: lines
-                            .iter()
-                            .map(|l| (l.at.0, l.after.rating, l.after.rd))
-                            .collect(),
-                    }],
-                );
-                let page = pages::PlayerPage {
-                    name: &name,
-                    algorithms: registry::ALGORITHMS,
-                    algo,
-                    sets: &sets,
-                    config: &config.to_string(),
-                    through,
-                    chart: &chart,
-                    lines: &lines,
-                };
-                html(StatusCode::OK, pages::player(&page, &tree))
-            }
+        let kept = crate::routes::player_fold(&s, &config, &name, false, None, None, |f| {
+            // A name the log never gave has no line and no place in the roster.
+            let named = f.warm.roster.get(&name).is_some();
+            named.then(|| player_html(&f.lines, &name, &config, &sets, f.warm.through, &tree))
+        });
+        match kept {
+            Ok(Some(page)) => html(StatusCode::OK, page),
             Ok(None) => html(
                 StatusCode::NOT_FOUND,
                 pages::error(&format!("the log names no player {name:?}"), &tree),
             ),
-            Err(e) => html(StatusCode::UNPROCESSABLE_ENTITY, pages::error(&e.to_string(), &tree)),
+            Err(e) => html(StatusCode::UNPROCESSABLE_ENTITY, pages::error(&e, &tree)),
         }
     })
     .await
+}
+
+/// The player page of `name`'s `lines` under `config` through event `through`.
+fn player_html(
+    lines: &[PlayerLine],
+    name: &str,
+    config: &Config,
+    sets: &str,
+    through: u64,
+    tree: &pages::TreeAt,
+) -> maud::Markup {
+    let algo = config.algorithm;
+    let band = lines.last().and_then(|l| l.after.spread_name()).unwrap_or("RD");
+    let chart = ladder_plot::rating_chart(
+        &format!("{name} under {algo}"),
+        &config.to_string(),
+        band,
+        &[ladder_plot::Series {
+            name: name.to_string(),
+            points: lines.iter().map(|l| (l.at.0, l.after.rating, l.after.rd)).collect(),
+        }],
+    );
+    let page = pages::PlayerPage {
+        name,
+        algorithms: registry::ALGORITHMS,
+        algo,
+        sets,
+        config: &config.to_string(),
+        through,
+        chart: &chart,
+        lines,
+    };
+    pages::player(&page, tree)
 }
 
 /// `GET /events/SEQ`: the event, every seat's change explained, its place in the signed tree,
@@ -273,7 +345,7 @@ pub async fn event_page(
         };
         let proof = (seq <= cp.size).then(|| ledger.prove_inclusion(seq, cp.size).ok()).flatten();
         let request = Request { config: config.clone(), seq, player: None, vs: Vec::new() };
-        let explained = explain(&ledger, &request);
+        let explained = explained(&s, &ledger, &request);
         drop(ledger);
         let explained = match explained {
             Ok(x) => x,

@@ -27,6 +27,15 @@ pub struct Fixture {
 }
 
 pub fn start(ledger: Ledger, limits: Limits) -> Fixture {
+    start_with_clock(ledger, limits, clock())
+}
+
+/// [`start`] with the clock given.
+pub fn start_with_clock(
+    ledger: Ledger,
+    limits: Limits,
+    clock: Arc<dyn Fn() -> Timestamp + Send + Sync>,
+) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
     let token = ladder_serve::tokens::add(&tokens, "club", [5; 32]).unwrap();
@@ -37,7 +46,7 @@ pub fn start(ledger: Ledger, limits: Limits) -> Fixture {
         checkpoint_interval: Duration::from_millis(20),
         final_checkpoint: Some(dir.path().join("final-checkpoint")),
         limits,
-        clock: clock(),
+        clock,
     };
     let service = Service::start(ledger, config).unwrap();
     Fixture { dir, token, service }

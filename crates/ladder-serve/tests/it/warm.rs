@@ -42,7 +42,7 @@ fn warm_folds_equal_fresh_replays_after_appends_and_voids() {
 
 #[test]
 fn the_cache_keeps_at_most_its_capacity_dropping_the_least_recently_used() {
-    let mut cache = WarmCache::new(2);
+    let mut cache: WarmCache = WarmCache::new(2);
     let a = registry::config("elo", &[]).unwrap();
     let b = registry::config("elo", &[("k".into(), "10".into())]).unwrap();
     let c = registry::config("glicko", &[]).unwrap();
@@ -123,4 +123,83 @@ fn a_warm_ttt_fold_after_appends_equals_a_full_replay_to_1e_6() {
             );
         }
     }
+}
+
+/// A player's kept history ([`player_up_to`], what the player page and `GET /api/players/NAME`
+/// read) brought up to date over each append, and over a void of a match it had counted, equals
+/// a replay from the first event: the page's lines equal [`player_history`]'s and the API's
+/// object equals [`player_json`]'s (the replays every read made before the histories were
+/// kept), for every algorithm and for players with and without games in the new events.
+#[test]
+fn player_history_fold_equals_a_fresh_replay() {
+    use ladder_serve::reads::{player_json, player_json_kept, player_json_text};
+    use ladder_serve::site::player_history;
+    use ladder_serve::warm::player_up_to;
+    let all = history(12, 400);
+    let lines: Vec<&str> = all.lines().collect();
+    let mut compared = 0;
+    for algo in ["elo", "glicko", "glicko2", "tgr", "zonestats", "weng-lin", "ttt"] {
+        let sets: &[(String, String)] = &[];
+        let config = registry::config(algo, sets).unwrap();
+        let mut ledger = Ledger::memory();
+        append(&mut ledger, &lines[..200].join("\n"));
+        let mut folds: Vec<_> =
+            ["p0", "p5", "nobody"].iter().map(|n| (n.to_string(), None)).collect();
+        let check = |ledger: &Ledger,
+                     folds: &mut Vec<(String, Option<_>)>,
+                     compared: &mut usize| {
+            let head = ledger.head().seq;
+            let warm = fresh(&config, ledger).unwrap();
+            for (i, (name, kept)) in folds.iter_mut().enumerate() {
+                // The API's ranked history for two players, the page's unranked one for p5.
+                let ranked = i != 1;
+                let f = player_up_to(kept.take(), &config, ledger, name, ranked, head).unwrap();
+                assert_eq!(f.warm.through, head, "{algo} {name}");
+                let fresh_lines = player_history(ledger, config.clone(), name).unwrap();
+                let named = f.warm.roster.get(name).is_some();
+                assert_eq!(named, fresh_lines.is_some(), "{algo} {name}");
+                // The page's lines (which show no rank) are those of a fresh replay.
+                let without_rank: Vec<_> = f
+                    .lines
+                    .iter()
+                    .map(|l| {
+                        format!("{:?}", ladder_serve::site::PlayerLine { rank: None, ..l.clone() })
+                    })
+                    .collect();
+                let fresh_text: Vec<_> =
+                    fresh_lines.unwrap_or_default().iter().map(|l| format!("{l:?}")).collect();
+                assert_eq!(without_rank, fresh_text, "{algo} {name}");
+                if ranked {
+                    let old = player_json(&warm, ledger, name).unwrap();
+                    assert_eq!(player_json_kept(&warm, &f), old, "{algo} {name}");
+                    // The text the API writes is serde_json's of the same object, byte for byte.
+                    assert_eq!(
+                        player_json_text(&warm, &f),
+                        old.as_ref().map(|v| serde_json::to_string(v).unwrap()),
+                        "{algo} {name}"
+                    );
+                    *compared += usize::from(old.is_some());
+                } else {
+                    assert!(f.lines.iter().all(|l| l.rank.is_none()), "{algo} {name}");
+                    let ranked = player_up_to(None, &config, ledger, name, true, head).unwrap();
+                    let old = player_json(&warm, ledger, name).unwrap();
+                    assert_eq!(player_json_kept(&warm, &ranked), old, "{algo} {name}");
+                    *compared += usize::from(old.is_some());
+                }
+                *kept = Some(f);
+            }
+        };
+        check(&ledger, &mut folds, &mut compared);
+        for chunk in lines[200..].chunks(53) {
+            append(&mut ledger, &chunk.join("\n"));
+            check(&ledger, &mut folds, &mut compared);
+        }
+        append(
+            &mut ledger,
+            "{\"type\":\"MatchVoided\",\"at\":\"2026-01-03T00:00:00Z\",\"match\":\"r10\",\"reason\":\"test\"}",
+        );
+        check(&ledger, &mut folds, &mut compared);
+    }
+    // Two named players, 6 rounds each, 7 algorithms.
+    assert_eq!(compared, 2 * 6 * 7);
 }
