@@ -23,7 +23,7 @@
 use crate::block::{self, Block};
 use crate::index;
 use crate::ledger::Ledger;
-use crate::store::{Tree, Value};
+use crate::store::{Store, Tree, Value};
 use crate::tree;
 use crate::{Head, LogError, VerifyError, GENESIS};
 use ladder_events::codec::{self, BodyView, EventView};
@@ -516,17 +516,51 @@ impl Ledger {
 
     /// Every event with an id is filed under it in the id index (entries left by refused appends
     /// may name other seqs: those are never trusted without reading the event, so they are fine).
+    /// The index's buckets are split over every core: this runs after the chain is checked, so
+    /// one thread reading them all would be verify's tail, with the other cores idle.
     fn check_ids(&self, ids: &Ids) -> Result<(), VerifyError> {
-        let mut found = vec![false; ids.fps.len()];
         let runs = crate::runs::Runs::load(&*self.store, self.head.seq)?;
-        runs.for_each_entry(&*self.store, |fp, seq| {
-            if let Ok(at) = usize::try_from(seq) {
-                if ids.has_id.get(at) == Some(&true) && ids.fps[at] == fp {
-                    found[at] = true;
+        let keys: Vec<_> =
+            runs.live.iter().flat_map(|r| (0..r.buckets()).map(move |b| r.key(b))).collect();
+        let parts = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let per = keys.len().div_ceil(parts).max(1);
+        let n = ids.fps.len();
+        let store: &dyn Store = &*self.store;
+        // One bit per seq: found under its own id.
+        let found = std::thread::scope(|scope| {
+            let handles: Vec<_> = keys
+                .chunks(per)
+                .map(|part| {
+                    scope.spawn(move || -> Result<Vec<u64>, LogError> {
+                        let mut found = vec![0u64; n.div_ceil(64)];
+                        for key in part {
+                            let Some(v) = store.get(Tree::Ids, key)? else { continue };
+                            for (fp, seq) in index::entries_of(key, &v)? {
+                                let Ok(at) = usize::try_from(seq) else { continue };
+                                if at < n && ids.has_id[at] && ids.fps[at] == fp {
+                                    found[at / 64] |= 1 << (at % 64);
+                                }
+                            }
+                        }
+                        Ok(found)
+                    })
+                })
+                .collect();
+            let mut all = vec![0u64; n.div_ceil(64)];
+            for h in handles {
+                let part = h.join().unwrap_or_else(|_| {
+                    Err(LogError::Corrupt {
+                        place: "the id index".into(),
+                        detail: "a thread reading it panicked".into(),
+                    })
+                })?;
+                for (a, p) in all.iter_mut().zip(part) {
+                    *a |= p;
                 }
             }
+            Ok::<_, LogError>(all)
         })?;
-        match (0..found.len()).find(|&at| ids.has_id[at] && !found[at]) {
+        match (0..n).find(|&at| ids.has_id[at] && found[at / 64] & (1 << (at % 64)) == 0) {
             None => Ok(()),
             Some(at) => Err(VerifyError::Index {
                 what: "the id index".into(),
@@ -542,7 +576,6 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
     use crate::AppendOptions;
     use ladder_events::json::parse_line;
     use ladder_proof::leaf_hash;
@@ -638,6 +671,41 @@ mod tests {
                     );
                 }
                 other => panic!("{damaged:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// An id index bucket lost: verify names the first event whose id was in it, whichever
+    /// thread read that part of the index.
+    #[test]
+    fn an_id_missing_from_the_index_is_named() {
+        let l = ledger();
+        let runs = crate::runs::Runs::load(&*l.store, l.head.seq).unwrap();
+        let mut buckets = Vec::new();
+        for run in &runs.live {
+            for b in 0..run.buckets() {
+                let key = run.key(b);
+                if let Some(v) = l.store.get(Tree::Ids, &key).unwrap() {
+                    let seqs: Vec<u64> =
+                        index::entries_of(&key, &v).unwrap().map(|(_, seq)| seq).collect();
+                    buckets.push((key.to_vec(), seqs));
+                }
+            }
+        }
+        assert!(buckets.len() > 2, "the index has several buckets");
+        let ids: usize = buckets.iter().map(|(_, s)| s.len()).sum();
+        assert_eq!(ids, 3000, "one entry per match");
+        // The last bucket (read by the last thread) and one in the middle.
+        for at in [buckets.len() - 1, buckets.len() / 2] {
+            let l = ledger();
+            let (key, seqs) = &buckets[at];
+            l.store.remove(Tree::Ids, key).unwrap();
+            let first = seqs.iter().min().unwrap();
+            match l.verify(None) {
+                Err(VerifyError::Index { detail, .. }) => {
+                    assert!(detail.contains(&format!("the id of event {first} is not")), "{detail}")
+                }
+                other => panic!("{other:?}"),
             }
         }
     }
