@@ -135,7 +135,9 @@ impl Frontier {
         mut on_complete: impl FnMut(u32, u64, Hash),
     ) -> Result<(), FrontierError> {
         let width = 1u64.checked_shl(level).filter(|w| *w < MAX_SIZE);
-        let Some(width) = width.filter(|w| self.size % w == 0 && self.size + w < MAX_SIZE) else {
+        let Some(width) =
+            width.filter(|w| self.size.is_multiple_of(*w) && self.size + w < MAX_SIZE)
+        else {
             return Err(FrontierError::Misaligned { size: self.size, level });
         };
         let index = self.size >> level;

@@ -118,7 +118,7 @@ fn pushed_in_pieces(n: u64, mut pick: impl FnMut(u32) -> u32) {
             .filter(|(l, x, _)| *l >= level && ((x + 1) << l) > pos && ((x + 1) << l) <= end)
             .copied()
             .collect();
-        let got: Vec<_> = reports.drain(..).collect();
+        let got = std::mem::take(&mut reports);
         assert_eq!(got, want, "the subtrees closed by the piece at {pos} of level {level}");
         pos = end;
     }
