@@ -317,23 +317,6 @@ impl Runs {
         Ok(())
     }
 
-    /// Calls `f` with every entry (fingerprint, seq) of every live run.
-    pub fn for_each_entry(
-        &self,
-        store: &dyn Store,
-        mut f: impl FnMut(u64, u64),
-    ) -> Result<(), LogError> {
-        for run in &self.live {
-            for b in 0..run.buckets() {
-                let key = run.key(b);
-                if let Some(v) = store.get(Tree::Ids, &key)? {
-                    index::entries_of(&key, &v)?.for_each(|(fp, seq)| f(fp, seq));
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Deletes the runs the directory lists as merged (left by a crash during a merge).
     pub fn collect_garbage(&mut self, store: &dyn Store) -> Result<(), LogError> {
         if self.garbage.is_empty() {

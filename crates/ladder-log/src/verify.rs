@@ -5,11 +5,16 @@
 //! the block layout and gapless sequence numbers, read the event in place, check the facts index
 //! (joins, voids, ticks) against it, write its canonical JSON line (the leaf bytes), and check its
 //! chain hash against the stored one: `blake3(stored hash before it || line)`, the hash before the
-//! first record being the one its block names. Each job's leaf hashes (SHA-256) come back to this
-//! thread, which takes the jobs in their order, checks that each block names the last hash of the
-//! block before it (so the chain is whole), and grows the Merkle tree, comparing it with its
-//! stored subtree hashes. Then the id index is checked (every event with an id is found under it)
-//! and every checkpoint (its own hash, and that the head it was computed at is in the chain).
+//! first record being the one its block names. The worker also hashes each leaf (SHA-256) and
+//! the tree inside its job: the job's leaves cut into the largest aligned perfect subtrees of at
+//! most a tile (256 leaves, whose 255 inner nodes are most of the tree's hashing), each reduced
+//! to its root. This thread takes the jobs in their order, checks that each block names the last
+//! hash of the block before it (so the chain is whole), and joins the jobs' subtree roots into
+//! the Merkle tree ([`Frontier::push_subtree`]), comparing every node from a tile up with its
+//! stored subtree hash: about one node hash in 128 is left to it, so it keeps pace with the
+//! workers instead of holding them up. Then the id index is checked (every event with an id is
+//! found under it) and every checkpoint (its own hash, and that the head it was computed at is
+//! in the chain).
 //!
 //! The first failure in sequence order is reported, whichever worker met it first, as one pass
 //! checking each event in turn would: the same first bad event on every run. At most
@@ -18,13 +23,13 @@
 use crate::block::{self, Block};
 use crate::index;
 use crate::ledger::Ledger;
-use crate::store::{Tree, Value};
+use crate::store::{Store, Tree, Value};
 use crate::tree;
 use crate::{Head, LogError, VerifyError, GENESIS};
 use ladder_events::codec::{self, BodyView, EventView};
 use ladder_events::json;
-use ladder_proof::Frontier;
-use std::collections::{BTreeMap, HashMap};
+use ladder_proof::{perfect_root, Frontier, Hash};
+use std::collections::BTreeMap;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Mutex;
 
@@ -46,8 +51,6 @@ struct Checked {
     prev: [u8; 32],
     /// The stored chain hash of every record checked (through the first bad one, excluded).
     hashes: Vec<[u8; 32]>,
-    /// The leaf hash of every record checked.
-    leaves: Vec<[u8; 32]>,
     /// The first bad record (or the block's own failure), and why.
     failure: Option<(u64, String)>,
     /// Facts seen: joins, voids, ticks.
@@ -56,11 +59,48 @@ struct Checked {
     ids: Vec<(u64, u64)>,
 }
 
-/// What a worker found in one job: its blocks in order, or where the scan failed.
-enum Done {
-    Blocks(Vec<Checked>),
+/// What a worker found in one job.
+struct Done {
+    /// Its blocks in order.
+    blocks: Vec<Checked>,
     /// A block that does not parse, or a storage error, after the blocks before it.
-    Broken(Vec<Checked>, String),
+    broken: Option<String>,
+    /// The leaf hash of every record checked, block after block (each block's as many as its
+    /// `hashes`).
+    leaves: Vec<Hash>,
+    /// The tree over the job's leaves: see [`Pieces`].
+    pieces: Pieces,
+}
+
+/// The leaves of a job's blocks that follow one another (each block starting where the one
+/// before it ends, naming its last chain hash, and the one before it whole), as aligned perfect
+/// subtrees of at most [`tree::TILE_LEVEL`] levels, each by its root: what this thread would
+/// compute pushing those leaves one by one, bar the nodes from a tile up.
+#[derive(Default)]
+struct Pieces {
+    /// The tree index of the first leaf covered (its seq less one).
+    start: u64,
+    /// How many leaves are covered.
+    count: u64,
+    /// (level, root) of each subtree, left to right.
+    roots: Vec<(u32, Hash)>,
+}
+
+impl Pieces {
+    /// Cuts `leaves`, the leaves from tree index `start` on, into the largest aligned perfect
+    /// subtrees of at most [`tree::TILE_LEVEL`] levels.
+    fn of(start: u64, leaves: &[Hash]) -> Pieces {
+        let end = start + leaves.len() as u64;
+        let mut roots = Vec::with_capacity(leaves.len() / 256 + 2 * tree::TILE_LEVEL as usize);
+        let mut pos = start;
+        while pos < end {
+            let level = pos.trailing_zeros().min((end - pos).ilog2()).min(tree::TILE_LEVEL);
+            let at = (pos - start) as usize;
+            roots.push((level, perfect_root(&leaves[at..at + (1usize << level)])));
+            pos += 1u64 << level;
+        }
+        Pieces { start, count: leaves.len() as u64, roots }
+    }
 }
 
 /// What the reading learned besides the chain and the tree: the id fingerprint of every event
@@ -167,25 +207,46 @@ impl Ledger {
         }
     }
 
-    /// A worker's part: every block of a job checked on its own (see the module documentation).
+    /// A worker's part: every block of a job checked on its own (see the module documentation),
+    /// then the tree over the job's leaves that follow one another.
     fn check_job(&self, blocks: Vec<Result<(Value, Value), LogError>>) -> Done {
         let head = self.head.seq;
-        let mut out = Vec::with_capacity(blocks.len());
+        let mut out: Vec<Checked> = Vec::with_capacity(blocks.len());
+        let mut leaves: Vec<Hash> = Vec::with_capacity(blocks.len() * 64);
+        let mut broken = None;
+        // How many of `leaves` follow one another from the job's first block (see [`Pieces`]).
+        let mut joined: Option<usize> = None;
         let mut line = Vec::with_capacity(512);
         for entry in blocks {
             let (k, v) = match entry {
                 Ok(e) => e,
-                Err(e) => return Done::Broken(out, e.to_string()),
+                Err(e) => {
+                    broken = Some(e.to_string());
+                    break;
+                }
             };
             let b = match Block::parse(&k, &v) {
                 Ok(b) => b,
-                Err(e) => return Done::Broken(out, e.to_string()),
+                Err(e) => {
+                    broken = Some(e.to_string());
+                    break;
+                }
             };
+            let follows = match out.last() {
+                None => true,
+                Some(before) => {
+                    before.failure.is_none()
+                        && before.first + before.hashes.len() as u64 == b.first
+                        && before.hashes.last() == Some(&b.prev)
+                }
+            };
+            if !follows && joined.is_none() {
+                joined = Some(leaves.len());
+            }
             let mut c = Checked {
                 first: b.first,
                 prev: b.prev,
                 hashes: Vec::with_capacity(b.count as usize),
-                leaves: Vec::with_capacity(b.count as usize),
                 failure: None,
                 facts: (0, 0, 0),
                 ids: Vec::new(),
@@ -229,7 +290,7 @@ impl Ledger {
                 if let Some(id) = event.id {
                     c.ids.push((seq, index::fingerprint(id)));
                 }
-                c.leaves.push(ladder_proof::leaf_hash(&line));
+                leaves.push(ladder_proof::leaf_hash(&line));
                 c.hashes.push(*stored);
                 prev = *stored;
             }
@@ -238,12 +299,15 @@ impl Ledger {
             }
             out.push(c);
         }
-        Done::Blocks(out)
+        let start = out.first().map_or(0, |c| c.first.saturating_sub(1));
+        let joined = joined.unwrap_or(leaves.len());
+        let pieces = Pieces::of(start, &leaves[..joined]);
+        Done { blocks: out, broken, leaves, pieces }
     }
 
     /// This thread's part: the jobs in their order (each returns a token once taken), the chain
-    /// joined across blocks, the tree grown and compared, the facts counted; the first failure in
-    /// sequence order.
+    /// joined across blocks, the tree grown from the jobs' subtrees and compared, the facts
+    /// counted; the first failure in sequence order.
     fn check_in_order(
         &self,
         done: Receiver<(usize, Done)>,
@@ -259,7 +323,7 @@ impl Ledger {
         let mut frontier = Frontier::new();
         let mut facts = (0usize, 0usize, 0usize);
         let mut at_expected = expect.filter(|e| e.seq == 0).map(|_| GENESIS);
-        let mut at_checkpoint: HashMap<u64, [u8; 32]> =
+        let mut at_checkpoint: BTreeMap<u64, [u8; 32]> =
             checkpoints.iter().map(|(_, h)| (h.seq, GENESIS)).collect();
         let mut waiting: BTreeMap<usize, Done> = BTreeMap::new();
         let mut turn = 0usize;
@@ -278,61 +342,85 @@ impl Ledger {
             };
             turn += 1;
             let _ = tokens.send(());
-            let (blocks, scan_failure) = match job {
-                Done::Blocks(b) => (b, None),
-                Done::Broken(b, why) => (b, Some(why)),
-            };
-            for c in blocks {
+            // The blocks' own order first: the chain joined, up to the first failure, which
+            // comes after every leaf taken (all of them before its seq).
+            let job_start = next;
+            let mut failure = None;
+            for c in &job.blocks {
                 if c.first != next {
                     let why = if c.first > next {
                         format!("missing: the next stored block starts at seq {}", c.first)
                     } else {
                         format!("a block starting at seq {} overlaps the one before", c.first)
                     };
-                    return broken(next, why);
+                    failure = Some((next, why));
+                    break;
                 }
                 if c.prev != prev {
-                    return broken(next, "its block names a different previous hash".into());
+                    failure = Some((next, "its block names a different previous hash".into()));
+                    break;
                 }
-                for (i, (leaf, stored)) in c.leaves.iter().zip(&c.hashes).enumerate() {
-                    let seq = c.first + i as u64;
-                    let mut bad_node = None;
-                    frontier.push(*leaf, |level, index, node| {
-                        if level >= tree::TILE_LEVEL && bad_node.is_none() {
-                            bad_node = match tree::stored_node(&*self.store, level, index) {
-                                Ok(s) if s == node => None,
-                                Ok(_) => Some(format!(
-                                    "the Merkle tree's stored hash of level {level}, index \
-                                     {index} does not match the events"
-                                )),
-                                Err(e) => Some(e.to_string()),
-                            };
-                        }
-                    });
-                    if let Some(reason) = bad_node {
-                        return broken(seq, reason);
-                    }
-                    if expect.is_some_and(|e| e.seq == seq) {
-                        at_expected = Some(*stored);
-                    }
-                    if let Some(slot) = at_checkpoint.get_mut(&seq) {
-                        *slot = *stored;
-                    }
-                    prev = *stored;
-                    next = seq + 1;
+                let end = c.first + c.hashes.len() as u64;
+                if let Some(e) = expect.filter(|e| (c.first..end).contains(&e.seq)) {
+                    at_expected = Some(c.hashes[(e.seq - c.first) as usize]);
                 }
-                if let Some((seq, why)) = c.failure {
-                    return broken(seq, why);
+                for (seq, slot) in at_checkpoint.range_mut(c.first..end) {
+                    *slot = c.hashes[(seq - c.first) as usize];
+                }
+                if let Some(last) = c.hashes.last() {
+                    prev = *last;
+                }
+                next = end;
+                if let Some(f) = &c.failure {
+                    failure = Some(f.clone());
+                    break;
                 }
                 facts.0 += c.facts.0;
                 facts.1 += c.facts.1;
                 facts.2 += c.facts.2;
-                for (seq, fp) in c.ids {
+                for &(seq, fp) in &c.ids {
                     ids.add(seq, fp);
                 }
             }
-            if let Some(why) = scan_failure {
-                return broken(next, why);
+            if failure.is_none() {
+                if let Some(why) = job.broken {
+                    failure = Some((next, why));
+                }
+            }
+            // Then the tree over the leaves taken, from the job's subtrees when they are exactly
+            // those leaves (the usual case), else leaf by leaf.
+            let taken = next - job_start;
+            let mut bad_node = None;
+            if job.pieces.start + 1 == job_start && job.pieces.count == taken {
+                for &(level, root) in &job.pieces.roots {
+                    let pushed = frontier.push_subtree(level, root, |level, index, node| {
+                        self.compare_node(level, index, node, &mut bad_node)
+                    });
+                    if let Err(e) = pushed {
+                        return broken(job_start, e.to_string());
+                    }
+                    if bad_node.is_some() {
+                        break;
+                    }
+                }
+            } else {
+                for leaf in job.leaves.get(..taken as usize).unwrap_or(&[]) {
+                    frontier.push(*leaf, |level, index, node| {
+                        self.compare_node(level, index, node, &mut bad_node)
+                    });
+                    if bad_node.is_some() {
+                        break;
+                    }
+                }
+            }
+            if let Some((seq, reason)) = bad_node {
+                return broken(seq, reason);
+            }
+            if frontier.size() + 1 != next {
+                return broken(frontier.size() + 1, "its leaf hash was not computed".into());
+            }
+            if let Some((seq, why)) = failure {
+                return broken(seq, why);
             }
         }
         if next <= head.seq {
@@ -368,6 +456,27 @@ impl Ledger {
         Ok(head)
     }
 
+    /// Compares a node of the tree just computed with its stored hash (from a tile up); the
+    /// first that differs, or cannot be read, is kept in `bad` with the seq of the event that
+    /// completes it.
+    fn compare_node(&self, level: u32, index: u64, node: Hash, bad: &mut Option<(u64, String)>) {
+        if level < tree::TILE_LEVEL || bad.is_some() {
+            return;
+        }
+        let seq = (index + 1) << level;
+        *bad = match tree::stored_node(&*self.store, level, index) {
+            Ok(s) if s == node => None,
+            Ok(_) => Some((
+                seq,
+                format!(
+                    "the Merkle tree's stored hash of level {level}, index {index} does not match \
+                     the events"
+                ),
+            )),
+            Err(e) => Some((seq, e.to_string())),
+        };
+    }
+
     /// Checks one event against the facts index loaded at open; counts the facts seen.
     fn check_fact(
         &self,
@@ -375,24 +484,30 @@ impl Ledger {
         event: &EventView<'_>,
         (joins, voids, ticks): &mut (usize, usize, usize),
     ) -> Result<(), String> {
-        let (what, indexed) = match event.body {
+        // The description is written only for a failure: joins are a tenth of a ladder's events.
+        let indexed = match event.body {
             BodyView::PlayerJoined { player, .. } => {
                 *joins += 1;
-                (format!("the join of {player:?}"), self.players.get(player))
+                self.players.get(player)
             }
             BodyView::MatchVoided { match_id, .. } => {
                 *voids += 1;
-                (format!("the void of match {match_id:?}"), self.voids.get(match_id).copied())
+                self.voids.get(match_id).copied()
             }
             BodyView::MidnightTick => {
                 *ticks += 1;
-                (format!("the midnight of {}", event.at), self.ticks.get(&event.at.day()).copied())
+                self.ticks.get(&event.at.day()).copied()
             }
             _ => return Ok(()),
         };
         if indexed == Some(seq) {
             return Ok(());
         }
+        let what = match event.body {
+            BodyView::PlayerJoined { player, .. } => format!("the join of {player:?}"),
+            BodyView::MatchVoided { match_id, .. } => format!("the void of match {match_id:?}"),
+            _ => format!("the midnight of {}", event.at),
+        };
         Err(match indexed {
             Some(other) => format!("the facts index files {what} at seq {other}, not here"),
             None => format!("the facts index does not list {what}"),
@@ -401,17 +516,51 @@ impl Ledger {
 
     /// Every event with an id is filed under it in the id index (entries left by refused appends
     /// may name other seqs: those are never trusted without reading the event, so they are fine).
+    /// The index's buckets are split over every core: this runs after the chain is checked, so
+    /// one thread reading them all would be verify's tail, with the other cores idle.
     fn check_ids(&self, ids: &Ids) -> Result<(), VerifyError> {
-        let mut found = vec![false; ids.fps.len()];
         let runs = crate::runs::Runs::load(&*self.store, self.head.seq)?;
-        runs.for_each_entry(&*self.store, |fp, seq| {
-            if let Ok(at) = usize::try_from(seq) {
-                if ids.has_id.get(at) == Some(&true) && ids.fps[at] == fp {
-                    found[at] = true;
+        let keys: Vec<_> =
+            runs.live.iter().flat_map(|r| (0..r.buckets()).map(move |b| r.key(b))).collect();
+        let parts = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let per = keys.len().div_ceil(parts).max(1);
+        let n = ids.fps.len();
+        let store: &dyn Store = &*self.store;
+        // One bit per seq: found under its own id.
+        let found = std::thread::scope(|scope| {
+            let handles: Vec<_> = keys
+                .chunks(per)
+                .map(|part| {
+                    scope.spawn(move || -> Result<Vec<u64>, LogError> {
+                        let mut found = vec![0u64; n.div_ceil(64)];
+                        for key in part {
+                            let Some(v) = store.get(Tree::Ids, key)? else { continue };
+                            for (fp, seq) in index::entries_of(key, &v)? {
+                                let Ok(at) = usize::try_from(seq) else { continue };
+                                if at < n && ids.has_id[at] && ids.fps[at] == fp {
+                                    found[at / 64] |= 1 << (at % 64);
+                                }
+                            }
+                        }
+                        Ok(found)
+                    })
+                })
+                .collect();
+            let mut all = vec![0u64; n.div_ceil(64)];
+            for h in handles {
+                let part = h.join().unwrap_or_else(|_| {
+                    Err(LogError::Corrupt {
+                        place: "the id index".into(),
+                        detail: "a thread reading it panicked".into(),
+                    })
+                })?;
+                for (a, p) in all.iter_mut().zip(part) {
+                    *a |= p;
                 }
             }
+            Ok::<_, LogError>(all)
         })?;
-        match (0..found.len()).find(|&at| ids.has_id[at] && !found[at]) {
+        match (0..n).find(|&at| ids.has_id[at] && found[at / 64] & (1 << (at % 64)) == 0) {
             None => Ok(()),
             Some(at) => Err(VerifyError::Index {
                 what: "the id index".into(),
@@ -420,6 +569,144 @@ impl Ledger {
                      appended"
                 ),
             }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AppendOptions;
+    use ladder_events::json::parse_line;
+    use ladder_proof::leaf_hash;
+
+    fn leaves(n: u64) -> Vec<Hash> {
+        (0..n).map(|i| leaf_hash(&i.to_be_bytes())).collect()
+    }
+
+    /// A job's pieces, pushed after the leaves before it one by one, give the frontier of every
+    /// leaf pushed one by one; and the subtrees they report from a tile up are the same.
+    #[test]
+    fn pieces_join_to_the_tree_of_their_leaves() {
+        let all = leaves(2100);
+        for (start, count) in
+            [(0, 0), (0, 1), (0, 256), (0, 2100), (1, 255), (100, 1000), (255, 2), (511, 1589)]
+        {
+            let mut by_leaf = Frontier::new();
+            let mut want = Vec::new();
+            for (i, leaf) in all[..start + count].iter().enumerate() {
+                by_leaf.push(*leaf, |l, x, h| {
+                    if i >= start && l >= tree::TILE_LEVEL {
+                        want.push((l, x, h));
+                    }
+                });
+            }
+            let mut joined = Frontier::new();
+            for leaf in &all[..start] {
+                joined.push(*leaf, |_, _, _| {});
+            }
+            let pieces = Pieces::of(start as u64, &all[start..start + count]);
+            assert_eq!((pieces.start, pieces.count), (start as u64, count as u64));
+            let mut got = Vec::new();
+            for (level, root) in pieces.roots {
+                assert!(level <= tree::TILE_LEVEL);
+                joined
+                    .push_subtree(level, root, |l, x, h| {
+                        if l >= tree::TILE_LEVEL {
+                            got.push((l, x, h));
+                        }
+                    })
+                    .unwrap();
+            }
+            assert_eq!(joined, by_leaf, "start {start}, {count} leaves");
+            assert_eq!(got, want, "start {start}, {count} leaves");
+        }
+    }
+
+    /// A ledger of 3,000 matches (and the two joins) appended in batches of 37, so its blocks,
+    /// and the jobs of a few dozen blocks, start anywhere in a tile.
+    fn ledger() -> Ledger {
+        let mut l = Ledger::memory();
+        let opts = AppendOptions { auto_join: true, ..AppendOptions::default() };
+        let events: Vec<_> = (0..3000)
+            .map(|i| {
+                parse_line(&format!(
+                    r#"{{"type":"MatchResult","at":"2026-03-01T{:02}:{:02}:{:02}Z","id":"m-{i}","seats":[{{"player":"a","score":1}},{{"player":"b","score":0}}]}}"#,
+                    i / 3600,
+                    (i / 60) % 60,
+                    i % 60
+                ))
+            })
+            .collect();
+        for batch in events.chunks(37) {
+            l.append(batch.iter().cloned(), &opts).unwrap();
+        }
+        l
+    }
+
+    /// A stored subtree hash that does not match the events is named at the event that completes
+    /// it, the first in sequence order when several are damaged, whichever job hashed it.
+    #[test]
+    fn a_damaged_stored_node_is_named_at_the_event_completing_it() {
+        let l = ledger();
+        let head = l.verify(None).unwrap();
+        assert_eq!(head.seq, 3002);
+        for (damaged, seq) in [
+            (vec![(8u32, 5u64)], 6 * 256),
+            (vec![(9, 2), (8, 9)], 3 * 512),
+            (vec![(11, 0)], 2048),
+            (vec![(8, 0)], 256),
+        ] {
+            let l = ledger();
+            for &(level, index) in &damaged {
+                l.store.insert(Tree::Nodes, &tree::node_key(level, index), &[7u8; 32]).unwrap();
+            }
+            let (level, index) = damaged[0];
+            match l.verify(None) {
+                Err(VerifyError::Broken { seq: at, reason }) => {
+                    assert_eq!(at, seq, "{damaged:?}: {reason}");
+                    assert!(
+                        reason.contains(&format!("level {level}, index {index} does not match")),
+                        "{damaged:?}: {reason}"
+                    );
+                }
+                other => panic!("{damaged:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// An id index bucket lost: verify names the first event whose id was in it, whichever
+    /// thread read that part of the index.
+    #[test]
+    fn an_id_missing_from_the_index_is_named() {
+        let l = ledger();
+        let runs = crate::runs::Runs::load(&*l.store, l.head.seq).unwrap();
+        let mut buckets = Vec::new();
+        for run in &runs.live {
+            for b in 0..run.buckets() {
+                let key = run.key(b);
+                if let Some(v) = l.store.get(Tree::Ids, &key).unwrap() {
+                    let seqs: Vec<u64> =
+                        index::entries_of(&key, &v).unwrap().map(|(_, seq)| seq).collect();
+                    buckets.push((key.to_vec(), seqs));
+                }
+            }
+        }
+        assert!(buckets.len() > 2, "the index has several buckets");
+        let ids: usize = buckets.iter().map(|(_, s)| s.len()).sum();
+        assert_eq!(ids, 3000, "one entry per match");
+        // The last bucket (read by the last thread) and one in the middle.
+        for at in [buckets.len() - 1, buckets.len() / 2] {
+            let l = ledger();
+            let (key, seqs) = &buckets[at];
+            l.store.remove(Tree::Ids, key).unwrap();
+            let first = seqs.iter().min().unwrap();
+            match l.verify(None) {
+                Err(VerifyError::Index { detail, .. }) => {
+                    assert!(detail.contains(&format!("the id of event {first} is not")), "{detail}")
+                }
+                other => panic!("{other:?}"),
+            }
         }
     }
 }

@@ -55,6 +55,15 @@ pub enum FrontierError {
     /// The checksum does not match: the bytes were damaged.
     #[error("stored tree frontier: checksum mismatch (damaged bytes)")]
     Checksum,
+    /// [`Frontier::push_subtree`] of a subtree that does not start at a multiple of its width
+    /// (or would take the tree beyond 2^62 leaves).
+    #[error("a perfect subtree of level {level} cannot be appended to a tree of {size} leaves")]
+    Misaligned {
+        /// The tree's size.
+        size: u64,
+        /// The subtree's level.
+        level: u32,
+    },
 }
 
 impl Frontier {
@@ -109,6 +118,43 @@ impl Frontier {
         }
         self.nodes.push(h);
         self.size = index + 1;
+    }
+
+    /// Appends the `2^level` leaves whose perfect subtree has root `hash` at once, as that many
+    /// [`Frontier::push`]es of them would: the tree's size must be a multiple of `2^level` (the
+    /// subtree is then aligned, and its root is a node of the tree). `on_complete(level, index,
+    /// hash)` is called for the subtree itself and for every larger perfect subtree it closes,
+    /// smallest first (not for the subtrees inside it, which the caller computed). This is how a
+    /// caller that hashes leaves in parallel (ladder's `verify`) joins the pieces in order.
+    /// A misaligned subtree, or one that would take the size to 2^62 leaves or more, is refused
+    /// and the frontier is unchanged.
+    pub fn push_subtree(
+        &mut self,
+        level: u32,
+        hash: Hash,
+        mut on_complete: impl FnMut(u32, u64, Hash),
+    ) -> Result<(), FrontierError> {
+        let width = 1u64.checked_shl(level).filter(|w| *w < MAX_SIZE);
+        let Some(width) =
+            width.filter(|w| self.size.is_multiple_of(*w) && self.size + w < MAX_SIZE)
+        else {
+            return Err(FrontierError::Misaligned { size: self.size, level });
+        };
+        let index = self.size >> level;
+        on_complete(level, index, hash);
+        let mut h = hash;
+        let mut up = 0u32;
+        // As in `push`: each trailing one bit of the old size (in units of the subtree) is a
+        // subtree of that height waiting for its right half.
+        while (index >> up) & 1 == 1 {
+            let left = self.nodes.pop().unwrap_or(h);
+            h = node_hash(&left, &h);
+            up += 1;
+            on_complete(level + up, index >> up, h);
+        }
+        self.nodes.push(h);
+        self.size += width;
+        Ok(())
     }
 
     /// The root of the tree (RFC 6962 MTH); [`empty_root`] when empty.

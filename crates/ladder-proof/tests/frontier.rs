@@ -88,3 +88,75 @@ proptest! {
         }
     }
 }
+
+/// The leaves `0..n` pushed as aligned perfect subtrees of the levels `pick` chooses (each subtree's
+/// root taken from `MemTree`, an independent computation of it): the same frontier as pushing
+/// the leaves one by one, and the same subtrees reported from each pushed subtree's level up.
+fn pushed_in_pieces(n: u64, mut pick: impl FnMut(u32) -> u32) {
+    let mut t = MemTree::new();
+    let mut by_leaf = Frontier::new();
+    let mut by_leaf_reports = Vec::new();
+    for i in 0..n {
+        let leaf = leaf_hash(&i.to_be_bytes());
+        t.push_hash(leaf);
+        by_leaf.push(leaf, |level, index, hash| by_leaf_reports.push((level, index, hash)));
+    }
+    let mut pieces = Frontier::new();
+    let mut reports = Vec::new();
+    let mut pos = 0u64;
+    while pos < n {
+        // The largest level an aligned subtree at `pos` can have within `n` leaves.
+        let fits = (n - pos).ilog2();
+        let most = if pos == 0 { fits } else { pos.trailing_zeros().min(fits) };
+        let level = pick(most).min(most);
+        let hash = t.subtree(level, pos >> level).unwrap();
+        pieces.push_subtree(level, hash, |l, x, h| reports.push((l, x, h))).unwrap();
+        // What leaf-by-leaf pushing reported for the leaves of this piece, from its level up.
+        let end = pos + (1u64 << level);
+        let want: Vec<_> = by_leaf_reports
+            .iter()
+            .filter(|(l, x, _)| *l >= level && ((x + 1) << l) > pos && ((x + 1) << l) <= end)
+            .copied()
+            .collect();
+        let got = std::mem::take(&mut reports);
+        assert_eq!(got, want, "the subtrees closed by the piece at {pos} of level {level}");
+        pos = end;
+    }
+    assert_eq!(pieces, by_leaf);
+    assert_eq!(pieces.root(), root(n, &mut t).unwrap());
+}
+
+#[test]
+fn pushing_aligned_subtrees_is_pushing_their_leaves() {
+    for n in [0u64, 1, 2, 3, 255, 256, 257, 1000, 1100] {
+        pushed_in_pieces(n, |most| most);
+        pushed_in_pieces(n, |_| 0);
+        pushed_in_pieces(n, |most| most.min(8));
+        pushed_in_pieces(n, |most| most / 2);
+    }
+}
+
+#[test]
+fn a_misaligned_subtree_is_refused_and_changes_nothing() {
+    let mut f = Frontier::new();
+    f.push(leaf_hash(b"a"), |_, _, _| {});
+    let before = f.clone();
+    let err =
+        f.push_subtree(1, leaf_hash(b"b"), |_, _, _| panic!("nothing is reported")).unwrap_err();
+    assert_eq!(err, FrontierError::Misaligned { size: 1, level: 1 });
+    assert_eq!(f, before);
+    assert!(f.push_subtree(64, leaf_hash(b"b"), |_, _, _| {}).is_err());
+    assert!(Frontier::new().push_subtree(62, leaf_hash(b"b"), |_, _, _| {}).is_err());
+    assert_eq!(f, before);
+}
+
+proptest! {
+    #[test]
+    fn pieces_of_random_levels_build_the_same_tree(n in 0u64..1500, seed in any::<u64>()) {
+        let mut state = seed;
+        pushed_in_pieces(n, |most| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 33) % u64::from(most + 1)) as u32
+        });
+    }
+}

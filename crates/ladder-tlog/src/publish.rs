@@ -5,7 +5,10 @@ use ladder_log::{Ledger, LogError};
 use ladder_proof::note::{split_note, Checkpoint, NoteError, SignerKey};
 use ladder_proof::tiles::{tile_bytes, tiles_added, Tile, TileError, TileKind};
 use ladder_proof::{hex, Hash};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 
 /// What a publish wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,17 +116,19 @@ fn published(dir: &Path) -> Result<Option<Checkpoint>, PublishError> {
     Checkpoint::parse(text).map(Some).map_err(|e| foreign(format!("its checkpoint: {e}")))
 }
 
-/// Writes `tiles` (of the tree of the first `size` events) under `dir`: the files written, their
-/// bytes, and their paths.
-fn write_tiles(
+/// A tile's bytes and where they go, from a computing thread to a writing one.
+type Written = (Tile, PathBuf, Vec<u8>);
+
+/// Computes the bytes of `tiles` (of the tree of the first `size` events) and hands each to
+/// `out` with its path under `dir`; stops early when the writers have hung up.
+fn compute_tiles(
     ledger: &Ledger,
     size: u64,
     dir: &Path,
     tiles: &[Tile],
-) -> Result<(u64, u64, Vec<PathBuf>), PublishError> {
+    out: &SyncSender<Written>,
+) -> Result<(), PublishError> {
     let mut src = LedgerTiles::new(ledger, size);
-    let (mut written, mut bytes) = (0u64, 0u64);
-    let mut paths = Vec::new();
     for tile in tiles {
         let data = tile_bytes(tile, &mut src).map_err(|e| match e {
             TileError::EntryTooLong { index, len } => {
@@ -132,16 +137,52 @@ fn write_tiles(
             TileError::Source(e) => PublishError::Log(e),
             other => PublishError::Log(LogError::Proof(other.to_string())),
         })?;
-        let path = dir.join(tile.path());
-        // A full tile beyond the published checkpoint may be left by an interrupted publish:
-        // it is kept when whole and the same, and replaced otherwise (no checkpoint named it).
-        if tile.is_full() && std::fs::read(&path).is_ok_and(|b| b == data) {
-            continue;
+        if out.send((*tile, dir.join(tile.path()), data)).is_err() {
+            break;
         }
-        write_replacing(&path, &data)?;
-        written += 1;
-        bytes += data.len() as u64;
-        paths.push(path);
+    }
+    Ok(())
+}
+
+/// Writes one tile at its path, whose directory exists: a new file, created with its bytes (no
+/// temporary file and rename: no checkpoint names the path before the one this publish writes
+/// last, after making every tile durable). A file already there was left by an interrupted
+/// publish: a full tile is kept when whole and the same, anything else is replaced through a
+/// temporary file. Whether it wrote.
+fn write_tile(tile: &Tile, path: &Path, data: &[u8]) -> Result<bool, PublishError> {
+    use std::io::Write as _;
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut f) => {
+            f.write_all(data).map_err(io(path))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if tile.is_full() && std::fs::read(path).is_ok_and(|b| b == data) {
+                return Ok(false);
+            }
+            write_replacing(path, data)?;
+            Ok(true)
+        }
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
+/// A writing thread: tiles from `tiles` until the computing threads are done, each written by
+/// [`write_tile`]. The files written, their bytes and their paths; the first error stops it.
+fn write_tiles(tiles: &Mutex<Receiver<Written>>) -> Result<(u64, u64, Vec<PathBuf>), PublishError> {
+    let (mut written, mut bytes) = (0u64, 0u64);
+    let mut paths = Vec::new();
+    loop {
+        let next = match tiles.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => break,
+        };
+        let Ok((tile, path, data)) = next else { break };
+        if write_tile(&tile, &path, &data)? {
+            written += 1;
+            bytes += data.len() as u64;
+            paths.push(path);
+        }
     }
     Ok((written, bytes, paths))
 }
@@ -191,38 +232,59 @@ pub fn publish(
         }
     };
     let checkpoint = Checkpoint { origin: origin.to_owned(), size, root }.sign(key)?;
+    let tiles = tiles_added(old_size, size);
+    // Every directory the new tiles go in, made once (a few per thousand tiles) instead of
+    // once per file.
+    let dirs: BTreeSet<PathBuf> =
+        tiles.iter().filter_map(|t| dir.join(t.path()).parent().map(Path::to_path_buf)).collect();
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    for d in &dirs {
+        std::fs::create_dir_all(d).map_err(io(d))?;
+    }
     // Level 0 and the entry bundles are the work (every event read, hashed and written): split
     // in contiguous runs of tile indexes over every core, each bundle beside the level-0 tile of
-    // the same index (one read of its events). The levels above are stored hashes.
-    let (mut low, high): (Vec<Tile>, Vec<Tile>) = tiles_added(old_size, size)
-        .into_iter()
-        .partition(|t| matches!(t.kind, TileKind::Entries | TileKind::Hashes(0)));
+    // the same index (one read of its events). The levels above are stored hashes. The files
+    // are written by more threads than there are cores: creating a file mostly waits on the
+    // file system (its inode allocator, its journal), and those waits overlap.
+    let (mut low, high): (Vec<Tile>, Vec<Tile>) =
+        tiles.into_iter().partition(|t| matches!(t.kind, TileKind::Entries | TileKind::Hashes(0)));
     low.sort_by_key(|t| (t.index, t.kind));
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
-    let per = low.len().div_ceil(threads).max(2).next_multiple_of(2);
-    let mut done = write_tiles(ledger, size, dir, &high)?;
-    let parts = std::thread::scope(|scope| {
-        let handles: Vec<_> = low
-            .chunks(per)
-            .map(|part| scope.spawn(move || write_tiles(ledger, size, dir, part)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(PublishError::Log(LogError::Proof("a publishing thread panicked".into())))
-                })
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let writers = (4 * cores).clamp(4, 32);
+    let per = low.len().div_ceil(cores).max(2).next_multiple_of(2);
+    let (tx, rx) = sync_channel::<Written>(4 * writers);
+    // Shared by the writers alone: once they have all stopped (on an error), the computing
+    // threads' sends fail and they stop too.
+    let rx = Arc::new(Mutex::new(rx));
+    let panicked = || PublishError::Log(LogError::Proof("a publishing thread panicked".into()));
+    let (computed, parts) = std::thread::scope(|scope| {
+        let writing: Vec<_> = (0..writers)
+            .map(|_| {
+                let rx = Arc::clone(&rx);
+                scope.spawn(move || write_tiles(&rx))
             })
-            .collect::<Vec<_>>()
+            .collect();
+        drop(rx);
+        let mut computing = Vec::new();
+        for part in std::iter::once(&high[..]).chain(low.chunks(per)) {
+            let tx = tx.clone();
+            computing.push(scope.spawn(move || compute_tiles(ledger, size, dir, part, &tx)));
+        }
+        drop(tx);
+        let computed: Vec<_> =
+            computing.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(panicked()))).collect();
+        let parts: Vec<_> =
+            writing.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(panicked()))).collect();
+        (computed, parts)
     });
+    computed.into_iter().collect::<Result<(), _>>()?;
+    let (mut written, mut bytes, mut paths) = (0u64, 0u64, Vec::new());
     for part in parts {
         let (w, b, p) = part?;
-        done.0 += w;
-        done.1 += b;
-        done.2.extend(p);
+        written += w;
+        bytes += b;
+        paths.extend(p);
     }
-    let (written, bytes, paths) = done;
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
     sync_dir_tree(dir, &paths)?;
     let cp_path = dir.join("checkpoint");
     let tmp = dir.join(".checkpoint.tmp");

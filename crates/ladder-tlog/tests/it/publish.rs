@@ -154,3 +154,43 @@ fn one_tile_at_a_time_gives_the_same_tiles_in_any_order() {
         );
     }
 }
+
+/// What an interrupted publish leaves (tiles no checkpoint names yet: one cut short, one whole,
+/// one of other bytes) is repaired by the next publish: the whole full tile is kept as it is
+/// (same inode), the others are replaced by their bytes, and the tree reads back from the files.
+#[test]
+fn tiles_left_by_an_interrupted_publish_are_kept_when_whole_and_replaced_otherwise() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let (l, _) = ledger(tmp.path(), "a.db", 800, "a");
+    // The bytes every tile should have, from a publish elsewhere.
+    let reference = tmp.path().join("reference");
+    publish(&l, &reference, ORIGIN, &key()).unwrap();
+    let want = files(&reference);
+    let site = tmp.path().join("site");
+    let whole = Tile { kind: TileKind::Hashes(0), index: 1, width: 256 }.path();
+    let cut = Tile { kind: TileKind::Entries, index: 2, width: 256 }.path();
+    let other = Tile { kind: TileKind::Hashes(0), index: 3, width: 32 }.path();
+    let put = |p: &str, bytes: &[u8]| {
+        let path = site.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    };
+    put(&whole, &want[&whole]);
+    put(&cut, &want[&cut][..100]);
+    put(&other, &[0u8; 7]);
+    let ino = std::fs::metadata(site.join(&whole)).unwrap().ino();
+    let report = publish(&l, &site, ORIGIN, &key()).unwrap();
+    let added = tiles_added(0, 800).len() as u64;
+    assert_eq!(report.written, added - 1, "every tile but the whole one is written");
+    assert_eq!(std::fs::metadata(site.join(&whole)).unwrap().ino(), ino);
+    let got = files(&site);
+    for (path, bytes) in &want {
+        if path != "checkpoint" {
+            assert_eq!(got.get(path), Some(bytes), "{path}");
+        }
+    }
+    assert_eq!(got.len(), want.len(), "no temporary file is left");
+    let (cp, mut tree) = from_files(&site);
+    assert_eq!(root(cp.size, &mut tree).unwrap(), l.root().unwrap());
+}
