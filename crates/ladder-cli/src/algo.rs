@@ -173,8 +173,17 @@ pub fn replay_configs_predicting(
     predict: PredictFrom,
 ) -> anyhow::Result<Replay> {
     let until = until_of(args)?;
+    // The folded form is read and checked against its checksum on another thread while the
+    // ledger opens (docs/PERFORMANCE.md, "The 1M replay's fixed costs"); the replay takes it.
+    let checking = args.events.events.is_none().then(|| {
+        let dir = ledger_path.to_path_buf();
+        std::thread::spawn(move || ladder_log::FoldedCheck::read(&dir))
+    });
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    let history = ledger_history(&ledger);
+    let mut history = ledger_history(&ledger);
+    if let Some(checked) = checking.and_then(|c| c.join().ok()) {
+        history = history.with_checked_folded(checked);
+    }
     let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
     let result = match (predict, warmup) {
         (PredictFrom::Day, Some(warmup)) => replay_by_day(&history, &mut projectors, until, warmup),

@@ -267,9 +267,32 @@ fn derive(ledger: &Ledger, sink: &mut dyn Sink) -> Result<Header, LogError> {
     Ok(header)
 }
 
+/// A folded form whose file is whole and matches its own checksum: the file, its header and voids.
+type Whole = (File, Header, Vec<FoldedVoid>);
+
 /// Reads and checks the file at `path` against `head`: its state, and when it is current, the
 /// file open at its start with its header and voids.
-fn check(path: &Path, head: Head) -> (FoldedState, Option<(File, Header, Vec<FoldedVoid>)>) {
+fn check(path: &Path, head: Head) -> (FoldedState, Option<Whole>) {
+    against_head(check_whole(path), head)
+}
+
+/// [`check_whole`]'s verdict against the ledger's head: a whole file built through another head
+/// is stale.
+fn against_head(
+    (state, whole): (FoldedState, Option<Whole>),
+    head: Head,
+) -> (FoldedState, Option<Whole>) {
+    match whole {
+        Some((_, header, _)) if header.head != head => {
+            (FoldedState::Stale { seq: header.head.seq }, None)
+        }
+        whole => (state, whole),
+    }
+}
+
+/// Reads the file at `path` and checks it against its own header and checksum, whatever head it
+/// was built through: [`FoldedState::Current`] with the file, header and voids when it is whole.
+fn check_whole(path: &Path) -> (FoldedState, Option<Whole>) {
     let damaged = |detail: String| (FoldedState::Damaged { detail }, None);
     let mut file = match File::open(path) {
         Ok(f) => f,
@@ -314,9 +337,6 @@ fn check(path: &Path, head: Head) -> (FoldedState, Option<(File, Header, Vec<Fol
     if *sum.finalize().as_bytes() != header.sum {
         return damaged("its bytes do not match its checksum".into());
     }
-    if header.head != head {
-        return (FoldedState::Stale { seq: header.head.seq }, None);
-    }
     let voids = table
         .chunks_exact(VOID)
         .map(|c| {
@@ -336,6 +356,31 @@ fn check(path: &Path, head: Head) -> (FoldedState, Option<(File, Header, Vec<Fol
         })
         .collect();
     (FoldedState::Current, Some((file, header, voids)))
+}
+
+/// The folded form beside a ledger, read and checked against its own checksum before the ledger
+/// is open (so a replay does both at once, on two threads): [`Ledger::folded_with`] uses it when
+/// it was built through the ledger's head, and checks the file again otherwise.
+pub struct FoldedCheck {
+    path: PathBuf,
+    state: FoldedState,
+    whole: Option<Whole>,
+}
+
+impl FoldedCheck {
+    /// Reads and checks the folded form in the ledger directory `dir` (the path a ledger is
+    /// opened at). Reads only: a missing or damaged file is reported, not built.
+    pub fn read(dir: &Path) -> FoldedCheck {
+        let path = dir.join(FOLDED_FILE);
+        let (state, whole) = check_whole(&path);
+        FoldedCheck { path, state, whole }
+    }
+
+    /// What the file was found to be, before it was compared with any head:
+    /// [`FoldedState::Current`] means whole and matching its checksum.
+    pub fn state(&self) -> &FoldedState {
+        &self.state
+    }
 }
 
 /// Temporary files of builds in this process are numbered, so two builds never share one.
@@ -377,6 +422,13 @@ impl Ledger {
     /// memory, a directory it cannot write, a full disk, an empty ledger): the caller reads the
     /// events instead ([`Ledger::read_records`]), which gives the same history.
     pub fn folded(&self) -> Option<Folded> {
+        self.folded_with(None)
+    }
+
+    /// [`Ledger::folded`], taking `checked` (a [`FoldedCheck`] of this ledger's folded form, read
+    /// while the ledger was opened) instead of reading and checking the file again: the same
+    /// answer. A check of another directory's file is ignored.
+    pub fn folded_with(&self, checked: Option<FoldedCheck>) -> Option<Folded> {
         let dir = self.dir()?;
         if self.head().seq == 0 {
             return None;
@@ -388,7 +440,10 @@ impl Ledger {
         if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
             return None;
         }
-        let (was, current) = check(&path, self.head());
+        let (was, current) = match checked {
+            Some(c) if c.path == path => against_head((c.state, c.whole), self.head()),
+            _ => check(&path, self.head()),
+        };
         let (file, header, voids) = match current {
             Some(c) => c,
             None => {

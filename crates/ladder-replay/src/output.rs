@@ -107,6 +107,68 @@ fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> 
         .collect()
 }
 
+/// Players at or above which [`players_json`] writes on several threads.
+const PARALLEL_PLAYERS: usize = 16_384;
+
+/// The players' objects of the compact JSON, separated by commas, appended to `out`. A large
+/// snapshot is written in as many slices as the machine has cores, each on its own thread, and
+/// joined in order: the same bytes as one thread writes (a test checks it).
+fn players_json(out: &mut String, rows: &[Row]) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    players_json_on(out, rows, threads);
+}
+
+/// [`players_json`] on up to `threads` threads.
+fn players_json_on(out: &mut String, rows: &[Row], threads: usize) {
+    if rows.len() < PARALLEL_PLAYERS || threads < 2 {
+        write_players(out, rows, true);
+        return;
+    }
+    let per = rows.len().div_ceil(threads);
+    let parts: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = rows
+            .chunks(per)
+            .enumerate()
+            .map(|(i, slice)| {
+                s.spawn(move || {
+                    let mut o = String::with_capacity(96 * slice.len());
+                    write_players(&mut o, slice, i == 0);
+                    o
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    parts.iter().for_each(|p| out.push_str(p));
+}
+
+/// The objects of `rows`, each after a comma unless it opens the array (`first`).
+fn write_players(o: &mut String, rows: &[Row], first: bool) {
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 || !first {
+            o.push(',');
+        }
+        o.push_str("{\"player\":");
+        string(o, &row.player);
+        for (k, n, b, null) in fields(&row.standing) {
+            let _ = write!(o, ",\"{k}\":");
+            match (n, b, null) {
+                (_, _, true) => o.push_str("null"),
+                (_, Some(b), _) => o.push_str(if b { "true" } else { "false" }),
+                (Some(x), _, _) if k == "games" => {
+                    let _ = write!(o, "{}", x as u64);
+                }
+                (Some(x), _, _) => num(o, x),
+                (None, None, false) => o.push_str("null"),
+            }
+        }
+        o.push('}');
+    }
+}
+
 impl Snapshot {
     /// Captures the current standings of `projector`.
     pub fn capture(
@@ -120,7 +182,8 @@ impl Snapshot {
             .into_iter()
             .map(|s| Row { player: roster.name(s.player).to_string(), standing: s })
             .collect();
-        players.sort_by(|a, b| a.player.as_bytes().cmp(b.player.as_bytes()));
+        // A roster's names are distinct, so the unstable sort gives the one order there is.
+        players.sort_unstable_by(|a, b| a.player.as_bytes().cmp(b.player.as_bytes()));
         let head = blake3::Hash::from(*head).to_hex().to_string();
         Snapshot {
             algorithm: projector.config().algorithm,
@@ -132,70 +195,70 @@ impl Snapshot {
         }
     }
 
-    /// The compact JSON object, with `digest` or (for computing it) without.
+    /// The compact JSON object in three parts: everything before where `digest` goes, the
+    /// `players` array (with its key), and the rest. The object without `digest` is the three
+    /// joined; with it, `,"digest":"..."` sits between the first two.
     ///
     /// Written by hand, not through serde_json: this is the digest format, fixed byte for byte by
     /// docs/outputs.md (key order, floats in Rust's shortest round-trip form, `games` as an
     /// integer, `null` glixare) because `digest` hashes these bytes, and a sweep writes one per
     /// configuration. [`Snapshot::to_yaml`] shares its string and number forms.
-    fn json_with(&self, digest: Option<&str>) -> String {
-        let mut o = String::with_capacity(128 + 96 * self.players.len());
-        o.push_str("{\"algorithm\":");
-        string(&mut o, self.algorithm);
-        o.push_str(",\"config\":{");
+    fn json_parts(&self) -> [String; 3] {
+        let mut head = String::with_capacity(256);
+        head.push_str("{\"algorithm\":");
+        string(&mut head, self.algorithm);
+        head.push_str(",\"config\":{");
         for (i, (k, v)) in self.config.iter().enumerate() {
             if i > 0 {
-                o.push(',');
+                head.push(',');
             }
-            string(&mut o, k);
-            o.push(':');
-            value(&mut o, v);
+            string(&mut head, k);
+            head.push(':');
+            value(&mut head, v);
         }
-        let _ = write!(o, "}},\"through\":{},\"head\":", self.through);
-        string(&mut o, &self.head);
-        if let Some(d) = digest {
-            o.push_str(",\"digest\":");
-            string(&mut o, d);
-        }
-        o.push_str(",\"players\":[");
-        for (i, row) in self.players.iter().enumerate() {
-            if i > 0 {
-                o.push(',');
-            }
-            o.push_str("{\"player\":");
-            string(&mut o, &row.player);
-            for (k, n, b, null) in fields(&row.standing) {
-                let _ = write!(o, ",\"{k}\":");
-                match (n, b, null) {
-                    (_, _, true) => o.push_str("null"),
-                    (_, Some(b), _) => o.push_str(if b { "true" } else { "false" }),
-                    (Some(x), _, _) if k == "games" => {
-                        let _ = write!(o, "{}", x as u64);
-                    }
-                    (Some(x), _, _) => num(&mut o, x),
-                    (None, None, false) => o.push_str("null"),
-                }
-            }
-            o.push('}');
-        }
-        o.push(']');
+        let _ = write!(head, "}},\"through\":{},\"head\":", self.through);
+        string(&mut head, &self.head);
+        let mut players = String::with_capacity(16 + 96 * self.players.len());
+        players.push_str(",\"players\":[");
+        players_json(&mut players, &self.players);
+        players.push(']');
+        let mut tail = String::new();
         if let Some(score) = &self.prediction {
-            o.push_str(",\"prediction\":");
-            prediction_json(&mut o, score);
+            tail.push_str(",\"prediction\":");
+            prediction_json(&mut tail, score);
         }
-        o.push('}');
-        o
+        tail.push('}');
+        [head, players, tail]
+    }
+
+    /// The digest of [`Snapshot::json_parts`]: blake3 over the three parts in order.
+    fn digest_of(parts: &[String; 3]) -> String {
+        let mut h = blake3::Hasher::new();
+        for p in parts {
+            h.update(p.as_bytes());
+        }
+        h.finalize().to_hex().to_string()
     }
 
     /// The blake3 hash (hex) of the compact JSON without `digest`: two replays agree exactly when
     /// their digests agree.
     pub fn digest(&self) -> String {
-        blake3::hash(self.json_with(None).as_bytes()).to_hex().to_string()
+        Snapshot::digest_of(&self.json_parts())
     }
 
-    /// The compact JSON object of docs/outputs.md, `digest` included.
+    /// The compact JSON object of docs/outputs.md, `digest` included. The players are written
+    /// once: the digest hashes the same bytes the object then holds around it.
     pub fn to_json(&self) -> String {
-        self.json_with(Some(&self.digest()))
+        let parts = self.json_parts();
+        let digest = Snapshot::digest_of(&parts);
+        let [head, players, tail] = parts;
+        let mut o = head;
+        o.reserve(96 + players.len() + tail.len());
+        o.push_str(",\"digest\":");
+        string(&mut o, &digest);
+        o.push_str(&players);
+        o.push_str(&tail);
+        o
     }
 
     /// The same content as YAML, one key per line: what snapshot tests store.
@@ -535,4 +598,44 @@ pub fn left_out_line(board: &Leaderboard, rules: &BoardRules) -> Option<String> 
         parts.push(format!("{} below the top {}", l.below_top, board.ranked.len()));
     }
     Some(format!("left out: {}", parts.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ladder_projector::{Display, PlayerId};
+
+    /// The players written in slices on several threads are the bytes one thread writes, in
+    /// order, for every shape of standing (with and without RD, volatility, sigma and TGR's
+    /// display), names that need escaping included.
+    #[test]
+    fn players_on_several_threads_are_the_bytes_of_one() {
+        let n = 2 * PARALLEL_PLAYERS as u32 + 7;
+        let rows: Vec<Row> = (0..n)
+            .map(|i| Row {
+                player: format!("p{i:06}\"\\"),
+                standing: Standing {
+                    player: PlayerId(i),
+                    rating: 1500.0 + f64::from(i) / 7.0,
+                    rd: (i % 2 == 0).then_some(f64::from(i) / 3.0),
+                    volatility: (i % 3 == 0).then_some(0.06),
+                    sigma: (i % 5 == 0).then_some(8.25),
+                    games: u64::from(i % 11),
+                    display: (i % 7 == 0).then_some(Display {
+                        provisional: i % 2 == 0,
+                        glixare: (i % 4 == 0).then_some(f64::from(i) / 100.0),
+                    }),
+                },
+            })
+            .collect();
+        let mut one = String::new();
+        write_players(&mut one, &rows, true);
+        for threads in [2, 3, 8] {
+            let mut many = String::new();
+            players_json_on(&mut many, &rows, threads);
+            assert_eq!(many, one, "{threads} threads");
+        }
+        assert!(one.starts_with(r#"{"player":"p000000\"\\","rating":1500.0,"rd":0.0,"volatility":0.06,"sigma":8.25,"games":0,"provisional":true,"glixare":0.0}"#));
+        assert_eq!(one.matches(r#"{"player":"#).count(), rows.len());
+    }
 }

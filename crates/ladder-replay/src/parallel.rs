@@ -49,6 +49,9 @@ enum Slot {
     Seat(usize),
     /// The player of `items[i]` (a join or a timeout).
     Item(usize),
+    /// A name the reader already gave this id (a folded read): interned only, so the roster
+    /// knows it.
+    Known(PlayerId),
 }
 
 /// A run of steps. The reader fills it with every player name written out (`names`, ending at
@@ -81,6 +84,15 @@ impl Chunk {
             names: String::with_capacity(16 * CHUNK),
             refs: Vec::with_capacity(2 * CHUNK),
         }
+    }
+
+    /// `self` emptied, its room kept, to be filled again.
+    fn cleared(mut self) -> Chunk {
+        self.items.clear();
+        self.seats.clear();
+        self.names.clear();
+        self.refs.clear();
+        self
     }
 
     fn name(&mut self, name: &str, slot: Slot) {
@@ -144,7 +156,7 @@ impl Chunk {
     /// Interns every name in order (so ids are handed out in order of first appearance, as
     /// [`crate::replay`] does) and writes the ids into the steps. Each run of [`TOUCH`] names is
     /// touched first ([`Roster::touch`]), so the roster's cache misses overlap.
-    fn resolve(&mut self, roster: &mut Roster) {
+    fn resolve(&mut self, roster: &mut Roster) -> Result<(), String> {
         let mut start = 0;
         for run in self.refs.chunks(TOUCH) {
             let mut from = start;
@@ -162,9 +174,19 @@ impl Chunk {
                             *p = id;
                         }
                     }
+                    Slot::Known(given) if given != id => {
+                        return Err(format!(
+                            "the folded form names {:?} twice (as players {} and {})",
+                            roster.name(id),
+                            id.0,
+                            given.0
+                        ));
+                    }
+                    Slot::Known(_) => {}
                 }
             }
         }
+        Ok(())
     }
 
     /// The step of `item`, and the two-seat prediction it asks for.
@@ -268,47 +290,66 @@ fn pipeline(
     let (read, end, (roster, activity), folds) = std::thread::scope(|s| {
         let mut queues = Vec::new();
         let mut handles = Vec::new();
+        // Chunks every fold is done with come back to the reader to be filled again: a fresh
+        // chunk is a megabyte and more of new pages, each a page fault when first written.
+        let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
         for mut fold in folds {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<Chunk>>(QUEUE);
             queues.push(tx);
             let failed = &failed;
+            let recycle = recycle.clone();
             handles.push(s.spawn(move || {
                 for chunk in rx {
                     if let Err(e) = fold(&chunk) {
                         failed.store(true, Ordering::Relaxed);
                         return Err(e);
                     }
+                    // The last fold to finish a chunk hands it back.
+                    if let Some(chunk) = Arc::into_inner(chunk) {
+                        let _ = recycle.send(chunk);
+                    }
                 }
                 Ok(())
             }));
         }
+        drop(recycle);
         let (to_interner, interner_rx) = std::sync::mpsc::sync_channel::<Chunk>(QUEUE);
         let interner = s.spawn(move || {
             let mut roster = Roster::new();
             let mut activity = Activity::new();
+            let mut named = Ok(());
             for mut chunk in interner_rx {
-                chunk.resolve(&mut roster);
+                if let Err(e) = chunk.resolve(&mut roster) {
+                    // Damage the checksum did not catch: the read fails with it below.
+                    named = named.and(Err(e));
+                }
                 chunk.note(&mut activity);
                 let chunk = Arc::new(chunk);
-                for q in &queues {
-                    // A group that stopped at an error has dropped its end; the others go on.
-                    let _ = q.send(Arc::clone(&chunk));
+                // The last queue takes this thread's reference, so only folds hold the chunk.
+                if let Some((last, rest)) = queues.split_last() {
+                    for q in rest {
+                        // A group that stopped at an error has dropped its end; the others go on.
+                        let _ = q.send(Arc::clone(&chunk));
+                    }
+                    let _ = last.send(chunk);
                 }
             }
-            (roster, activity)
+            (roster, activity, named)
         });
-        let mut send = |chunk: Chunk| {
+        let mut send = |chunk: &mut Chunk| {
+            let next = recycled.try_recv().map_or_else(|_| Chunk::new(), Chunk::cleared);
             // The interner has hung up only if it panicked; joining it says so below.
-            let _ = to_interner.send(chunk);
+            let _ = to_interner.send(std::mem::replace(chunk, next));
             !failed.load(Ordering::Relaxed)
         };
-        let mut end = End { through: 0, head: [0; 32], last_at: None, roster: None };
+        let mut end = End { through: 0, head: [0; 32], last_at: None };
         let read = match history.folded() {
             Some(mut folded) => read_folded(&mut *folded, until, &mut end, &mut send),
             None => read_records(history, until, &mut end, &mut send),
         };
         drop(to_interner);
-        let (roster, mut activity) = join(interner);
+        let (roster, mut activity, named) = join(interner);
+        let read = read.and(named.map_err(|e| ReplayError::History(e.into())));
         if let Some(at) = end.last_at {
             activity.event(at);
         }
@@ -316,8 +357,6 @@ fn pipeline(
         let folds: Vec<Result<(), ProjectError>> = handles.into_iter().map(join).collect();
         (read, end, roster, folds)
     });
-    // A folded read interned the names itself, so the interner's roster is empty.
-    let roster = end.roster.unwrap_or(roster);
     (Read { read, roster, activity, through: end.through, head: end.head }, folds)
 }
 
@@ -328,17 +367,16 @@ struct End {
     head: [u8; 32],
     /// The instant of the last event read.
     last_at: Option<Timestamp>,
-    /// The names, when the reader interned them itself (a folded read).
-    roster: Option<Roster>,
 }
 
 /// The reader of the stored events: each read in place, packed into chunks with its names written
-/// out for the interner, handed to `send` (which says whether to go on).
+/// out for the interner, handed to `send` (which leaves an empty chunk in its place and says
+/// whether to go on).
 fn read_records(
     history: &dyn History,
     until: Until,
     end: &mut End,
-    send: &mut dyn FnMut(Chunk) -> bool,
+    send: &mut dyn FnMut(&mut Chunk) -> bool,
 ) -> Result<(), ReplayError> {
     let any_voids = !history.voids().is_empty();
     let is_voided = |id: &str| {
@@ -357,28 +395,88 @@ fn read_records(
             end.through = r.seq;
             end.head = *r.hash;
             end.last_at = Some(event.at);
-            if chunk.items.len() == CHUNK && !send(std::mem::replace(&mut chunk, Chunk::new())) {
+            if chunk.items.len() == CHUNK && !send(&mut chunk) {
                 return Ok(false);
             }
         }
         Ok(true)
     });
     if !chunk.items.is_empty() {
-        send(chunk);
+        send(&mut chunk);
     }
     read
 }
 
+/// The folded form's names as a reader meets them, and the id each has in this replay.
+#[derive(Default)]
+struct FoldedNames {
+    /// Every name so far, end to end: name `g` ends at `ends[g]`.
+    arena: String,
+    ends: Vec<usize>,
+    /// The id of folded player `g` in this replay ([`UNRESOLVED`] until a step names it).
+    ids: Vec<PlayerId>,
+    /// The next id to hand out.
+    next: u32,
+    /// No match of the replay is voided, so steps name players in the folded form's own order
+    /// of first appearance and its numbers are this replay's ids: `ids` is not needed.
+    same: bool,
+}
+
+impl FoldedNames {
+    /// The next folded player's name.
+    fn add(&mut self, name: &str) {
+        self.arena.push_str(name);
+        self.ends.push(self.arena.len());
+        if !self.same {
+            self.ids.push(UNRESOLVED);
+        }
+    }
+
+    /// The id of folded player `g`: the next one when a step names it first, its name then
+    /// written into `chunk` for the interner ([`Slot::Known`]), which builds the roster on its
+    /// own thread.
+    #[inline]
+    fn id(&mut self, g: u32, chunk: &mut Chunk) -> Result<PlayerId, ReplayError> {
+        if self.same {
+            if g < self.next {
+                return Ok(PlayerId(g));
+            }
+            if g == self.next && (g as usize) < self.ends.len() {
+                let start = if g == 0 { 0 } else { self.ends[g as usize - 1] };
+                chunk.name(&self.arena[start..self.ends[g as usize]], Slot::Known(PlayerId(g)));
+                self.next += 1;
+                return Ok(PlayerId(g));
+            }
+            return Err(ReplayError::History(
+                format!("the folded form names player {g} before player {}", self.next).into(),
+            ));
+        }
+        let g = g as usize;
+        let Some(slot) = self.ids.get_mut(g) else {
+            return Err(ReplayError::History(
+                format!("the folded form names player {g} before its name").into(),
+            ));
+        };
+        if *slot == UNRESOLVED {
+            *slot = PlayerId(self.next);
+            self.next += 1;
+            let start = if g == 0 { 0 } else { self.ends[g - 1] };
+            chunk.name(&self.arena[start..self.ends[g]], Slot::Known(*slot));
+        }
+        Ok(*slot)
+    }
+}
+
 /// The reader of the folded form: the same chunks as [`read_records`] makes, with the players'
 /// ids written in already. Players are numbered in the folded form over the whole history; here
-/// each gets its id from this replay's own roster when a step first names it, so ids come in the
-/// same order as the interner hands them out from the stored events (a voided match, or one past
-/// `--until`, names nobody).
+/// each gets the next id when a step first names it, so ids come in the same order as the
+/// interner hands them out from the stored events (a voided match, or one past `--until`, names
+/// nobody); the interner puts each name in the roster under the same id, on its own thread.
 fn read_folded(
     folded: &mut dyn FoldedHistory,
     until: Until,
     end: &mut End,
-    send: &mut dyn FnMut(Chunk) -> bool,
+    send: &mut dyn FnMut(&mut Chunk) -> bool,
 ) -> Result<(), ReplayError> {
     let mut voided: Vec<u64> = folded
         .voids()
@@ -387,19 +485,7 @@ fn read_folded(
         .map(|(m, _, _)| m)
         .collect();
     voided.sort_unstable();
-    let damaged = |detail: String| ReplayError::History(detail.into());
-    let mut names: Vec<Box<str>> = Vec::new();
-    let mut ids: Vec<PlayerId> = Vec::new();
-    let mut roster = Roster::new();
-    let mut id = |g: u32, names: &[Box<str>], ids: &mut Vec<PlayerId>| {
-        let slot = ids
-            .get_mut(g as usize)
-            .ok_or_else(|| damaged(format!("the folded form names player {g} before its name")))?;
-        if *slot == UNRESOLVED {
-            *slot = roster.intern(&names[g as usize]);
-        }
-        Ok::<PlayerId, ReplayError>(*slot)
-    };
+    let mut names = FoldedNames { same: voided.is_empty(), ..FoldedNames::default() };
     let mut chunk = Chunk::new();
     let mut seq = 0u64;
     let mut last: Option<(u64, Timestamp)> = None;
@@ -408,8 +494,7 @@ fn read_folded(
             let item = item.map_err(|e| ReplayError::History(Box::new(e)))?;
             let (at, body) = match item {
                 FoldedItem::Name(name) => {
-                    names.push(name.into());
-                    ids.push(UNRESOLVED);
+                    names.add(name);
                     continue;
                 }
                 FoldedItem::Event { at, body } => (at, body),
@@ -421,10 +506,10 @@ fn read_folded(
             // As Chunk::push: a MatchVoided, and a match voided by then, are no step.
             let input = match body {
                 FoldedBody::Joined { player, prior } => {
-                    Some(Owned::Joined(id(player, &names, &mut ids)?, prior))
+                    Some(Owned::Joined(names.id(player, &mut chunk)?, prior))
                 }
                 FoldedBody::Timeout { player } => {
-                    Some(Owned::Timeout(id(player, &names, &mut ids)?))
+                    Some(Owned::Timeout(names.id(player, &mut chunk)?))
                 }
                 FoldedBody::Tick => Some(Owned::Tick),
                 FoldedBody::Voided => None,
@@ -434,8 +519,9 @@ fn read_folded(
                     } else {
                         let start = chunk.seats.len();
                         for seat in seats.iter() {
+                            let player = names.id(seat.player, &mut chunk)?;
                             chunk.seats.push(SeatIn {
-                                player: id(seat.player, &names, &mut ids)?,
+                                player,
                                 score: seat.score,
                                 side: seat.side,
                                 seconds: seat.seconds,
@@ -450,14 +536,14 @@ fn read_folded(
             if let Some(input) = input {
                 chunk.items.push(Item { seq, at, input });
             }
-            if chunk.items.len() == CHUNK && !send(std::mem::replace(&mut chunk, Chunk::new())) {
+            if chunk.items.len() == CHUNK && !send(&mut chunk) {
                 return Ok(false);
             }
         }
         Ok(true)
     })?;
     if !chunk.items.is_empty() {
-        send(chunk);
+        send(&mut chunk);
     }
     if let Some((through, at)) = last {
         let (head_seq, head_hash) = folded.head();
@@ -465,7 +551,6 @@ fn read_folded(
         end.head = if through == head_seq { head_hash } else { folded.hash_at(through)? };
         end.last_at = Some(at);
     }
-    end.roster = Some(roster);
     Ok(())
 }
 

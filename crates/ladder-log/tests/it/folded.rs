@@ -3,7 +3,7 @@
 //! that cannot write it, and checked against the chain by `check_folded`.
 
 use crate::append_ok;
-use ladder_log::{AppendOptions, FoldedState, Ledger, FOLDED_FILE};
+use ladder_log::{AppendOptions, FoldedCheck, FoldedState, Ledger, FOLDED_FILE};
 use std::path::Path;
 
 /// Joins, matches with a void, a tick, a timeout, teams and a seat at home.
@@ -113,7 +113,24 @@ fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
         drop(again);
         assert_eq!(file(&path), good, "{what}: rebuilt to the same bytes");
         assert_eq!(records(&ledger), decoded, "{what}");
+        // A check made before the ledger is asked (as a replay makes it while the ledger
+        // opens) finds the same damage, and the file is rebuilt all the same.
+        std::fs::write(path.join(FOLDED_FILE), &bytes).unwrap();
+        let checked = FoldedCheck::read(&path);
+        assert!(matches!(checked.state(), FoldedState::Damaged { .. }), "{what}");
+        let again = ledger.folded_with(Some(checked)).expect("rebuilt");
+        assert!(matches!(again.was(), FoldedState::Damaged { .. }), "{what}");
+        drop(again);
+        assert_eq!(file(&path), good, "{what}: rebuilt to the same bytes");
     }
+    // A check of a whole file is taken as it is; a check of another directory is not used.
+    let checked = FoldedCheck::read(&path);
+    assert_eq!(checked.state(), &FoldedState::Current);
+    assert_eq!(ledger.folded_with(Some(checked)).unwrap().was(), &FoldedState::Current);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let absent = FoldedCheck::read(elsewhere.path());
+    assert_eq!(absent.state(), &FoldedState::Absent);
+    assert_eq!(ledger.folded_with(Some(absent)).unwrap().was(), &FoldedState::Current);
 
     // A whole file that claims another head (its checksum made right for it) is stale.
     let mut other = good.clone();
@@ -124,14 +141,25 @@ fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
     other[64..96].copy_from_slice(sum.finalize().as_bytes());
     std::fs::write(path.join(FOLDED_FILE), &other).unwrap();
     assert_eq!(ledger.folded_state(), FoldedState::Stale { seq: ledger.head().seq });
+    // Checked on its own, it is whole; against the ledger's head, stale, and built again.
+    let checked = FoldedCheck::read(&path);
+    assert_eq!(checked.state(), &FoldedState::Current);
+    assert_eq!(
+        ledger.folded_with(Some(checked)).unwrap().was(),
+        &FoldedState::Stale { seq: ledger.head().seq }
+    );
+    assert_eq!(file(&path), good);
+    std::fs::write(path.join(FOLDED_FILE), &other).unwrap();
     assert_eq!(ledger.folded().unwrap().was(), &FoldedState::Stale { seq: ledger.head().seq });
     assert_eq!(file(&path), good);
 
-    // After an append it is stale, and the next use builds it through the new head.
+    // After an append it is stale, and the next use builds it through the new head (a check
+    // made before the append included).
+    let checked = FoldedCheck::read(&path);
     append_ok(&mut ledger, &history(3000, 500), AppendOptions::default());
     let before = ledger.head().seq - 500;
     assert_eq!(ledger.folded_state(), FoldedState::Stale { seq: before });
-    let grown = ledger.folded().unwrap();
+    let grown = ledger.folded_with(Some(checked)).unwrap();
     assert_eq!(grown.was(), &FoldedState::Stale { seq: before });
     assert_eq!(grown.head(), ledger.head());
     drop(grown);
