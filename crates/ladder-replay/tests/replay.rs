@@ -687,6 +687,10 @@ fn glicko2_batch() -> Vec<Vec<(String, String)>> {
         set(&[("epsilon", "1e-9"), ("initial_rating", "1400"), ("initial_rd", "250")]),
         set(&[("period", "1d")]),
         set(&[("period", "1d"), ("tau", "0.9"), ("provisional_rd", "80")]),
+        // revert and home, under both clocks (the lanes find where a player enters from once
+        // for every lane, and apply each lane's revert and home to it).
+        set(&[("revert", "0.3"), ("revert_after", "2d"), ("home", "40")]),
+        set(&[("period", "game"), ("idle", "2d"), ("revert", "0.5"), ("revert_after", "1d")]),
     ]
 }
 

@@ -50,6 +50,18 @@ struct Shared {
     joined: bool,
 }
 
+/// Where a player enters a game from, the same in every lane.
+#[derive(Clone, Copy, Debug)]
+enum Entering {
+    /// Not joined: the lane's initial values.
+    Unjoined,
+    /// The player's slot in the open period: their values at its start.
+    Slot(u32),
+    /// Their values after `idle` periods (or idle units) of growth, at period `now`; `since`
+    /// and `games` say whether `revert` applies.
+    Idle { idle: f64, now: i64, since: i64, games: u32 },
+}
+
 /// The shared fields of a player who has not joined (the engine's unjoined record's).
 const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false };
 
@@ -267,7 +279,9 @@ impl Glicko2Lanes {
         self.advance(seq, at)?;
         out.clear();
         let k = self.lanes.len();
-        let (sa, sb) = (self.joined(a), self.joined(b));
+        // Where each player enters from does not depend on the constants: found once, not per
+        // lane (the period index is a division).
+        let (sa, sb) = (self.entry_of(a, at), self.entry_of(b, at));
         for l in 0..k {
             if self.has_failed(l) {
                 out.push(f64::NAN);
@@ -298,35 +312,43 @@ impl Glicko2Lanes {
         self.shared.get(player.index()).filter(|s| s.joined).copied()
     }
 
-    /// `(mu, phi)` with which `player` (whose shared fields are `shared`, if joined) enters a game
-    /// at `at` in lane `l`, once the period before `at` is closed ([`Glicko2`]'s `entering`
-    /// without the closing on the side).
+    /// Where `player` enters a game at `at` from, in every lane ([`Glicko2`]'s `entering`, the
+    /// part that does not depend on the constants), once the period before `at` is closed.
     #[inline]
-    fn entering(
-        &self,
-        l: usize,
-        player: PlayerId,
-        shared: Option<Shared>,
-        at: Timestamp,
-    ) -> (f64, f64) {
+    fn entry_of(&self, player: PlayerId, at: Timestamp) -> Entering {
+        let Some(p) = self.joined(player) else { return Entering::Unjoined };
+        let now = self.clock.index(at);
+        if let Period::Every(_) = self.clock.period {
+            if p.slot != NO_SLOT && Some(now) <= self.open {
+                return Entering::Slot(p.slot);
+            }
+        }
+        // A slot of a period before `at`'s cannot be left: `advance` closed it.
+        let idle = self.clock.idle_since(p.since, at, now);
+        Entering::Idle { idle, now, since: p.since, games: p.games }
+    }
+
+    /// `(mu, phi)` with which `player` enters a game at `at` in lane `l`, from where
+    /// [`Glicko2Lanes::entry_of`] found ([`Glicko2`]'s `entering` without the closing on the
+    /// side).
+    #[inline]
+    fn entering(&self, l: usize, player: PlayerId, from: Entering, at: Timestamp) -> (f64, f64) {
         let lane = &self.lanes[l];
         let k = self.lanes.len();
-        let Some(p) = shared else {
-            return lane.rule.scaled(lane.common.initial_rating, lane.common.initial_rd);
-        };
-        if let Period::Every(_) = self.clock.period {
-            if p.slot != NO_SLOT && Some(self.clock.index(at)) <= self.open {
-                let slot = &self.slots[p.slot as usize * k + l];
+        let (idle, now, since, games) = match from {
+            Entering::Unjoined => {
+                return lane.rule.scaled(lane.common.initial_rating, lane.common.initial_rd)
+            }
+            Entering::Slot(slot) => {
+                let slot = &self.slots[slot as usize * k + l];
                 let (location, deviation2) = Glicko2Rule::position(&slot.start);
                 return (location, deviation2.sqrt());
             }
-        }
+            Entering::Idle { idle, now, since, games } => (idle, now, since, games),
+        };
         let values = &self.values[player.index() * k + l];
-        // A slot of a period before `at`'s cannot be left: `advance` closed it.
-        let now = self.clock.index(at);
-        let idle = self.clock.idle_since(p.since, at, now);
         // revert, as the projector's `entering` applies it to a game at `at`.
-        if lane.common.revert_due::<Glicko2Rule>(p.since, p.games, at, now) {
+        if lane.common.revert_due::<Glicko2Rule>(since, games, at, now) {
             let values = Glicko2Rule::revert(
                 values,
                 lane.common.revert.fraction,
