@@ -418,11 +418,10 @@ impl Glicko2Lanes {
                 }
             }
         }
-        if self.all_failed() {
-            if self.failures > before {
-                return self.all_failed_error();
-            }
-            // Every lane had failed before: nothing to keep, but the bookkeeping goes on.
+        // When every lane fails here nothing is written; when every lane had failed before,
+        // there is nothing to keep, but the bookkeeping goes on.
+        if self.all_failed() && self.failures > before {
+            return self.all_failed_error();
         }
         // The players' values are written back in slot order: those of the slot AHEAD on
         // are fetched meanwhile, as they are scattered over the whole roster.
