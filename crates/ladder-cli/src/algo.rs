@@ -6,10 +6,10 @@ use crate::cli::EventsArg;
 use crate::source::{ledger_history, open_for_read};
 use crate::{Hinted, UsageError};
 use clap::Args;
-use ladder_projector::{describe_specs, Config};
+use ladder_projector::{describe_specs, Config, ProjectError};
 use ladder_replay::score::Score;
 use ladder_replay::{registry, ReplayError, Replayed, Snapshot, Until};
-use ladder_replay::{replay_algos, replay_by_day, PredictFrom};
+use ladder_replay::{replay_algos_each, replay_by_day, PredictFrom};
 use std::path::Path;
 
 /// The values `--algo` accepts: exactly the registry's algorithms, so that help, completions and
@@ -154,6 +154,41 @@ pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The refusal of a replay that a projector stopped at: the event, the quantity and the player
+/// (by name, from `roster`), and how to look at the event.
+pub fn cannot_apply(e: &ProjectError, roster: &ladder_projector::Roster) -> Hinted {
+    Hinted::refused(
+        format!("{}\nthe algorithm cannot apply this event under these constants", named(e, roster)),
+        format!(
+            "`ladder log --from {} --limit 1` shows the event; other constants may apply it (`--set help=1` lists them)",
+            e.seq
+        ),
+    )
+}
+
+/// `e`'s message with every `player #N` that `roster` knows written as `player #N ("name")`:
+/// projectors number players, and the number means nothing to a user.
+pub fn named(e: &ProjectError, roster: &ladder_projector::Roster) -> String {
+    let text = e.to_string();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("player #") {
+        let (before, tail) = rest.split_at(at + "player #".len());
+        out.push_str(before);
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        let (number, after) = tail.split_at(digits);
+        out.push_str(number);
+        if let Ok(id) = number.parse::<u32>() {
+            if (id as usize) < roster.len() {
+                out.push_str(&format!(" ({:?})", roster.name(ladder_projector::PlayerId(id))));
+            }
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Replays the history once through every configuration.
 pub fn replay_configs(
     ledger_path: &Path,
@@ -188,17 +223,20 @@ pub fn replay_configs_predicting(
     let result = match (predict, warmup) {
         (PredictFrom::Day, Some(warmup)) => replay_by_day(&history, &mut projectors, until, warmup),
         // Read in place once; fold on other threads while reading (every configuration, even
-        // one; several Glicko-2 configurations together as lanes).
-        _ => replay_algos(&history, &mut projectors, until, warmup, threads()),
+        // one; several Glicko-2 configurations together as lanes). Each configuration fails on
+        // its own, so the roster is there to name the player of the earliest failure.
+        _ => match replay_algos_each(&history, &mut projectors, until, warmup, threads()) {
+            Ok(each) => match each.failed.iter().flatten().min_by_key(|e| e.seq) {
+                Some(e) => return Err(cannot_apply(e, &each.replayed.roster).into()),
+                None => Ok(each.replayed),
+            },
+            Err(e) => Err(e),
+        },
     };
     let replayed = match result {
         Ok(r) => r,
         Err(ReplayError::Project(e)) => {
-            return Err(Hinted::refused(
-                format!("{e}\nthe algorithm cannot apply this event under these constants"),
-                format!("`ladder log --from {} --limit 1` shows the event; other constants may apply it (`--set help=1` lists them)", e.seq),
-            )
-            .into())
+            return Err(cannot_apply(&e, &ladder_projector::Roster::new()).into())
         }
         Err(e) => return Err(e.into()),
     };

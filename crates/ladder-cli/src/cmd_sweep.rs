@@ -1,13 +1,14 @@
 //! `ladder sweep`: every combination of a grid of constants, replayed in one pass and ranked by
 //! how well each predicts the results (docs/outputs.md's `--score`).
 
-use crate::algo::{config_error, replay_configs, AlgoArgs};
+use crate::algo::{config_error, threads, AlgoArgs};
+use crate::source::{ledger_history, open_for_read};
 use crate::UsageError;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_projector::{Config, ParamValue};
-use ladder_replay::registry;
 use ladder_replay::score::Score;
+use ladder_replay::{registry, replay_algos_scores};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -275,67 +276,38 @@ struct Scored {
     head: [u8; 32],
 }
 
-/// Replays every configuration in one pass. When some configuration cannot apply an event (TGR
-/// with a low `p` can drive V to infinity), that pass stops at the event, so each configuration is
-/// then replayed alone: the failed ones are marked with their reason and the rest still ranked.
-/// Only when every configuration fails is the sweep refused, with the first one's reason.
+/// Replays every configuration in one pass. A configuration under which the algorithm cannot
+/// apply an event (TGR with a low `p` can drive V to infinity; Glicko-2's step 5 under some
+/// constants) stops alone at that event, with the reason a replay of it alone gives, and is
+/// marked failed; the others fold the whole history in the same pass and are ranked. Only when
+/// every configuration fails is the sweep refused, with the earliest failure's reason.
 fn scored(
     ledger_path: &Path,
     args: &AlgoArgs,
     configs: &[Config],
     warmup: u64,
 ) -> anyhow::Result<Scored> {
-    let together = match replay_configs(ledger_path, args, configs.to_vec(), Some(warmup)) {
-        Ok(run) => run,
-        Err(e) if cannot_apply(&e) && configs.len() > 1 => {
-            let mut alone = Vec::with_capacity(configs.len());
-            let mut first_error = None;
-            let mut last_good = None;
-            for c in configs {
-                match replay_configs(ledger_path, args, vec![c.clone()], Some(warmup)) {
-                    Ok(run) => {
-                        alone.push(Ok(run.replayed.scores[0].clone()));
-                        last_good = Some((run.replayed.through, run.replayed.head));
-                    }
-                    Err(e) if cannot_apply(&e) => {
-                        let why = e.chain().next().map(|e| e.to_string()).unwrap_or_default();
-                        let why = why.lines().next().unwrap_or_default().to_string();
-                        alone.push(Err(why));
-                        first_error.get_or_insert(e);
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            let Some((through, head)) = last_good else {
-                return Err(first_error.unwrap_or(e));
-            };
-            let (scores, failed) = alone
-                .into_iter()
-                .map(|r| match r {
-                    Ok(s) => (s, None),
-                    Err(why) => (Score::new(warmup), Some(why)),
-                })
-                .unzip();
-            return Ok(Scored { scores, failed, through, head });
+    let until = crate::algo::until_of(args)?;
+    let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
+    let history = ledger_history(&ledger);
+    let mut projectors =
+        configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
+    let each = replay_algos_scores(&history, &mut projectors, until, Some(warmup), threads())?;
+    let r = each.replayed;
+    if each.failed.iter().all(Option::is_some) {
+        if let Some(e) = each.failed.iter().flatten().min_by_key(|e| e.seq) {
+            return Err(crate::algo::cannot_apply(e, &r.roster).into());
         }
-        Err(e) => return Err(e),
-    };
-    let r = together.replayed;
-    Ok(Scored {
-        failed: vec![None; r.scores.len()],
-        scores: r.scores,
-        through: r.through,
-        head: r.head,
-    })
-}
-
-/// True when `e` is a replay's refusal of an event under its constants (a `ProjectError`, as
-/// `replay_configs` words it), not a failure to read the history.
-fn cannot_apply(e: &anyhow::Error) -> bool {
-    e.chain().any(|e| {
-        e.downcast_ref::<crate::Hinted>()
-            .is_some_and(|h| h.message.contains("cannot apply this event under these constants"))
-    })
+    }
+    let failed =
+        each.failed.iter().map(|f| f.as_ref().map(|e| crate::algo::named(e, &r.roster))).collect();
+    let scores = r
+        .scores
+        .into_iter()
+        .zip(&each.failed)
+        .map(|(s, f)| if f.is_some() { Score::new(warmup) } else { s })
+        .collect();
+    Ok(Scored { scores, failed, through: r.through, head: r.head })
 }
 
 /// The number `key` holds in `config`.

@@ -11,8 +11,8 @@ use ladder_projector::Config;
 use ladder_replay::score::Score;
 use ladder_replay::tune::{axes, default_search, edge_warnings, search_from, starts, Point};
 use ladder_replay::{
-    leaderboard, registry, replay_algos, replay_by_day, BoardRules, History, PredictFrom,
-    ReplayError, Replayed, Until,
+    leaderboard, registry, replay_algos, replay_algos_scores, replay_by_day, BoardRules, History,
+    PredictFrom, ReplayError, Replayed, Until,
 };
 use std::io::Write;
 use std::path::Path;
@@ -236,8 +236,30 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
         starts(&axes, &start),
         &mut |batch: &[Point]| -> anyhow::Result<Vec<f64>> {
             let configs = batch.iter().map(config_of).collect::<anyhow::Result<Vec<_>>>()?;
-            // A configuration the algorithm cannot apply (arithmetic breaks down) loses; the
-            // others of its batch are replayed again without it.
+            // A configuration the algorithm cannot apply (arithmetic breaks down) loses. Predicted
+            // from the event before, it fails alone in the batch's one pass and the others go
+            // on (their scores are those of their own replays).
+            if matches!(predict, PredictFrom::Event) {
+                let mut projectors =
+                    configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
+                let each = replay_algos_scores(
+                    &history,
+                    &mut projectors,
+                    train_until,
+                    Some(args.warmup),
+                    crate::algo::threads(),
+                )?;
+                return Ok(each
+                    .failed
+                    .iter()
+                    .zip(&each.replayed.scores)
+                    .map(|(f, s)| match f {
+                        Some(_) => f64::INFINITY,
+                        None => s.log_loss().unwrap_or(f64::INFINITY),
+                    })
+                    .collect());
+            }
+            // By day, the others of its batch are replayed again without it.
             match pass(&history, &configs, train_until, args.warmup, predict) {
                 Ok(scores) => {
                     Ok(scores.iter().map(|s| s.log_loss().unwrap_or(f64::INFINITY)).collect())

@@ -523,7 +523,20 @@ fn rate_in<const TRACED: bool>(
     // Glickman, step 3: v = [Σ g(phi_j)^2 E (1 - E)]^-1
     let v = 1.0 / sums.info;
     if !(v.is_finite() && v > 0.0) {
-        return fail("v", "every E rounded to 0 or 1 (ratings too far apart)");
+        // docs/algorithms/glicko2.md, "When a configuration fails": E rounds to 0 or 1 once
+        // g(phi_j) |mu - mu_j| passes about 37 (some 6,400 rating points), typically after the
+        // player's volatility ran away under a large tau.
+        return Err(ProjectErrorKind::NonFinite {
+            quantity: "v",
+            detail: format!(
+                "player #{player}: every E rounded to 0 or 1 (ratings too far apart: the \
+                 player's rating at the period's start is {:.1}, volatility {:.6}, against {} \
+                 games)",
+                SCALE * slot.mu + CENTRE,
+                slot.sigma,
+                sums.m
+            ),
+        });
     }
     // Glickman, step 4: Delta = v Σ g(phi_j) (s_j - E)
     let delta = v * sums.gain;

@@ -31,4 +31,6 @@ pub use output::{
     leaderboard, left_out_line, put_fields, BoardRules, Leaderboard, LeftOut, Ranked, Row,
     Snapshot, DEFAULT_ACTIVE_WITHIN, DEFAULT_MIN_GAMES,
 };
-pub use parallel::{replay_algos, replay_parallel};
+pub use parallel::{
+    replay_algos, replay_algos_each, replay_algos_scores, replay_parallel, EachReplayed,
+};

@@ -17,7 +17,7 @@ use ladder_projector::{
     sides_into, Algorithm, Home, Input, Period, PlayerId, ProjectError, Projector, Roster, SeatIn,
     Step,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Events per chunk: large enough that handing a chunk over costs little, small enough that a
@@ -233,11 +233,50 @@ impl Chunk {
             let (step, predict) = self.step(item);
             if let (Some((a, b, y, home)), false) = (predict, scores.is_empty()) {
                 lanes.expectations(item.seq, a, b, item.at, home, buf)?;
-                for (s, &e) in scores.iter_mut().zip(buf.iter()) {
-                    s.record(e, y);
+                for (l, (s, &e)) in scores.iter_mut().zip(buf.iter()).enumerate() {
+                    // A failed lane's score is left where it stopped (its configuration failed).
+                    if !lanes.has_failed(l) {
+                        s.record(e, y);
+                    }
                 }
             }
             lanes.apply(&step)?;
+        }
+        Ok(())
+    }
+
+    /// [`Chunk::fold`] where each projector may fail on its own: a projector that cannot apply a
+    /// step records its error in `failed` and takes no further step; the others go on. An error
+    /// only once every projector of the group has failed.
+    fn fold_each(
+        &self,
+        projectors: &mut [&mut (dyn Projector + Send)],
+        scores: &mut [Score],
+        failed: &mut [Option<ProjectError>],
+    ) -> Result<(), ProjectError> {
+        for (k, item) in self.items.iter().enumerate() {
+            if let Some(Owned::Match(a, b)) = self.items.get(k + AHEAD).map(|i| i.input) {
+                for seat in &self.seats[a..b] {
+                    projectors.iter().for_each(|p| p.prefetch(seat.player));
+                }
+            }
+            let (step, predict) = self.step(item);
+            for (i, p) in projectors.iter_mut().enumerate() {
+                if failed[i].is_some() {
+                    continue;
+                }
+                if let (Some((a, b, y, home)), Some(s)) = (predict, scores.get_mut(i)) {
+                    s.record(p.expectation_at(a, b, item.at, home), y);
+                }
+                if let Err(e) = p.apply(&step, None) {
+                    failed[i] = Some(e);
+                }
+            }
+        }
+        if failed.iter().all(Option::is_some) {
+            if let Some(e) = failed.iter().flatten().min_by_key(|e| e.seq) {
+                return Err(e.clone());
+            }
         }
         Ok(())
     }
@@ -279,14 +318,33 @@ struct Read {
     head: [u8; 32],
 }
 
+/// Whether a batch stops at the first error of any configuration (a replay, which reports it),
+/// or lets each configuration fail on its own while the others go on (a sweep, which ranks the
+/// others and marks the failed ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// The first failure in history order ends the replay.
+    FirstError,
+    /// Each configuration stops at its own failure; reading ends once every one has.
+    Each,
+    /// As `Each`, for a caller that reads only the scores and failures: Glicko-2 lanes are settled
+    /// where they are and their projectors given back fresh, so their states are never copied
+    /// out (at 64 configurations that copy doubled a sweep's memory).
+    Scores,
+}
+
 /// The pipeline of [`replay_parallel`] with the folds given: each of `folds` runs on its own
-/// thread and sees every chunk in order. Returns what was read and each fold's result.
+/// thread and sees every chunk in order until it returns an error. Reading stops at the first
+/// fold's error with [`Mode::FirstError`], once every fold has stopped with [`Mode::Each`].
+/// Returns what was read and each fold's result.
 fn pipeline(
     history: &dyn History,
     until: Until,
     folds: Vec<Fold<'_>>,
+    mode: Mode,
 ) -> (Read, Vec<Result<(), ProjectError>>) {
-    let failed = AtomicBool::new(false);
+    let stopped = AtomicUsize::new(0);
+    let folding = folds.len();
     let (read, end, (roster, activity), folds) = std::thread::scope(|s| {
         let mut queues = Vec::new();
         let mut handles = Vec::new();
@@ -296,12 +354,12 @@ fn pipeline(
         for mut fold in folds {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<Chunk>>(QUEUE);
             queues.push(tx);
-            let failed = &failed;
+            let stopped = &stopped;
             let recycle = recycle.clone();
             handles.push(s.spawn(move || {
                 for chunk in rx {
                     if let Err(e) = fold(&chunk) {
-                        failed.store(true, Ordering::Relaxed);
+                        stopped.fetch_add(1, Ordering::Relaxed);
                         return Err(e);
                     }
                     // The last fold to finish a chunk hands it back.
@@ -340,7 +398,11 @@ fn pipeline(
             let next = recycled.try_recv().map_or_else(|_| Chunk::new(), Chunk::cleared);
             // The interner has hung up only if it panicked; joining it says so below.
             let _ = to_interner.send(std::mem::replace(chunk, next));
-            !failed.load(Ordering::Relaxed)
+            let stopped = stopped.load(Ordering::Relaxed);
+            match mode {
+                Mode::FirstError => stopped == 0,
+                Mode::Each | Mode::Scores => stopped < folding,
+            }
         };
         let mut end = End { through: 0, head: [0; 32], last_at: None };
         let read = match history.folded() {
@@ -584,6 +646,20 @@ pub fn replay_parallel(
     warmup: Option<u64>,
     threads: usize,
 ) -> Result<Replayed, ReplayError> {
+    replay_parallel_in(history, projectors, until, warmup, threads, Mode::FirstError)
+        .map(|each| each.replayed)
+}
+
+/// [`replay_parallel`] in either [`Mode`]; with [`Mode::FirstError`] no failure is ever in
+/// `failed` (it is the error returned).
+fn replay_parallel_in(
+    history: &dyn History,
+    projectors: &mut [&mut (dyn Projector + Send)],
+    until: Until,
+    warmup: Option<u64>,
+    threads: usize,
+    mode: Mode,
+) -> Result<EachReplayed, ReplayError> {
     let threads = threads.clamp(1, projectors.len().max(1));
     let mut scores: Vec<Score> = match warmup {
         Some(n) => projectors.iter().map(|_| Score::new(n)).collect(),
@@ -595,23 +671,74 @@ pub fn replay_parallel(
     } else {
         scores.chunks_mut(per).collect()
     };
+    let mut failed: Vec<Option<ProjectError>> = vec![None; projectors.len()];
     let folds: Vec<Fold<'_>> = projectors
         .chunks_mut(per)
         .zip(score_groups.iter_mut())
-        .map(|(ps, sc)| Box::new(move |chunk: &Chunk| chunk.fold(ps, sc)) as Fold<'_>)
+        .zip(failed.chunks_mut(per))
+        .map(|((ps, sc), f)| match mode {
+            Mode::FirstError => Box::new(move |chunk: &Chunk| chunk.fold(ps, sc)) as Fold<'_>,
+            Mode::Each | Mode::Scores => {
+                Box::new(move |chunk: &Chunk| chunk.fold_each(ps, sc, f)) as Fold<'_>
+            }
+        })
         .collect();
-    let (read, folds) = pipeline(history, until, folds);
-    let read = outcome_of(read, folds)?;
-    for p in projectors.iter() {
-        p.settle(read.through, None)?;
-    }
-    Ok(Replayed {
-        scores,
-        roster: read.roster,
-        through: read.through,
-        head: read.head,
-        activity: read.activity,
+    let (read, folds) = pipeline(history, until, folds, mode);
+    let read = match mode {
+        Mode::FirstError => outcome_of(read, folds)?,
+        Mode::Each | Mode::Scores => read_of(read)?,
+    };
+    settle_all(projectors.iter().map(|p| &**p as &dyn Projector), &read, &mut failed, mode)?;
+    Ok(EachReplayed {
+        replayed: Replayed {
+            scores,
+            roster: read.roster,
+            through: read.through,
+            head: read.head,
+            activity: read.activity,
+        },
+        failed,
     })
+}
+
+/// What was read, once the folds of [`Mode::Each`] are done (their errors are each
+/// configuration's own): an error only if reading the history failed.
+fn read_of(read: Read) -> Result<Read, ReplayError> {
+    let Read { read, roster, activity, through, head } = read;
+    read?;
+    Ok(Read { read: Ok(()), roster, activity, through, head })
+}
+
+/// Settles every projector that has not failed at the end of the history
+/// ([`Projector::settle`]): with [`Mode::Each`] a projector that cannot settle fails alone.
+fn settle_all<'a>(
+    projectors: impl Iterator<Item = &'a dyn Projector>,
+    read: &Read,
+    failed: &mut [Option<ProjectError>],
+    mode: Mode,
+) -> Result<(), ReplayError> {
+    for (p, f) in projectors.zip(failed.iter_mut()) {
+        if f.is_some() {
+            continue;
+        }
+        match (p.settle(read.through, None), mode) {
+            (Ok(()), _) => {}
+            (Err(e), Mode::FirstError) => return Err(e.into()),
+            (Err(e), Mode::Each | Mode::Scores) => *f = Some(e),
+        }
+    }
+    Ok(())
+}
+
+/// A batch replay in which each configuration may fail on its own ([`replay_algos_each`]).
+#[derive(Debug)]
+pub struct EachReplayed {
+    /// What was replayed. `scores` holds one per configuration; a failed configuration's score
+    /// covers only the matches before its failure and should not be reported.
+    pub replayed: Replayed,
+    /// One per configuration: the error at which a replay of that configuration alone stops, or
+    /// `None` for one that folded the whole history.
+    pub failed: Vec<Option<ProjectError>>,
 }
 
 /// [`replay_parallel`] over the registry's projectors, taking the fastest way for the batch: when
@@ -627,12 +754,54 @@ pub fn replay_algos(
     warmup: Option<u64>,
     threads: usize,
 ) -> Result<Replayed, ReplayError> {
+    replay_algos_in(history, projectors, until, warmup, threads, Mode::FirstError)
+        .map(|each| each.replayed)
+}
+
+/// [`replay_algos`] for a sweep: every configuration is folded in the one pass, and one that the
+/// algorithm cannot apply an event under stops alone, at the error a replay of it alone would
+/// report ([`EachReplayed::failed`]), while the others fold the whole history: their results
+/// are those of [`replay_algos`] given them alone, bit for bit. An error only when reading the
+/// history fails. Reading stops early once every configuration has failed.
+pub fn replay_algos_each(
+    history: &dyn History,
+    projectors: &mut [Algo],
+    until: Until,
+    warmup: Option<u64>,
+    threads: usize,
+) -> Result<EachReplayed, ReplayError> {
+    replay_algos_in(history, projectors, until, warmup, threads, Mode::Each)
+}
+
+/// [`replay_algos_each`] for a caller that reads only [`Replayed::scores`] and
+/// [`EachReplayed::failed`] (a sweep, `tune`): the same scores and failures, but a Glicko-2
+/// configuration's projector is given back fresh rather than holding its state, which saves
+/// copying every lane's state out (memory, at 64 configurations, for as much again as the lanes).
+pub fn replay_algos_scores(
+    history: &dyn History,
+    projectors: &mut [Algo],
+    until: Until,
+    warmup: Option<u64>,
+    threads: usize,
+) -> Result<EachReplayed, ReplayError> {
+    replay_algos_in(history, projectors, until, warmup, threads, Mode::Scores)
+}
+
+/// [`replay_algos`] in any [`Mode`].
+fn replay_algos_in(
+    history: &dyn History,
+    projectors: &mut [Algo],
+    until: Until,
+    warmup: Option<u64>,
+    threads: usize,
+    mode: Mode,
+) -> Result<EachReplayed, ReplayError> {
     let glicko2: Vec<usize> =
         (0..projectors.len()).filter(|&i| matches!(projectors[i], Algo::Glicko2(_))).collect();
     if glicko2.len() < 2 || glicko2.len() < projectors.len() {
         let mut refs: Vec<&mut (dyn Projector + Send)> =
             projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-        return replay_parallel(history, &mut refs, until, warmup, threads);
+        return replay_parallel_in(history, &mut refs, until, warmup, threads, mode);
     }
     let threads = threads.clamp(1, projectors.len());
     // The batch's clocks, in order of first appearance, each with its projectors' indices.
@@ -678,7 +847,7 @@ pub fn replay_algos(
                 }
                 let mut refs: Vec<&mut (dyn Projector + Send)> =
                     projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-                return replay_parallel(history, &mut refs, until, warmup, threads);
+                return replay_parallel_in(history, &mut refs, until, warmup, threads, mode);
             }
         }
     }
@@ -698,34 +867,72 @@ pub fn replay_algos(
             .map(|w| {
                 let mut buf = Vec::new();
                 Box::new(move |chunk: &Chunk| {
-                    w.iter_mut().try_for_each(|(l, sc)| chunk.fold_lanes(l, sc, &mut buf))
+                    for (l, sc) in w.iter_mut() {
+                        if l.all_failed() {
+                            continue;
+                        }
+                        // An error here means every lane of the set has failed; each lane's own
+                        // error is kept in the set.
+                        let _ = chunk.fold_lanes(l, sc, &mut buf);
+                    }
+                    if mode == Mode::FirstError {
+                        // The earliest failure of any set (each set folded the whole chunk).
+                        let first = w.iter().filter_map(|(l, _)| l.first_failure());
+                        if let Some(e) = first.min_by_key(|e| e.seq) {
+                            return Err(e.clone());
+                        }
+                    }
+                    // The thread stops once every lane it folds has failed.
+                    match w.iter().find_map(|(l, _)| l.first_failure().filter(|_| l.all_failed())) {
+                        Some(e) if w.iter().all(|(l, _)| l.all_failed()) => Err(e.clone()),
+                        _ => Ok(()),
+                    }
                 }) as Fold<'_>
             })
             .collect();
-        pipeline(history, until, folds)
+        pipeline(history, until, folds, mode)
     };
     // The projectors go back to their places, with their scores, whatever happened.
     let mut scores: Vec<Option<Score>> = (0..projectors.len()).map(|_| None).collect();
+    let mut failed: Vec<Option<ProjectError>> = vec![None; projectors.len()];
     let mut dealt: Vec<std::vec::IntoIter<(Glicko2Lanes, Vec<Score>)>> =
         work.into_iter().map(Vec::into_iter).collect();
     for (n, set) in sets.iter().enumerate() {
         let Some((l, sc)) = dealt[n % threads].next() else { continue };
         let mut sc = sc.into_iter();
+        if mode == Mode::Scores {
+            // Settled where they are (a fresh projector settles at once below).
+            let mut l = l;
+            l.settle(read.through);
+            for (&i, f) in set.iter().zip(l.failures()) {
+                failed[i] = f.clone();
+                scores[i] = sc.next();
+            }
+            // The fresh projectors taken out when the lanes were made are still in place.
+            continue;
+        }
+        for (&i, f) in set.iter().zip(l.failures()) {
+            failed[i] = f.clone();
+        }
         for (&i, g) in set.iter().zip(l.into_projectors()) {
             projectors[i] = Algo::Glicko2(g);
             scores[i] = sc.next();
         }
     }
-    let read = outcome_of(read, results)?;
-    for p in projectors.iter() {
-        p.settle(read.through, None)?;
-    }
-    Ok(Replayed {
-        scores: scores.into_iter().flatten().collect(),
-        roster: read.roster,
-        through: read.through,
-        head: read.head,
-        activity: read.activity,
+    let read = match mode {
+        Mode::FirstError => outcome_of(read, results)?,
+        Mode::Each | Mode::Scores => read_of(read)?,
+    };
+    settle_all(projectors.iter().map(|p| p as &dyn Projector), &read, &mut failed, mode)?;
+    Ok(EachReplayed {
+        replayed: Replayed {
+            scores: scores.into_iter().flatten().collect(),
+            roster: read.roster,
+            through: read.through,
+            head: read.head,
+            activity: read.activity,
+        },
+        failed,
     })
 }
 

@@ -687,6 +687,10 @@ fn glicko2_batch() -> Vec<Vec<(String, String)>> {
         set(&[("epsilon", "1e-9"), ("initial_rating", "1400"), ("initial_rd", "250")]),
         set(&[("period", "1d")]),
         set(&[("period", "1d"), ("tau", "0.9"), ("provisional_rd", "80")]),
+        // revert and home, under both clocks (the lanes find where a player enters from once
+        // for every lane, and apply each lane's revert and home to it).
+        set(&[("revert", "0.3"), ("revert_after", "2d"), ("home", "40")]),
+        set(&[("period", "game"), ("idle", "2d"), ("revert", "0.5"), ("revert_after", "1d")]),
     ]
 }
 
@@ -741,6 +745,133 @@ fn glicko2_lanes_equal_single_replays_on_a_simulated_ladder() {
     let sim = ladder_sim::simulate(&ladder_sim::SimParams::new(300, 30_000, 11)).unwrap();
     let history = Memory::new(sim.collect());
     lanes_equal_single_replays(&history, &glicko2_batch(), "simulated ladder");
+}
+
+/// Each configuration of `batch` replayed alone by the sequential driver, some of which fail;
+/// then all of them by `replay_algos_each` (lanes, or one by one for a mixed batch) on 1, 2 and 3
+/// threads: a failed configuration reports exactly its own replay's error (event and reason),
+/// every other one the same snapshot, digest and scores as its own replay, bit for bit; and
+/// `replay_algos` stops at the earliest of those errors. Returns how many failed.
+fn each_equals_single_replays(
+    history: &Memory,
+    batch: &[(&str, Vec<(String, String)>)],
+    what: &str,
+) -> usize {
+    let configs: Vec<_> =
+        batch.iter().map(|(algo, sets)| registry::config(algo, sets).unwrap()).collect();
+    let mut singles = Vec::new();
+    for config in &configs {
+        let mut p = registry::build(config.clone()).unwrap();
+        let options = Options { warmup: Some(5), ..Options::default() };
+        singles.push(match replay(history, &mut [&mut p], options, &mut |_| {}) {
+            Ok(r) => {
+                let snap = Snapshot::capture(&p, &r.roster, r.through, &r.head);
+                Ok((snap.to_json(), snap.digest(), r.scores[0].clone()))
+            }
+            Err(ReplayError::Project(e)) => Err(e),
+            Err(e) => panic!("{what}: {e}"),
+        });
+    }
+    let failures = singles.iter().filter(|s| s.is_err()).count();
+    for threads in [1, 2, 3] {
+        let mut algos: Vec<_> =
+            configs.iter().map(|c| registry::build(c.clone()).unwrap()).collect();
+        let each =
+            ladder_replay::replay_algos_each(history, &mut algos, Until::Head, Some(5), threads)
+                .unwrap();
+        let r = &each.replayed;
+        assert_eq!(each.failed.len(), configs.len());
+        for (i, p) in algos.iter().enumerate() {
+            let at = format!("{what}: configuration {i} {:?}, {threads} threads", batch[i]);
+            match &singles[i] {
+                Err(e) => assert_eq!(each.failed[i].as_ref(), Some(e), "{at}"),
+                Ok((json, digest, score)) => {
+                    assert_eq!(each.failed[i], None, "{at}");
+                    let snap = Snapshot::capture(p, &r.roster, r.through, &r.head);
+                    assert_eq!(&snap.to_json(), json, "{at}");
+                    assert_eq!(&snap.digest(), digest, "{at}");
+                    assert_eq!(&r.scores[i], score, "{at}");
+                }
+            }
+        }
+        // A sweep's way: the same scores and failures, no states copied out.
+        let mut algos: Vec<_> =
+            configs.iter().map(|c| registry::build(c.clone()).unwrap()).collect();
+        let scored =
+            ladder_replay::replay_algos_scores(history, &mut algos, Until::Head, Some(5), threads)
+                .unwrap();
+        assert_eq!(scored.failed, each.failed, "{what}, {threads} threads");
+        for (i, f) in scored.failed.iter().enumerate() {
+            if f.is_none() {
+                assert_eq!(scored.replayed.scores[i], r.scores[i], "{what}, {threads} threads");
+            }
+        }
+        // All or nothing, as a replay asks: the earliest failure (the lowest configuration's at
+        // one event), or every result.
+        let mut algos: Vec<_> =
+            configs.iter().map(|c| registry::build(c.clone()).unwrap()).collect();
+        let first = singles.iter().filter_map(|s| s.as_ref().err()).min_by_key(|e| e.seq);
+        match (
+            ladder_replay::replay_algos(history, &mut algos, Until::Head, Some(5), threads),
+            first,
+        ) {
+            (Err(ReplayError::Project(e)), Some(first)) => {
+                assert_eq!(e.seq, first.seq, "{what}, {threads} threads")
+            }
+            (Ok(_), None) => {}
+            (other, first) => panic!("{what}, {threads} threads: {other:?} against {first:?}"),
+        }
+    }
+    failures
+}
+
+/// Glicko-2 configurations of which some cannot replay a history: an `epsilon` finer than the
+/// float spacing of ln(sigma'^2) is never met, so step 5.4 gives up after its bound
+/// (`MAX_ILLINOIS_ITERATIONS`) at the first period it rates; the rest are [`glicko2_batch`].
+fn glicko2_failing_batch() -> Vec<(&'static str, Vec<(String, String)>)> {
+    let set = |pairs: &[(&str, &str)]| {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>()
+    };
+    let mut batch: Vec<_> = glicko2_batch().into_iter().map(|sets| ("glicko2", sets)).collect();
+    batch.insert(1, ("glicko2", set(&[("epsilon", "1e-300")])));
+    batch.insert(5, ("glicko2", set(&[("period", "game"), ("idle", "2d"), ("epsilon", "1e-300")])));
+    batch.push(("glicko2", set(&[("tau", "0.7"), ("epsilon", "1e-300")])));
+    batch
+}
+
+#[test]
+fn glicko2_lanes_fail_alone_as_single_replays_do() {
+    // A sweep's lanes: a configuration that cannot apply an event stops there with its own
+    // replay's error, and the others go on to the same results as their own replays.
+    for fixture in ["club.jsonl", "teams.jsonl"] {
+        let n = each_equals_single_replays(
+            &Memory::fixture(fixture),
+            &glicko2_failing_batch(),
+            fixture,
+        );
+        assert_eq!(n, 3, "{fixture}: the three epsilon=1e-300 configurations fail");
+    }
+    let n = each_equals_single_replays(&long_history(), &glicko2_failing_batch(), "long history");
+    assert_eq!(n, 3, "long history");
+    // Every configuration failing: each with its own error.
+    let set = |e: &str| vec![("epsilon".to_string(), e.to_string())];
+    let all = [("glicko2", set("1e-300")), ("glicko2", set("1e-310"))];
+    assert_eq!(each_equals_single_replays(&long_history(), &all, "all failing"), 2);
+}
+
+#[test]
+fn other_batches_fail_alone_as_single_replays_do() {
+    // Not lanes: a mixed batch folds configuration by configuration, each failing alone.
+    let set = |pairs: &[(&str, &str)]| {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>()
+    };
+    let batch = [
+        ("glicko2", set(&[])),
+        ("glicko2", set(&[("epsilon", "1e-300")])),
+        ("elo", set(&[])),
+        ("glicko", set(&[])),
+    ];
+    assert_eq!(each_equals_single_replays(&long_history(), &batch, "mixed"), 1);
 }
 
 #[test]

@@ -76,6 +76,49 @@ fn a_sweep_ranks_the_configurations_that_run_and_marks_the_one_that_fails() {
 }
 
 #[test]
+fn a_glicko2_configuration_whose_ratings_run_apart_fails_alone_naming_the_player() {
+    // The 30M scale ladder's failure in small (docs/algorithms/glicko2.md, "When a configuration
+    // fails"): once a player's rating is some 6,400 points from every opponent's, every E rounds
+    // to exactly 0 or 1 in binary64 and v = 1 / Σ g^2 E (1 - E) is infinite. There a player's
+    // volatility ran away under tau = 1; here initial_rating = 15000 puts bob, who joins without a
+    // prior, 13,500 points above alice's 1500 (g(phi) of RD 50 is 0.99: 76 > 37), and his one game
+    // of the week is against her. (Below every opponent E is tiny but not 0: only E = 1 rounds.)
+    let e = Env::new();
+    let events = b"{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T09:00:00Z\",\"player\":\"alice\",\"rating\":1500,\"rd\":50}
+{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T09:00:00Z\",\"player\":\"bob\"}
+{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T09:00:00Z\",\"player\":\"carol\"}
+{\"type\":\"MatchResult\",\"at\":\"2026-03-02T12:00:00Z\",\"seats\":[{\"player\":\"alice\",\"score\":0},{\"player\":\"bob\",\"score\":1}]}
+{\"type\":\"MatchResult\",\"at\":\"2026-03-20T12:00:00Z\",\"seats\":[{\"player\":\"carol\",\"score\":1},{\"player\":\"alice\",\"score\":0}]}
+";
+    let file = e.file("apart.jsonl", events);
+    e.ok(&["import", file.to_str().unwrap()]);
+    let far = ["--set", "initial_rd=50", "--set", "period=1w"];
+    // Alone: the event, the quantity and the player by name, with the rating that is too far.
+    let mut args = vec!["replay", "--algo", "glicko2", "--set", "initial_rating=15000"];
+    args.extend(far);
+    let alone = e.run(&args, b"");
+    assert_eq!(alone.code, 1, "{}", alone.stderr);
+    let reason = alone.stderr.lines().next().unwrap().strip_prefix("error: ").unwrap().to_string();
+    assert!(
+        reason.starts_with(
+            "event 5: v is not finite (player #1 (\"bob\"): every E rounded to 0 or 1"
+        ) && reason.contains("rating at the period's start is 15000.0"),
+        "{reason}"
+    );
+    // In a sweep: that configuration fails with the same reason, the other is ranked, in one pass.
+    let mut args = vec!["sweep", "--algo", "glicko2", "--grid", "initial_rating=1500,15000"];
+    args.extend(far);
+    args.extend(["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&e.ok(&args)).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{v}");
+    assert_eq!(results[0]["config"]["initial_rating"], 1500.0, "{v}");
+    assert!(results[0]["prediction"]["log_loss"].is_number(), "{v}");
+    assert_eq!(results[1]["config"]["initial_rating"], 15000.0, "{v}");
+    assert_eq!(results[1]["failed"], reason.as_str(), "{v}");
+}
+
+#[test]
 fn set_help_prints_the_constants_and_exits_0() {
     let e = Env::new();
     for algo in ["elo", "tgr", "glicko2"] {

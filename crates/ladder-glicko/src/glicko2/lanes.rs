@@ -18,28 +18,60 @@
 //! every lane ends bit-identical to a [`Glicko2`] fed the same steps (tests in ladder-replay check
 //! the snapshots and digests). Lanes must share `period` and `idle`; [`Glicko2Lanes::new`] gives
 //! the projectors back otherwise.
+//!
+//! A player's fields that do not depend on the constants (joined or not, where idle growth counts
+//! from, games, the slot in the open period) are kept once per player, not once per lane; only
+//! the rule's values are kept per lane.
+//!
+//! **A lane that fails stops alone.** When a lane's arithmetic breaks down (Glicko-2's step 5
+//! under some constants: docs/algorithms.md), a [`Glicko2`] of that configuration alone would stop
+//! the replay at that event with that error. The lane records the same error
+//! ([`Glicko2Lanes::failures`]), keeps its values as they were, and the other lanes go on: the
+//! batch's result for every other configuration is still that of its own replay. Only when every
+//! lane has failed does a step return an error.
 
 use super::{Glicko2, Glicko2Rule, Glicko2State, Start, Values};
 use crate::clock::{Clock, Cursor};
 use crate::periods::{add_game, entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
-use ladder_projector::{
-    check_seats, Home, Input, Period, PlayerId, ProjectError, ProjectErrorKind, SeatIn, Step,
-};
+use ladder_projector::{check_seats, Home, Input, Period, PlayerId, ProjectError, SeatIn, Step};
 
-/// A player's record in one lane.
-type PlayerState = Record<Values>;
+/// The fields of a player's record that are the same in every lane: the engine's bookkeeping,
+/// which depends on the history and the shared clock only.
+#[derive(Clone, Copy, Debug)]
+struct Shared {
+    /// Where idle growth counts from ([`Record`]'s `since`).
+    since: i64,
+    /// MatchResults sat in.
+    games: u32,
+    /// Index into the open period's slots (of every lane), or `NO_SLOT`.
+    slot: u32,
+    /// Whether the player has joined.
+    joined: bool,
+}
 
-/// The record of a player who has not joined (the engine's).
-const UNJOINED: PlayerState =
-    Record { values: Glicko2Rule::UNJOINED, since: 0, games: 0, slot: NO_SLOT };
+/// Where a player enters a game from, the same in every lane.
+#[derive(Clone, Copy, Debug)]
+enum Entering {
+    /// Not joined: the lane's initial values.
+    Unjoined,
+    /// The player's slot in the open period: their values at its start.
+    Slot(u32),
+    /// Their values after `idle` periods (or idle units) of growth, at period `now`; `since`
+    /// and `games` say whether `revert` applies.
+    Idle { idle: f64, now: i64, since: i64, games: u32 },
+}
+
+/// The shared fields of a player who has not joined (the engine's unjoined record's).
+const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false };
 
 /// K Glicko-2 projectors with the same clock, folded as one (see the module documentation).
 ///
-/// Invariants: `players.len()` and `slots.len()` are multiples of K; the shared fields of a
-/// player's K records (`since`, `games`, `slot`, joined or not) are equal; after an error the
-/// lanes are left as they were before the step, except that an error closing a period of whole
-/// durations leaves that period open (as [`Glicko2`] does).
+/// Invariants: `values.len()` is K times `shared.len()` and `slots.len()` a multiple of K; a
+/// live lane's state is its projector's after the same steps. A failed lane's values stay as they
+/// were before the step it failed at and mean nothing; its error is in `failed`. After an error
+/// that every lane shares, the lanes are left as they were before the step, except that an error
+/// closing a period of whole durations leaves that period open (as [`Glicko2`] does).
 #[derive(Debug)]
 pub struct Glicko2Lanes {
     /// The projectors whose states the lanes hold; their own states stay empty until
@@ -47,8 +79,10 @@ pub struct Glicko2Lanes {
     lanes: Vec<Glicko2>,
     clock: Clock,
     cursor: Cursor,
-    /// `players[p * K + l]`: player `p` in lane `l`.
-    players: Vec<PlayerState>,
+    /// `shared[p]`: player `p`'s fields common to every lane.
+    shared: Vec<Shared>,
+    /// `values[p * K + l]`: player `p`'s values in lane `l`.
+    values: Vec<Values>,
     /// `slots[s * K + l]`: slot `s` of the open period in lane `l`.
     slots: Vec<Slot<Start>>,
     /// The open period's games over slot numbers `s` (the same in every lane), kept as the
@@ -59,6 +93,10 @@ pub struct Glicko2Lanes {
     /// Scratch: a closing period's results, `out[s * K + l]`.
     out: Vec<Values>,
     seat_slots: Vec<u32>,
+    /// `failed[l]`: the error lane `l` stopped at, as its projector alone would have.
+    failed: Vec<Option<ProjectError>>,
+    /// How many lanes have failed.
+    failures: usize,
 }
 
 impl Glicko2Lanes {
@@ -72,17 +110,21 @@ impl Glicko2Lanes {
         if !projectors.iter().all(|p| fresh(p) && p.common.clock == clock) {
             return Err(projectors);
         }
+        let k = projectors.len();
         Ok(Glicko2Lanes {
             lanes: projectors,
             clock,
             cursor: Cursor::default(),
-            players: Vec::new(),
+            shared: Vec::new(),
+            values: Vec::new(),
             slots: Vec::new(),
             games: Games::default(),
             open: None,
             last_match: None,
             out: Vec::new(),
             seat_slots: Vec::new(),
+            failed: vec![None; k],
+            failures: 0,
         })
     }
 
@@ -96,14 +138,47 @@ impl Glicko2Lanes {
         self.lanes.is_empty()
     }
 
+    /// Each lane's error, for the lanes that have failed: the error at which a replay of that
+    /// configuration alone stops.
+    pub fn failures(&self) -> &[Option<ProjectError>] {
+        &self.failed
+    }
+
+    /// Whether lane `l` has failed.
+    #[inline]
+    pub fn has_failed(&self, l: usize) -> bool {
+        self.failures != 0 && self.failed.get(l).is_some_and(Option::is_some)
+    }
+
+    /// The earliest failure of any lane (the lowest lane's among those at the same event): the
+    /// error K separate projectors folded in lane order would stop a replay at.
+    pub fn first_failure(&self) -> Option<&ProjectError> {
+        self.failed.iter().flatten().min_by_key(|e| e.seq)
+    }
+
+    /// Whether every lane has failed.
+    pub fn all_failed(&self) -> bool {
+        self.failures == self.lanes.len()
+    }
+
     /// The projectors, each holding its lane's state: the same state as if it had been fed the
-    /// steps alone.
+    /// steps alone (for a lane that failed, a state that means nothing).
     pub fn into_projectors(self) -> Vec<Glicko2> {
         let k = self.lanes.len();
         let mut lanes = self.lanes;
         for (l, p) in lanes.iter_mut().enumerate() {
             p.state = PeriodState {
-                players: self.players.iter().skip(l).step_by(k).copied().collect(),
+                players: self
+                    .shared
+                    .iter()
+                    .zip(self.values.iter().skip(l).step_by(k))
+                    .map(|(s, &values)| Record {
+                        values,
+                        since: s.since,
+                        games: s.games,
+                        slot: s.slot,
+                    })
+                    .collect(),
                 open: self.open,
                 last_match: self.last_match,
                 slots: self.slots.iter().skip(l).step_by(k).copied().collect(),
@@ -113,31 +188,53 @@ impl Glicko2Lanes {
         lanes
     }
 
-    /// Reads the K records of `player` into the cache ahead of use (see
-    /// [`ladder_projector::Projector::prefetch`]): the lines of one player are adjacent.
+    /// What [`ladder_projector::Projector::settle`] checks of each lane's projector at the end
+    /// of a replay through event `seq`: that the open period can be rated (Glicko-2's steps on the
+    /// side, nothing written). A lane that cannot records the error a replay of it alone ends
+    /// with. For a caller that needs the lanes' scores and failures but not their states (a
+    /// sweep), this and [`Glicko2Lanes::failures`] stand in for [`Glicko2Lanes::into_projectors`],
+    /// which copies every lane's state out.
+    pub fn settle(&mut self, seq: u64) {
+        let k = self.lanes.len();
+        for lanes in self.slots.chunks_exact(k) {
+            for (l, slot) in lanes.iter().enumerate() {
+                if self.failed[l].is_none() {
+                    if let Err(kind) = self.lanes[l].rule.rate(slot) {
+                        self.failed[l] = Some(ProjectError::new(seq, kind));
+                        self.failures += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads `player`'s shared fields and K values into the cache ahead of use (see
+    /// [`ladder_projector::Projector::prefetch`]): the values of one player are adjacent.
     #[inline]
     pub fn prefetch(&self, player: PlayerId) {
         let k = self.lanes.len();
+        let Some(shared) = self.shared.get(player.index()) else { return };
+        ladder_projector::prefetch(shared);
         let start = player.index() * k;
-        if let Some(records) = self.players.get(start..start + k) {
-            // One hint per 64-byte line the records span (40-byte records).
+        if let Some(values) = self.values.get(start..start + k) {
+            // One hint per 64-byte line the values span (24-byte values).
+            let size = std::mem::size_of::<Values>();
             let mut byte = 0;
-            let size = std::mem::size_of::<PlayerState>();
             while byte < k * size {
-                ladder_projector::prefetch(&records[byte / size]);
+                ladder_projector::prefetch(&values[byte / size]);
                 byte += 64;
             }
-            ladder_projector::prefetch(&records[k - 1]);
+            ladder_projector::prefetch(&values[k - 1]);
         }
     }
 
     /// Reads the K slots of `player` in the open period into the cache, if it has one there.
-    /// Reading the slot number waits on the player's record, so drivers call this a few steps
-    /// after [`Glicko2Lanes::prefetch`] brought the record in.
+    /// Reading the slot number waits on the player's shared fields, so drivers call this a few
+    /// steps after [`Glicko2Lanes::prefetch`] brought them in.
     #[inline]
     pub fn prefetch_slots(&self, player: PlayerId) {
         let k = self.lanes.len();
-        let Some(slot) = self.players.get(player.index() * k).map(|p| p.slot) else {
+        let Some(slot) = self.shared.get(player.index()).map(|p| p.slot) else {
             return;
         };
         let start = slot as usize * k;
@@ -153,7 +250,8 @@ impl Glicko2Lanes {
     }
 
     /// Closes the open period if `at` lies in a later one: what [`Glicko2`]'s `apply` does first
-    /// for a step at `at`. A failure is an error at `seq`, with the period left open.
+    /// for a step at `at`. A lane that fails records its error at `seq`; the result is an error
+    /// only when every lane has failed (then, if they all failed here, with the period left open).
     pub fn advance(&mut self, seq: u64, at: Timestamp) -> Result<i64, ProjectError> {
         let now = self.cursor.index(&self.clock, at);
         if let Some(open) = self.open {
@@ -166,9 +264,9 @@ impl Glicko2Lanes {
 
     /// Every lane's expectation that `a` beats `b` in a game at `at`, from the state just before
     /// it, into `out[l]` (the value [`ladder_projector::Projector::expectation`] of lane `l`'s
-    /// projector gives). Closes a period that `at` ends first ([`Glicko2Lanes::advance`]), as
-    /// applying the step would: a projector computes that closing on the side for its
-    /// expectation, with the same values.
+    /// projector gives; NaN for a lane that has failed). Closes a period that `at` ends first
+    /// ([`Glicko2Lanes::advance`]), as applying the step would: a projector computes that closing
+    /// on the side for its expectation, with the same values.
     pub fn expectations(
         &mut self,
         seq: u64,
@@ -180,54 +278,85 @@ impl Glicko2Lanes {
     ) -> Result<(), ProjectError> {
         self.advance(seq, at)?;
         out.clear();
-        for l in 0..self.lanes.len() {
-            let (mu_a, phi_a) = self.entering(l, a, at);
+        let k = self.lanes.len();
+        // Where each player enters from does not depend on the constants: found once, not per
+        // lane (the period index is a division).
+        let (sa, sb) = (self.entry_of(a, at), self.entry_of(b, at));
+        for l in 0..k {
+            if self.has_failed(l) {
+                out.push(f64::NAN);
+                continue;
+            }
+            let (mu_a, phi_a) = self.entering(l, a, sa, at);
             let edge = home.edge(self.lanes[l].common.home);
             let mu_a = if edge == 0.0 { mu_a } else { Glicko2Rule::shift_location(mu_a, edge) };
-            out.push(Glicko2Rule::expectation((mu_a, phi_a), self.entering(l, b, at)));
+            out.push(Glicko2Rule::expectation((mu_a, phi_a), self.entering(l, b, sb, at)));
         }
         Ok(())
     }
 
-    /// Folds one step into every lane (traces are not kept here: `explain` uses the projector).
+    /// Folds one step into every lane that has not failed (traces are not kept here: `explain`
+    /// uses the projector). An error only when every lane has failed.
     pub fn apply(&mut self, step: &Step<'_>) -> Result<(), ProjectError> {
         let now = self.advance(step.seq, step.at)?;
         match step.input {
-            Input::Joined { player, prior } => self.joined(step, player, prior),
+            Input::Joined { player, prior } => self.join(step, player, prior),
             Input::Match { seats } => self.matched(step, now, seats),
             Input::Tick | Input::Timeout { .. } => Ok(()),
         }
     }
 
-    /// `(mu, phi)` with which `player` enters a game at `at` in lane `l`, once the period before
-    /// `at` is closed ([`Glicko2`]'s `entering` without the closing on the side).
-    fn entering(&self, l: usize, player: PlayerId, at: Timestamp) -> (f64, f64) {
-        let lane = &self.lanes[l];
-        let k = self.lanes.len();
-        let joined = self.players.get(player.index() * k + l).filter(|p| joined(p));
-        let Some(p) = joined else {
-            return lane.rule.scaled(lane.common.initial_rating, lane.common.initial_rd);
-        };
+    /// `player`'s shared fields, if they have joined.
+    #[inline]
+    fn joined(&self, player: PlayerId) -> Option<Shared> {
+        self.shared.get(player.index()).filter(|s| s.joined).copied()
+    }
+
+    /// Where `player` enters a game at `at` from, in every lane ([`Glicko2`]'s `entering`, the
+    /// part that does not depend on the constants), once the period before `at` is closed.
+    #[inline]
+    fn entry_of(&self, player: PlayerId, at: Timestamp) -> Entering {
+        let Some(p) = self.joined(player) else { return Entering::Unjoined };
+        let now = self.clock.index(at);
         if let Period::Every(_) = self.clock.period {
-            if p.slot != NO_SLOT && Some(self.clock.index(at)) <= self.open {
-                let slot = &self.slots[p.slot as usize * k + l];
-                let (location, deviation2) = Glicko2Rule::position(&slot.start);
-                return (location, deviation2.sqrt());
+            if p.slot != NO_SLOT && Some(now) <= self.open {
+                return Entering::Slot(p.slot);
             }
         }
         // A slot of a period before `at`'s cannot be left: `advance` closed it.
-        let now = self.clock.index(at);
         let idle = self.clock.idle_since(p.since, at, now);
+        Entering::Idle { idle, now, since: p.since, games: p.games }
+    }
+
+    /// `(mu, phi)` with which `player` enters a game at `at` in lane `l`, from where
+    /// [`Glicko2Lanes::entry_of`] found ([`Glicko2`]'s `entering` without the closing on the
+    /// side).
+    #[inline]
+    fn entering(&self, l: usize, player: PlayerId, from: Entering, at: Timestamp) -> (f64, f64) {
+        let lane = &self.lanes[l];
+        let k = self.lanes.len();
+        let (idle, now, since, games) = match from {
+            Entering::Unjoined => {
+                return lane.rule.scaled(lane.common.initial_rating, lane.common.initial_rd)
+            }
+            Entering::Slot(slot) => {
+                let slot = &self.slots[slot as usize * k + l];
+                let (location, deviation2) = Glicko2Rule::position(&slot.start);
+                return (location, deviation2.sqrt());
+            }
+            Entering::Idle { idle, now, since, games } => (idle, now, since, games),
+        };
+        let values = &self.values[player.index() * k + l];
         // revert, as the projector's `entering` applies it to a game at `at`.
-        if lane.common.revert_due::<Glicko2Rule>(p.since, p.games, at, now) {
+        if lane.common.revert_due::<Glicko2Rule>(since, games, at, now) {
             let values = Glicko2Rule::revert(
-                &p.values,
+                values,
                 lane.common.revert.fraction,
                 lane.common.initial_rating,
             );
             return lane.rule.idle(&values, idle);
         }
-        lane.rule.idle(&p.values, idle)
+        lane.rule.idle(values, idle)
     }
 
     /// The idle mark of the open period's players once it closes ([`Glicko2`]'s).
@@ -238,46 +367,85 @@ impl Glicko2Lanes {
         }
     }
 
-    /// Closes the open period in every lane: each lane's slots rated by the rule as the engine
-    /// rates them, all lanes computed before any is written, so a failure changes nothing. The error
-    /// reported is the lowest lane's first, the one K separate projectors folded in lane order
-    /// would stop at.
+    /// Records that lane `l` stopped at `error` (its first error only).
+    fn fail(&mut self, l: usize, error: ProjectError) {
+        if self.failed[l].is_none() {
+            self.failed[l] = Some(error);
+            self.failures += 1;
+        }
+    }
+
+    /// Every live lane fails with `error` (an error that does not depend on the constants, such
+    /// as a seat of a player who never joined), which is then returned.
+    fn fail_all(&mut self, error: ProjectError) -> Result<(), ProjectError> {
+        for l in 0..self.lanes.len() {
+            self.fail(l, error.clone());
+        }
+        Err(error)
+    }
+
+    /// The error to return once every lane has failed: the earliest, lowest lane first.
+    fn all_failed_error(&self) -> Result<(), ProjectError> {
+        match self.first_failure() {
+            Some(e) if self.all_failed() => Err(e.clone()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Closes the open period in every live lane: each lane's slots rated by the rule as the
+    /// engine rates them, in slot order. A lane whose rating fails records the error at `seq`
+    /// and keeps its values; the others are written. When every lane has failed nothing is
+    /// written and the period stays open.
     fn close(&mut self, seq: u64) -> Result<(), ProjectError> {
         let k = self.lanes.len();
         let since = self.since_closing();
         self.out.clear();
         self.out.resize(self.slots.len(), Values::default());
-        let mut failed: Option<(usize, ProjectErrorKind)> = None;
+        let before = self.failures;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
-        // slots in slot order.
+        // slots in slot order, and stops at its first failure as its projector would.
         for (lanes, out) in self.slots.chunks_exact(k).zip(self.out.chunks_exact_mut(k)) {
             for (l, (slot, out)) in lanes.iter().zip(out).enumerate() {
-                if failed.as_ref().is_some_and(|(first, _)| *first <= l) {
+                if self.failures != 0 && self.failed[l].is_some() {
                     continue;
                 }
                 match self.lanes[l].rule.rate(slot) {
                     Ok(rated) => *out = rated,
-                    Err(kind) => failed = Some((l, kind)),
+                    Err(kind) => {
+                        self.failed[l] = Some(ProjectError::new(seq, kind));
+                        self.failures += 1;
+                    }
                 }
             }
         }
-        if let Some((_, kind)) = failed {
-            return Err(ProjectError::new(seq, kind));
+        // When every lane fails here nothing is written; when every lane had failed before,
+        // there is nothing to keep, but the bookkeeping goes on.
+        if self.all_failed() && self.failures > before {
+            return self.all_failed_error();
         }
-        // The players' records are written back in slot order: those of the slot AHEAD on
+        // The players' values are written back in slot order: those of the slot AHEAD on
         // are fetched meanwhile, as they are scattered over the whole roster.
         const AHEAD: usize = 8;
         let slots = self.slots.len() / k;
+        let any_failed = self.failures != 0;
         for s in 0..slots {
             if s + AHEAD < slots {
                 self.prefetch(PlayerId(self.slots[(s + AHEAD) * k].player));
             }
-            let base = self.slots[s * k].player as usize * k;
-            let records = &mut self.players[base..base + k];
-            for (p, values) in records.iter_mut().zip(&self.out[s * k..(s + 1) * k]) {
-                p.values = *values;
-                p.since = since;
-                p.slot = NO_SLOT;
+            let player = self.slots[s * k].player as usize;
+            let shared = &mut self.shared[player];
+            shared.since = since;
+            shared.slot = NO_SLOT;
+            let values = &mut self.values[player * k..(player + 1) * k];
+            let out = &self.out[s * k..(s + 1) * k];
+            if any_failed {
+                for (l, (v, o)) in values.iter_mut().zip(out).enumerate() {
+                    if self.failed[l].is_none() {
+                        *v = *o;
+                    }
+                }
+            } else {
+                values.copy_from_slice(out);
             }
         }
         self.slots.clear();
@@ -291,39 +459,63 @@ impl Glicko2Lanes {
     #[inline]
     fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
         let k = self.lanes.len();
-        let base = player as usize * k;
-        let slot = self.players[base].slot;
-        if slot != NO_SLOT {
-            return slot;
+        let shared = self.shared[player as usize];
+        if shared.slot != NO_SLOT {
+            return shared.slot;
         }
         let index = (self.slots.len() / k) as u32;
+        let base = player as usize * k;
         for l in 0..k {
-            let p = &mut self.players[base + l];
             let lane = &self.lanes[l];
-            self.slots.push(entry(&lane.rule, &lane.common, p, player, at, now));
-            p.slot = index;
+            let record = Record {
+                values: self.values[base + l],
+                since: shared.since,
+                games: shared.games,
+                slot: shared.slot,
+            };
+            self.slots.push(entry(&lane.rule, &lane.common, &record, player, at, now));
         }
+        self.shared[player as usize].slot = index;
         index
     }
 
-    fn joined(&mut self, step: &Step<'_>, id: PlayerId, prior: Prior) -> Result<(), ProjectError> {
+    fn join(&mut self, step: &Step<'_>, id: PlayerId, prior: Prior) -> Result<(), ProjectError> {
         let k = self.lanes.len();
-        let base = id.index() * k;
-        if base >= self.players.len() {
-            self.players.resize(base + k, UNJOINED);
+        if id.index() >= self.shared.len() {
+            self.shared.resize(id.index() + 1, ABSENT);
+            self.values.resize((id.index() + 1) * k, Glicko2Rule::UNJOINED);
         }
-        if joined(&self.players[base]) {
+        if self.shared[id.index()].joined {
             return Ok(());
         }
         // Every lane is checked before any is written, in lane order.
         let mut joining = Vec::with_capacity(k);
-        for lane in &self.lanes {
-            joining.push(lane.common.join_values(&lane.rule, step.seq, &prior)?.3);
+        for (l, lane) in self.lanes.iter().enumerate() {
+            joining.push(if self.failed[l].is_some() {
+                Ok(Glicko2Rule::UNJOINED)
+            } else {
+                lane.common.join_values(&lane.rule, step.seq, &prior).map(|v| v.3)
+            });
+        }
+        let live = joining.iter().enumerate().any(|(l, v)| v.is_ok() && self.failed[l].is_none());
+        if !live {
+            // Every lane fails here (or had failed): nothing is written.
+            for (l, v) in joining.into_iter().enumerate() {
+                if let Err(e) = v {
+                    self.fail(l, e);
+                }
+            }
+            return self.all_failed_error();
+        }
+        let base = id.index() * k;
+        for (l, values) in joining.into_iter().enumerate() {
+            match values {
+                Ok(values) => self.values[base + l] = values,
+                Err(e) => self.fail(l, e),
+            }
         }
         let since = self.clock.mark(step.at, false);
-        for (l, values) in joining.into_iter().enumerate() {
-            self.players[base + l] = Record { values, since, games: 0, slot: NO_SLOT };
-        }
+        self.shared[id.index()] = Shared { since, games: 0, slot: NO_SLOT, joined: true };
         Ok(())
     }
 
@@ -339,18 +531,16 @@ impl Glicko2Lanes {
     }
 
     fn matched(&mut self, step: &Step<'_>, now: i64, seats: &[SeatIn]) -> Result<(), ProjectError> {
-        let k = self.lanes.len();
-        check_seats(step.seq, seats, |id| {
-            self.players.get(id.index() * k).filter(|p| joined(p)).map(|p| p.games)
-        })?;
+        if let Err(e) = check_seats(step.seq, seats, |id| self.joined(id).map(|p| p.games)) {
+            return self.fail_all(e);
+        }
         let before = self.last_match;
         self.last_match = Some(step.at);
         let mut seat_slots = std::mem::take(&mut self.seat_slots);
         seat_slots.clear();
         for seat in seats {
             seat_slots.push(self.touch(seat.player.0, step.at, now));
-            let base = seat.player.index() * k;
-            self.players[base..base + k].iter_mut().for_each(|p| p.games += 1);
+            self.shared[seat.player.index()].games += 1;
         }
         // docs/events.md: every pair of seats on different sides is one game, in seat order.
         for (i, x) in seats.iter().enumerate() {
@@ -371,14 +561,12 @@ impl Glicko2Lanes {
                 let result = self.close(step.seq);
                 if result.is_err() {
                     // As [`Glicko2`]: the failed match leaves no trace in any lane.
-                    for slot in &self.slots {
-                        self.players[slot.player as usize * k..][..k]
-                            .iter_mut()
-                            .for_each(|p| p.slot = NO_SLOT);
+                    let k = self.lanes.len();
+                    for s in (0..self.slots.len()).step_by(k) {
+                        self.shared[self.slots[s].player as usize].slot = NO_SLOT;
                     }
                     for seat in seats {
-                        let base = seat.player.index() * k;
-                        self.players[base..base + k].iter_mut().for_each(|p| p.games -= 1);
+                        self.shared[seat.player.index()].games -= 1;
                     }
                     self.slots.clear();
                     self.games.clear();
@@ -388,10 +576,4 @@ impl Glicko2Lanes {
             }
         }
     }
-}
-
-/// Whether a lane's record is a joined player's (the rule's test).
-#[inline]
-fn joined(p: &PlayerState) -> bool {
-    Glicko2Rule::is_joined(&p.values)
 }
