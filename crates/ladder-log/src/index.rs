@@ -224,66 +224,56 @@ impl std::hash::Hasher for FpHasher {
 pub type FpMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<FpHasher>>;
 
 /// Player names → seq of their PlayerJoined, for the checks of every match (two lookups per
-/// two-player match). Names of up to [`NAME_INLINE`] bytes (all usual ones) are kept inside the
-/// hash table's entries, so a lookup compares bytes already in the cache line it probed, instead
-/// of following a pointer to a name allocated elsewhere (a cache miss per lookup with 100,000
-/// players: the largest cost of an import's checks before).
+/// two-player match). The names are interned by a [`ladder_projector::Roster`] (open addressing,
+/// a fixed-seed foldhash, 32-byte slots holding a short name itself), and `seqs` holds each
+/// interned name's seq by its dense id. A lookup of a short name reads one slot of the table and
+/// one `u64` of `seqs`: with 100,000 players the table is bigger than the core's cache, and the
+/// SipHash table this replaced read two places of it (its control bytes, then its bucket), each a
+/// cache miss, and hashed with SipHash: together 11% of an import's CPU (docs/PERFORMANCE.md,
+/// "Import: the ledger's thread"). [`Names::touch`] lets the appending thread prefetch the slots
+/// of the events it will check next, so their misses overlap.
 #[derive(Clone, Debug, Default)]
-pub struct Names(std::collections::HashMap<NameKey, u64>);
-
-/// Bytes of a name stored inline in [`Names`].
-pub const NAME_INLINE: usize = 22;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum NameKey {
-    Inline(u8, [u8; NAME_INLINE]),
-    Heap(Box<str>),
-}
-
-impl std::hash::Hash for NameKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        // The name's bytes only (not the padding): one short write to SipHash. Equal keys have
-        // equal bytes, since a name's length decides its variant.
-        let bytes = match self {
-            NameKey::Inline(len, bytes) => &bytes[..usize::from(*len)],
-            NameKey::Heap(name) => name.as_bytes(),
-        };
-        state.write(bytes);
-    }
-}
-
-impl NameKey {
-    fn new(name: &str) -> NameKey {
-        let bytes = name.as_bytes();
-        if bytes.len() <= NAME_INLINE {
-            let mut inline = [0; NAME_INLINE];
-            inline[..bytes.len()].copy_from_slice(bytes);
-            NameKey::Inline(bytes.len() as u8, inline)
-        } else {
-            NameKey::Heap(name.into())
-        }
-    }
+pub struct Names {
+    roster: ladder_projector::Roster,
+    /// The seq of each interned name, by its roster id.
+    seqs: Vec<u64>,
 }
 
 impl Names {
     /// The seq stored for `name`.
+    #[inline]
     pub fn get(&self, name: &str) -> Option<u64> {
-        self.0.get(&NameKey::new(name)).copied()
+        let id = self.roster.get(name)?;
+        self.seqs.get(id.index()).copied()
     }
 
-    /// Stores `seq` for `name`.
+    /// Stores `seq` for `name` (replacing any seq stored for it).
     pub fn insert(&mut self, name: &str, seq: u64) {
-        self.0.insert(NameKey::new(name), seq);
+        let id = self.roster.intern(name).index();
+        if id == self.seqs.len() {
+            self.seqs.push(seq);
+        } else if let Some(stored) = self.seqs.get_mut(id) {
+            *stored = seq;
+        }
+    }
+
+    /// Prefetches where a lookup of `name` starts ([`ladder_projector::Roster::touch`]). Changes
+    /// nothing: a hint that a lookup of `name` comes soon.
+    #[inline]
+    pub fn touch(&self, name: &str) {
+        self.roster.touch(name);
     }
 
     /// How many names it holds.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.seqs.len()
     }
 
-    /// Adds every entry of `other`.
+    /// Adds every entry of `other` (replacing the seq of a name both hold).
     pub fn extend(&mut self, other: Names) {
-        self.0.extend(other.0);
+        for (id, seq) in other.seqs.into_iter().enumerate() {
+            self.insert(other.roster.name(ladder_projector::PlayerId(id as u32)), seq);
+        }
     }
 }
 
@@ -432,6 +422,25 @@ mod tests {
         assert_eq!(n.get("exactly twenty-two b."), Some(3));
         assert_eq!(n.get(&long), Some(4));
         assert_eq!((n.get("p"), n.get("p1\0"), n.get(&long[..78])), (None, None, None));
+        assert_eq!(n.len(), 4);
+        // Extending keeps both sides' names; a name in both takes the added seq.
+        let mut other = Names::default();
+        other.insert("p1", 10);
+        other.insert("q", 11);
+        n.extend(other);
+        assert_eq!(
+            (n.get("p1"), n.get("q"), n.get(&long), n.len()),
+            (Some(10), Some(11), Some(4), 5)
+        );
+        // Many names, as an import of 100,000 players, each found with its own seq.
+        let mut many = Names::default();
+        for i in 0..20_000u64 {
+            many.insert(&format!("p{i:06}"), 3 * i + 1);
+        }
+        for i in 0..20_000u64 {
+            assert_eq!(many.get(&format!("p{i:06}")), Some(3 * i + 1));
+        }
+        assert_eq!(many.get("p020000"), None);
     }
 
     #[test]
