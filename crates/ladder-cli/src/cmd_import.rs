@@ -160,7 +160,10 @@ struct RawChunk {
 /// reading thread clones for every line; giving the ledger's thread one per chunk spares it the
 /// drop of each (an atomic decrement of a count the reading thread keeps incrementing, so the
 /// count's cache line went back and forth between the cores).
-type Parsed = Vec<(Option<Arc<str>>, u64, Result<Event, Violation>)>;
+type Parsed = Vec<ParsedLine>;
+
+/// A parsed line: its file (when it changes, [`Parsed`]), its line number, its event.
+type ParsedLine = (Option<Arc<str>>, u64, Result<Event, Violation>);
 
 /// The JSON Lines events of `readers`, in order, parsed on every core but one a few chunks ahead
 /// of the ledger, which takes the last: parsing (JSON, timestamps, the event's own rules) is about
@@ -175,7 +178,7 @@ type Parsed = Vec<(Option<Arc<str>>, u64, Result<Event, Violation>)>;
 /// allocated them, to be freed there.
 fn parse_ahead(
     readers: Vec<(String, Box<dyn BufRead + Send>)>,
-) -> (impl Iterator<Item = (Option<Arc<str>>, u64, Result<Event, Violation>)>, Spent) {
+) -> (impl Iterator<Item = ParsedLine>, Spent) {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).max(2) - 1;
     let in_flight = in_flight(workers);
     let (work_tx, work_rx) = std::sync::mpsc::sync_channel::<(u64, RawChunk)>(workers);
