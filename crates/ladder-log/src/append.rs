@@ -218,7 +218,7 @@ impl Ledger {
         for index in 0.. {
             // Read ahead up to LOOKAHEAD items, never past a refused one (it is checked first, and
             // the input after it may not come soon), prefetching the players each will look up.
-            while !ended && ahead.len() < LOOKAHEAD && !ahead.back().is_some_and(|i| i.0.is_err()) {
+            while !ended && ahead.len() < LOOKAHEAD && ahead.back().is_none_or(|i| i.0.is_ok()) {
                 match items.next() {
                     Some(item) => {
                         let fp = batch.touch(self, &item);
