@@ -106,6 +106,17 @@ impl Origins {
         self.lines.push(u32::try_from(origin.line).unwrap_or(u32::MAX));
     }
 
+    /// [`Origins::push`] of line `line` of the file last pushed, or of `file` when it is given
+    /// (a parsed chunk names its file at its first line and where the file changes).
+    fn push_line(&mut self, file: Option<Arc<str>>, line: u64) {
+        if let Some(file) = file {
+            if self.files.last().is_none_or(|(_, f)| *f != file) {
+                self.files.push((self.lines.len(), file));
+            }
+        }
+        self.lines.push(u32::try_from(line).unwrap_or(u32::MAX));
+    }
+
     fn get(&self, index: usize) -> String {
         let file =
             self.files.iter().rev().find(|(start, _)| *start <= index).map_or("?", |(_, f)| &**f);
@@ -144,8 +155,15 @@ struct RawChunk {
     lines: Vec<(Origin, Result<RawLine, Violation>)>,
 }
 
-/// Parsed lines, in input order.
-type Parsed = Vec<(Origin, Result<Event, Violation>)>;
+/// Parsed lines, in input order: each line's number, and its file at the chunk's first line and
+/// wherever the file changes (`None` for the file of the line before). The file is an `Arc` the
+/// reading thread clones for every line; giving the ledger's thread one per chunk spares it the
+/// drop of each (an atomic decrement of a count the reading thread keeps incrementing, so the
+/// count's cache line went back and forth between the cores).
+type Parsed = Vec<ParsedLine>;
+
+/// A parsed line: its file (when it changes, [`Parsed`]), its line number, its event.
+type ParsedLine = (Option<Arc<str>>, u64, Result<Event, Violation>);
 
 /// The JSON Lines events of `readers`, in order, parsed on every core but one a few chunks ahead
 /// of the ledger, which takes the last: parsing (JSON, timestamps, the event's own rules) is about
@@ -160,7 +178,7 @@ type Parsed = Vec<(Origin, Result<Event, Violation>)>;
 /// allocated them, to be freed there.
 fn parse_ahead(
     readers: Vec<(String, Box<dyn BufRead + Send>)>,
-) -> (impl Iterator<Item = (Origin, Result<Event, Violation>)>, Spent) {
+) -> (impl Iterator<Item = ParsedLine>, Spent) {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).max(2) - 1;
     let in_flight = in_flight(workers);
     let (work_tx, work_rx) = std::sync::mpsc::sync_channel::<(u64, RawChunk)>(workers);
@@ -210,12 +228,19 @@ fn parse_ahead(
             };
             let Ok((index, chunk)) = job else { return };
             let text = &chunk.text;
+            let mut file: Option<Arc<str>> = None;
             let parsed = chunk
                 .lines
                 .into_iter()
                 .map(|(origin, line)| {
                     let event = line.and_then(|l| parse_raw(&text[l.start..l.end], l.complete));
-                    (origin, event)
+                    let named = if file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &origin.file)) {
+                        None
+                    } else {
+                        file = Some(Arc::clone(&origin.file));
+                        Some(origin.file)
+                    };
+                    (named, origin.line, event)
                 })
                 .collect();
             if done_tx.send((index, parsed)).is_err() {
@@ -363,7 +388,7 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
     let mut ledger = open_for_write(ledger_path)?;
     let bar = ladder_cli::spinner("importing");
     let mut read = 0u64;
-    let mut tick = |_: &Origin| {
+    let mut tick = || {
         read += 1;
         if read.is_multiple_of(4096) {
             bar.set_position(read);
@@ -372,7 +397,7 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
     let result = match csv_batch {
         Some(events) => ledger.append(
             events.into_iter().map(|(o, e)| {
-                tick(&o);
+                tick();
                 origins.push(&o);
                 e
             }),
@@ -381,9 +406,9 @@ pub fn run(ledger_path: &Path, args: ImportArgs) -> anyhow::Result<ExitCode> {
         None => {
             let (events, mut spent) = parse_ahead(readers);
             ledger.append_returning(
-                events.map(|(o, e): (Origin, Result<Event, Violation>)| {
-                    tick(&o);
-                    origins.push(&o);
+                events.map(|(file, line, e)| {
+                    tick();
+                    origins.push_line(file, line);
                     e
                 }),
                 &opts,

@@ -17,7 +17,7 @@
 //! "Content" is `at` and the body: the id is the key the content is filed under.
 
 use crate::block::{self, key, Builder};
-use crate::index::{self, Bloom, Fact, FpMap, Names, FACTS_FORMAT};
+use crate::index::{self, Bloom, Fact, FpTable, Names, FACTS_FORMAT};
 use crate::ledger::{
     head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES, META_HEAD,
 };
@@ -29,7 +29,14 @@ use ladder_events::{
     codec, json, Body, Event, Prior, Rule, Timestamp, Violation, MAX_EVENT_LINE_BYTES,
 };
 use ladder_proof::Frontier;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+
+/// Input events an append reads ahead of the one it checks, prefetching the players' slots of
+/// the name table ([`Names::touch`]): with 100,000 players each lookup is a cache miss, and a
+/// prefetch this many events early lets the misses of several events overlap instead of following
+/// one another, while the touched slots are still cached when read (docs/PERFORMANCE.md, "Import:
+/// the ledger's thread").
+const LOOKAHEAD: usize = 16;
 
 /// Batch id fingerprints are written to the on-disk index (as a run) when this many are pending.
 pub(crate) const ID_SPILL: usize = 1 << 20;
@@ -80,7 +87,10 @@ struct Batch {
     new_voids: HashMap<String, u64>,
     new_ticks: HashMap<i64, u64>,
     /// Id fingerprint → seq, for ids of this batch not yet in the on-disk index.
-    ids: FpMap<u64>,
+    ids: FpTable,
+    /// The fingerprint of the id of the input event [`Batch::offer`] is writing, computed once
+    /// for its checks; taken by [`Batch::write_lined`].
+    id_fp: Option<u64>,
     /// Fingerprint collisions within `ids` (different ids, same fingerprint).
     ids_overflow: Vec<(u64, u64)>,
     /// True once the on-disk index may hold ids of this batch or of committed events.
@@ -200,8 +210,25 @@ impl Ledger {
         if spent.is_some() {
             batch.spent = Some(Vec::new());
         }
-        for (index, item) in events.into_iter().enumerate() {
-            let offered = batch.offer(self, item);
+        let mut items = events.into_iter();
+        // Each item with its id's fingerprint, when it has an id.
+        let mut ahead: VecDeque<(Result<Event, Violation>, Option<u64>)> =
+            VecDeque::with_capacity(LOOKAHEAD);
+        let mut ended = false;
+        for index in 0.. {
+            // Read ahead up to LOOKAHEAD items, never past a refused one (it is checked first, and
+            // the input after it may not come soon), prefetching the players each will look up.
+            while !ended && ahead.len() < LOOKAHEAD && ahead.back().is_none_or(|i| i.0.is_ok()) {
+                match items.next() {
+                    Some(item) => {
+                        let fp = batch.touch(self, &item);
+                        ahead.push_back((item, fp));
+                    }
+                    None => ended = true,
+                }
+            }
+            let Some((item, fp)) = ahead.pop_front() else { break };
+            let offered = batch.offer(self, item, fp);
             if let (Some(take), Some(done)) = (spent.as_mut(), batch.spent.as_mut()) {
                 for event in done.drain(..) {
                     take(event);
@@ -251,7 +278,7 @@ impl Ledger {
                 Ok((None, Body::MidnightTick)) => Rule::TickRepeated,
                 _ => Rule::IdConflict,
             };
-            let refused = match batch.offer(self, item) {
+            let refused = match batch.offer(self, item, None) {
                 Ok(()) if batch.report.duplicates > 0 => Some(Violation::new(
                     rule,
                     "a copy of this event (the same id, join or date's tick) is stored already, \
@@ -300,7 +327,8 @@ impl Batch {
             new_players: Names::default(),
             new_voids: HashMap::new(),
             new_ticks: HashMap::new(),
-            ids: FpMap::default(),
+            ids: FpTable::default(),
+            id_fp: None,
             ids_overflow: Vec::new(),
             // An empty ledger has no ids on disk that could be real (only leftovers).
             ids_on_disk: base.seq > 0 && !runs.live.is_empty(),
@@ -323,6 +351,25 @@ impl Batch {
             inputs: Vec::new(),
             spent: None,
         })
+    }
+
+    /// Prefetches the table slots the checks of `item` will read (its id's among the batch's ids,
+    /// [`FpTable::touch`], and the players of a match or a timeout, [`Names::touch`]), a few items
+    /// before it is checked. Changes nothing.
+    /// Returns the fingerprint of the item's id, which it computed.
+    fn touch(&self, ledger: &Ledger, item: &Result<Event, Violation>) -> Option<u64> {
+        let event = item.as_ref().ok()?;
+        let fp = event.id.as_deref().map(index::fingerprint);
+        if let Some(fp) = fp {
+            self.ids.touch(fp);
+        }
+        if matches!(event.body, Body::MatchResult { .. } | Body::QueueTimeout { .. }) {
+            for p in event.players() {
+                self.new_players.touch(p);
+                ledger.players.touch(p);
+            }
+        }
+        fp
     }
 
     /// The bytes of event `seq` (stored, or written by this batch).
@@ -352,9 +399,18 @@ impl Batch {
 
     /// The seq and event stored (or written by this batch) under `id`.
     fn find_id(&mut self, ledger: &Ledger, id: &str) -> Result<Option<(u64, Event)>, LogError> {
-        let fp = index::fingerprint(id);
+        self.find_fp(ledger, id, index::fingerprint(id))
+    }
+
+    /// [`Self::find_id`] of an id whose fingerprint `fp` is known.
+    fn find_fp(
+        &mut self,
+        ledger: &Ledger,
+        id: &str,
+        fp: u64,
+    ) -> Result<Option<(u64, Event)>, LogError> {
         let mut candidates: Vec<u64> = Vec::new();
-        if let Some(&s) = self.ids.get(&fp) {
+        if let Some(s) = self.ids.get(fp) {
             candidates.push(s);
             candidates.extend(self.ids_overflow.iter().filter(|e| e.0 == fp).map(|e| e.1));
         }
@@ -493,14 +549,22 @@ impl Batch {
         }
     }
 
-    fn offer(&mut self, ledger: &Ledger, item: Result<Event, Violation>) -> Result<(), Fail> {
+    /// Checks and writes one input event; `fp` is its id's fingerprint when the caller computed it
+    /// (computed here otherwise).
+    fn offer(
+        &mut self,
+        ledger: &Ledger,
+        item: Result<Event, Violation>,
+        fp: Option<u64>,
+    ) -> Result<(), Fail> {
         let index = self.offered;
         self.offered += 1;
         let event = item.map_err(Fail::Invalid)?;
 
         // 1. Duplicates and conflicts.
-        if let Some(id) = &event.id {
-            if let Some((seq, stored)) = self.find_id(ledger, id)? {
+        let fp = event.id.as_deref().map(|id| fp.unwrap_or_else(|| index::fingerprint(id)));
+        if let (Some(id), Some(fp)) = (&event.id, fp) {
+            if let Some((seq, stored)) = self.find_fp(ledger, id, fp)? {
                 if same_content(&stored, &event) {
                     self.report.duplicates += 1;
                     return Ok(());
@@ -692,6 +756,7 @@ impl Batch {
             self.inputs.push((seq, index));
         }
         std::mem::swap(&mut self.line, &mut self.checked_line);
+        self.id_fp = fp;
         self.write_lined(ledger, event)?;
         Ok(())
     }
@@ -726,12 +791,9 @@ impl Batch {
         let is_tick = matches!(event.body, Body::MidnightTick);
         self.last = Some((event.at, is_tick));
         if let Some(id) = &event.id {
-            let fp = index::fingerprint(id);
-            match self.ids.entry(fp) {
-                std::collections::hash_map::Entry::Occupied(_) => self.ids_overflow.push((fp, seq)),
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(seq);
-                }
+            let fp = self.id_fp.take().unwrap_or_else(|| index::fingerprint(id));
+            if !self.ids.insert_new(fp, seq) {
+                self.ids_overflow.push((fp, seq));
             }
         }
         let fact = match &event.body {
@@ -774,12 +836,11 @@ impl Batch {
         if self.builder.count == 0 {
             return Ok(());
         }
-        let next = Builder::new(self.next_seq, self.prev);
-        let mut full = std::mem::replace(&mut self.builder, next);
-        let (first, count) = (full.first, full.count as u32);
-        let bytes = full.finish();
+        let (first, count) = (self.builder.first, self.builder.count as u32);
+        let bytes = self.builder.finish();
         ledger.store.insert(Tree::Events, &key(first), bytes)?;
         self.written.push((first, count, bytes.len()));
+        self.builder.reset(self.next_seq, self.prev);
         Ok(())
     }
 
@@ -800,7 +861,7 @@ impl Batch {
     /// otherwise given the pending fingerprints. At the commit the runs are settled instead
     /// ([`Runs::settle`]: few runs for the lookups of later appends).
     fn spill_ids(&mut self, ledger: &Ledger, mid_batch: bool) -> Result<(), LogError> {
-        let mut pending: Vec<(u64, u64)> = self.ids.drain().collect();
+        let mut pending: Vec<(u64, u64)> = self.ids.drain();
         pending.append(&mut self.ids_overflow);
         pending.sort_unstable();
         let store = &*ledger.store;

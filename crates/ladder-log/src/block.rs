@@ -75,6 +75,19 @@ impl Builder {
         Builder { first, count: 0, buf, offsets: Vec::new() }
     }
 
+    /// Empties the block for reuse, to start at `first` after chain hash `prev`: the same as
+    /// [`Builder::new`], keeping the memory already allocated (an append fills a block every few
+    /// dozen events, and allocating each anew showed in its profile).
+    pub fn reset(&mut self, first: u64, prev: [u8; 32]) {
+        self.buf.clear();
+        self.buf.push(BLOCK_FORMAT);
+        self.buf.extend_from_slice(&[0; 4]);
+        self.buf.extend_from_slice(&prev);
+        self.offsets.clear();
+        self.first = first;
+        self.count = 0;
+    }
+
     /// Appends an event's bytes and chain hash.
     pub fn push(&mut self, hash: &[u8; 32], bytes: &[u8]) {
         self.offsets.push(self.buf.len() as u32);
@@ -320,6 +333,25 @@ impl Indexed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reset_builder_writes_what_a_new_one_writes() {
+        let mut reused = Builder::new(1, [4; 32]);
+        reused.push(&[5; 32], b"an earlier block's event");
+        reused.finish();
+        reused.reset(12, [6; 32]);
+        let mut fresh = Builder::new(12, [6; 32]);
+        for b in [&mut reused, &mut fresh] {
+            b.push(&[7; 32], b"xy");
+            b.push(&[8; 32], b"z");
+        }
+        assert_eq!((reused.first, reused.count), (12, 2));
+        assert_eq!(
+            (reused.get(12), reused.get(13), reused.get(11)),
+            (Some(&b"xy"[..]), Some(&b"z"[..]), None)
+        );
+        assert_eq!(reused.finish(), fresh.finish());
+    }
 
     #[test]
     fn builder_round_trips_and_parse_refuses_cuts() {

@@ -197,93 +197,156 @@ pub fn fingerprints<'a>(
     Ok(entries(key, value)?.chunks_exact(ENTRY).map(|e| entry(e).0))
 }
 
-/// The hasher of maps keyed by id fingerprints: a fingerprint is already 8 bytes of a blake3
-/// hash, uniform and not chosen by whoever wrote the ids, so it is its own hash (SipHash on top of
-/// it was a few percent of a long import).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FpHasher(u64);
+/// Id fingerprints → seq, for the ids of a batch not yet in the on-disk index: open addressing
+/// with linear probing over 16-byte slots (fingerprint, seq), at most half full. A fingerprint is
+/// already 8 bytes of a blake3 hash, uniform and not chosen by whoever wrote the ids, so it is its
+/// own hash; seq 0 (never an event's) marks an empty slot. With up to a million pending ids the
+/// table is far bigger than the core's cache, and a lookup is a cache miss: unlike a
+/// `HashMap`'s, this table's slot is known from the fingerprint alone, so [`FpTable::touch`] can
+/// prefetch it a few events before the lookup (docs/PERFORMANCE.md, "Import: the ledger's
+/// thread").
+#[derive(Clone, Debug, Default)]
+pub struct FpTable {
+    /// A power of two in length (or empty).
+    slots: Vec<(u64, u64)>,
+    len: usize,
+}
 
-impl std::hash::Hasher for FpHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by `FpMap`; any other input is still mixed in.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+impl FpTable {
+    /// The seq stored for `fp`.
+    #[inline]
+    pub fn get(&self, fp: u64) -> Option<u64> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = fp as usize & mask;
+        loop {
+            let (f, seq) = self.slots[i];
+            if seq == 0 {
+                return None;
+            }
+            if f == fp {
+                return Some(seq);
+            }
+            i = (i + 1) & mask;
         }
     }
 
-    fn write_u64(&mut self, fp: u64) {
-        self.0 = fp;
+    /// Stores `seq` (not 0) for `fp` and returns true, or returns false, storing nothing, when
+    /// `fp` holds a seq already.
+    pub fn insert_new(&mut self, fp: u64, seq: u64) -> bool {
+        debug_assert!(seq != 0, "seq 0 marks an empty slot");
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = fp as usize & mask;
+        loop {
+            let (f, stored) = self.slots[i];
+            if stored == 0 {
+                self.slots[i] = (fp, seq);
+                self.len += 1;
+                return true;
+            }
+            if f == fp {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Doubles the table (at least 1,024 slots) and puts every entry back.
+    #[cold]
+    fn grow(&mut self) {
+        let len = (self.slots.len() * 2).max(1024);
+        let old = std::mem::replace(&mut self.slots, vec![(0, 0); len]);
+        let mask = len - 1;
+        for (fp, seq) in old.into_iter().filter(|e| e.1 != 0) {
+            let mut i = fp as usize & mask;
+            while self.slots[i].1 != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (fp, seq);
+        }
+    }
+
+    /// Prefetches the slot where a lookup of `fp` starts ([`ladder_projector::prefetch`]).
+    /// Changes nothing.
+    #[inline]
+    pub fn touch(&self, fp: u64) {
+        if !self.slots.is_empty() {
+            ladder_projector::prefetch(&self.slots[fp as usize & (self.slots.len() - 1)]);
+        }
+    }
+
+    /// How many entries it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Every entry, in no particular order, leaving the table empty (its memory kept).
+    pub fn drain(&mut self) -> Vec<(u64, u64)> {
+        let out: Vec<(u64, u64)> = self.slots.iter().copied().filter(|e| e.1 != 0).collect();
+        if !out.is_empty() {
+            self.slots.fill((0, 0));
+        }
+        self.len = 0;
+        out
     }
 }
-
-/// A map keyed by id fingerprints.
-pub type FpMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<FpHasher>>;
 
 /// Player names → seq of their PlayerJoined, for the checks of every match (two lookups per
-/// two-player match). Names of up to [`NAME_INLINE`] bytes (all usual ones) are kept inside the
-/// hash table's entries, so a lookup compares bytes already in the cache line it probed, instead
-/// of following a pointer to a name allocated elsewhere (a cache miss per lookup with 100,000
-/// players: the largest cost of an import's checks before).
+/// two-player match). The names are interned by a [`ladder_projector::Roster`] (open addressing,
+/// a fixed-seed foldhash, 32-byte slots holding a short name itself), and `seqs` holds each
+/// interned name's seq by its dense id. A lookup of a short name reads one slot of the table and
+/// one `u64` of `seqs`: with 100,000 players the table is bigger than the core's cache, and the
+/// SipHash table this replaced read two places of it (its control bytes, then its bucket), each a
+/// cache miss, and hashed with SipHash: together 11% of an import's CPU (docs/PERFORMANCE.md,
+/// "Import: the ledger's thread"). [`Names::touch`] lets the appending thread prefetch the slots
+/// of the events it will check next, so their misses overlap.
 #[derive(Clone, Debug, Default)]
-pub struct Names(std::collections::HashMap<NameKey, u64>);
-
-/// Bytes of a name stored inline in [`Names`].
-pub const NAME_INLINE: usize = 22;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum NameKey {
-    Inline(u8, [u8; NAME_INLINE]),
-    Heap(Box<str>),
-}
-
-impl std::hash::Hash for NameKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        // The name's bytes only (not the padding): one short write to SipHash. Equal keys have
-        // equal bytes, since a name's length decides its variant.
-        let bytes = match self {
-            NameKey::Inline(len, bytes) => &bytes[..usize::from(*len)],
-            NameKey::Heap(name) => name.as_bytes(),
-        };
-        state.write(bytes);
-    }
-}
-
-impl NameKey {
-    fn new(name: &str) -> NameKey {
-        let bytes = name.as_bytes();
-        if bytes.len() <= NAME_INLINE {
-            let mut inline = [0; NAME_INLINE];
-            inline[..bytes.len()].copy_from_slice(bytes);
-            NameKey::Inline(bytes.len() as u8, inline)
-        } else {
-            NameKey::Heap(name.into())
-        }
-    }
+pub struct Names {
+    roster: ladder_projector::Roster,
+    /// The seq of each interned name, by its roster id.
+    seqs: Vec<u64>,
 }
 
 impl Names {
     /// The seq stored for `name`.
+    #[inline]
     pub fn get(&self, name: &str) -> Option<u64> {
-        self.0.get(&NameKey::new(name)).copied()
+        let id = self.roster.get(name)?;
+        self.seqs.get(id.index()).copied()
     }
 
-    /// Stores `seq` for `name`.
+    /// Stores `seq` for `name` (replacing any seq stored for it).
     pub fn insert(&mut self, name: &str, seq: u64) {
-        self.0.insert(NameKey::new(name), seq);
+        let id = self.roster.intern(name).index();
+        if id == self.seqs.len() {
+            self.seqs.push(seq);
+        } else if let Some(stored) = self.seqs.get_mut(id) {
+            *stored = seq;
+        }
+    }
+
+    /// Prefetches where a lookup of `name` starts ([`ladder_projector::Roster::touch`]). Changes
+    /// nothing: a hint that a lookup of `name` comes soon.
+    #[inline]
+    pub fn touch(&self, name: &str) {
+        self.roster.touch(name);
     }
 
     /// How many names it holds.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.seqs.len()
     }
 
-    /// Adds every entry of `other`.
+    /// Adds every entry of `other` (replacing the seq of a name both hold).
     pub fn extend(&mut self, other: Names) {
-        self.0.extend(other.0);
+        for (id, seq) in other.seqs.into_iter().enumerate() {
+            self.insert(other.roster.name(ladder_projector::PlayerId(id as u32)), seq);
+        }
     }
 }
 
@@ -420,6 +483,48 @@ mod tests {
     }
 
     #[test]
+    fn the_fingerprint_table_finds_what_it_holds_and_refuses_a_second_seq() {
+        let mut t = FpTable::default();
+        assert_eq!((t.get(5), t.len()), (None, 0));
+        t.touch(5);
+        // Fingerprints that share their low bits (one home slot), and many spread ones.
+        let same_home: Vec<u64> = (1..=40u64).map(|k| (k << 40) | 7).collect();
+        for (i, &fp) in same_home.iter().enumerate() {
+            assert!(t.insert_new(fp, i as u64 + 1));
+        }
+        let spread: Vec<u64> = (0..5_000u64).map(|i| fingerprint(&format!("m-{i}"))).collect();
+        for (i, &fp) in spread.iter().enumerate() {
+            assert!(t.insert_new(fp, 100 + i as u64), "m-{i}");
+        }
+        assert_eq!(t.len(), 5_040);
+        for (i, &fp) in same_home.iter().enumerate() {
+            assert_eq!(t.get(fp), Some(i as u64 + 1));
+        }
+        for (i, &fp) in spread.iter().enumerate() {
+            assert_eq!(t.get(fp), Some(100 + i as u64));
+        }
+        // A second seq for a held fingerprint is refused and changes nothing; fingerprint 0 is
+        // an ordinary key.
+        assert!(!t.insert_new(same_home[3], 999));
+        assert_eq!(t.get(same_home[3]), Some(4));
+        assert_eq!(t.get(0), None);
+        assert!(t.insert_new(0, 77));
+        assert_eq!(t.get(0), Some(77));
+        // Draining gives every entry once and leaves it empty, ready to be filled again.
+        let mut all = t.drain();
+        all.sort_unstable();
+        let mut want: Vec<(u64, u64)> =
+            same_home.iter().enumerate().map(|(i, &f)| (f, i as u64 + 1)).collect();
+        want.extend(spread.iter().enumerate().map(|(i, &f)| (f, 100 + i as u64)));
+        want.push((0, 77));
+        want.sort_unstable();
+        assert_eq!(all, want);
+        assert_eq!((t.len(), t.get(spread[0]), t.get(0)), (0, None, None));
+        assert!(t.insert_new(spread[0], 1));
+        assert_eq!(t.get(spread[0]), Some(1));
+    }
+
+    #[test]
     fn names_short_and_long() {
         let long = "ä".repeat(40);
         let mut n = Names::default();
@@ -432,6 +537,25 @@ mod tests {
         assert_eq!(n.get("exactly twenty-two b."), Some(3));
         assert_eq!(n.get(&long), Some(4));
         assert_eq!((n.get("p"), n.get("p1\0"), n.get(&long[..78])), (None, None, None));
+        assert_eq!(n.len(), 4);
+        // Extending keeps both sides' names; a name in both takes the added seq.
+        let mut other = Names::default();
+        other.insert("p1", 10);
+        other.insert("q", 11);
+        n.extend(other);
+        assert_eq!(
+            (n.get("p1"), n.get("q"), n.get(&long), n.len()),
+            (Some(10), Some(11), Some(4), 5)
+        );
+        // Many names, as an import of 100,000 players, each found with its own seq.
+        let mut many = Names::default();
+        for i in 0..20_000u64 {
+            many.insert(&format!("p{i:06}"), 3 * i + 1);
+        }
+        for i in 0..20_000u64 {
+            assert_eq!(many.get(&format!("p{i:06}")), Some(3 * i + 1));
+        }
+        assert_eq!(many.get("p020000"), None);
     }
 
     #[test]
