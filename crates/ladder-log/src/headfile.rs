@@ -19,7 +19,8 @@
 //! While a writer has the ledger open, each commit records its head in place instead, in the
 //! *slot layout*: the file is two fixed slots of [`SLOT_BYTES`] bytes, and commit `n` writes
 //! slot `n % 2` with one positioned write and one `fdatasync`, no temporary file, rename or
-//! directory sync (the way LMDB writes its two meta pages). Each slot holds the same kind of
+//! directory sync (the way LMDB writes its two meta pages, each on a page of its own: a crash
+//! tears a write by pages, so one slot's torn write never reaches the other). Each slot holds the same kind of
 //! text with a counter line, under its own check line, padded with zero bytes:
 //!
 //! ```text
@@ -63,8 +64,14 @@ const TEMP_SUFFIX: &str = ".tmp";
 const MAGIC: &str = "ladder ledger";
 /// The first line of a slot of the slot layout.
 const SLOT_MAGIC: &str = "ladder ledger slot";
-/// The size of each of the two slots of the slot layout; the file is twice this.
-pub const SLOT_BYTES: usize = 512;
+/// The size of each of the two slots of the slot layout; the file is twice this. One page of the
+/// page cache and of a disk of 4 KiB sectors, the unit a crash tears a write by: each slot on a
+/// page of its own, so a torn write of one never damages the other (as LMDB keeps its two meta
+/// pages on two pages).
+pub const SLOT_BYTES: usize = 4096;
+/// The slot size of the first slot layout (both slots on one page), still read: a ledger left by
+/// a crash of a build that wrote it opens, and its next commit writes slots of [`SLOT_BYTES`].
+const FIRST_SLOT_BYTES: usize = 512;
 
 /// The seal of one file: what changes whenever anything writes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,7 +169,7 @@ pub fn read(dir: &Path) -> Result<Option<Recorded>, LogError> {
         // The text layout starts with its magic line; the slot layout is two slots, either of
         // which may be torn (its first bytes included).
         Ok(bytes)
-            if bytes.len() == 2 * SLOT_BYTES
+            if (bytes.len() == 2 * SLOT_BYTES || bytes.len() == 2 * FIRST_SLOT_BYTES)
                 && !bytes.starts_with(format!("{MAGIC}\n").as_bytes()) =>
         {
             parse_slots(&path, &bytes).map(|(r, _)| Some(r))
@@ -239,9 +246,10 @@ fn parse_slot(slot: &[u8]) -> Option<(Recorded, u64)> {
     Some((Recorded { format, head, seals: Vec::new() }, counter))
 }
 
-/// The record of a head file in the slot layout: its whole slot with the higher counter.
+/// The record of a head file in the slot layout (two slots, each half the file): its whole slot
+/// with the higher counter.
 fn parse_slots(path: &Path, bytes: &[u8]) -> Result<(Recorded, u64), LogError> {
-    let (a, b) = bytes.split_at(SLOT_BYTES);
+    let (a, b) = bytes.split_at(bytes.len() / 2);
     match (parse_slot(a), parse_slot(b)) {
         (Some(a), Some(b)) => Ok(if a.1 >= b.1 { a } else { b }),
         (Some(one), None) | (None, Some(one)) => Ok(one),
@@ -532,5 +540,97 @@ mod tests {
         write(dir.path(), &at(5)).unwrap();
         let text = fs::read_to_string(&file).unwrap();
         assert_eq!(Recorded::parse(&file, &text).unwrap(), at(5));
+    }
+
+    /// A write is torn by the unit the file system and the disk write, not by the slot: a page
+    /// of 4,096 bytes (the page cache writes a file back a page at a time, and a disk of 4 KiB
+    /// sectors rewrites a whole sector). A crash in the middle of the newest slot's write may
+    /// leave that whole page garbage; the other slot must sit on another page, so that the
+    /// head before is still read (LMDB keeps each of its two meta pages on its own page for
+    /// this reason), and the file is not refused as damaged.
+    #[test]
+    fn a_torn_page_of_the_newest_slot_leaves_the_other_slot_whole() {
+        const PAGE: usize = 4096;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(HEAD_FILE);
+        let mut w = SlotWriter::create(dir.path(), &at(1)).unwrap();
+        for seq in 2..=5 {
+            w.write(&at(seq)).unwrap();
+            let whole = fs::read(&file).unwrap();
+            // The newest slot (counter `seq`) starts at `(seq % 2) * SLOT_BYTES`: garble the
+            // whole page it starts in, as a torn write of that page would leave it.
+            let start = (seq as usize % 2) * SLOT_BYTES;
+            let page = start / PAGE * PAGE;
+            for garbage in [0x00u8, 0xa5, 0xff] {
+                let mut torn = whole.clone();
+                let end = (page + PAGE).min(torn.len());
+                torn[page..end].fill(garbage);
+                fs::write(&file, &torn).unwrap();
+                assert_eq!(
+                    read(dir.path()).unwrap(),
+                    Some(at(seq - 1)),
+                    "counter {seq}'s page torn to {garbage:#x}"
+                );
+            }
+            fs::write(&file, &whole).unwrap();
+        }
+    }
+
+    /// The first slot layout (two slots of 512 bytes, a file of 1,024) is still read, so a
+    /// ledger a build of that layout left by a crash opens: the whole slot with the higher
+    /// counter, the other one when it is torn, refused when neither is whole.
+    #[test]
+    fn the_first_slot_layout_is_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(HEAD_FILE);
+        let slot =
+            |r: &Recorded, counter| slot_bytes(r, counter).unwrap()[..FIRST_SLOT_BYTES].to_vec();
+        // Counter 2 in slot 0, counter 1 in slot 1, as that build left them.
+        let first = [slot(&at(8), 2), slot(&at(7), 1)].concat();
+        assert_eq!(first.len(), 1024);
+        fs::write(&file, &first).unwrap();
+        assert_eq!(read(dir.path()).unwrap(), Some(at(8)));
+        let mut torn = first.clone();
+        torn[60..FIRST_SLOT_BYTES].fill(0);
+        fs::write(&file, &torn).unwrap();
+        assert_eq!(read(dir.path()).unwrap(), Some(at(7)));
+        torn[FIRST_SLOT_BYTES + 60..].fill(0);
+        fs::write(&file, &torn).unwrap();
+        assert!(read(dir.path()).unwrap_err().to_string().contains("neither of its two slots"));
+    }
+
+    /// Builds from before the slot layout parse the head file only as text
+    /// ([`Recorded::parse`], unchanged since): every state a writer of the slot layout can
+    /// leave (one slot, both, either torn) fails that parse, so such a build refuses a ledger
+    /// this one left by a crash as a damaged head file, and never reads it as a head.
+    #[test]
+    fn the_text_parser_of_older_builds_refuses_every_slot_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(HEAD_FILE);
+        let mut w = SlotWriter::create(dir.path(), &at(1)).unwrap();
+        let mut states = vec![fs::read(&file).unwrap()];
+        for seq in 2..=4 {
+            w.write(&at(seq)).unwrap();
+            states.push(fs::read(&file).unwrap());
+        }
+        let mut all = states.clone();
+        for s in &states {
+            for cut in [10, 100, SLOT_BYTES / 2] {
+                let mut torn = s.clone();
+                torn[cut..SLOT_BYTES].fill(0);
+                all.push(torn);
+                let mut torn = s.clone();
+                torn[SLOT_BYTES + cut..].fill(0);
+                all.push(torn);
+            }
+        }
+        for (i, bytes) in all.iter().enumerate() {
+            // An older build reads the bytes as UTF-8 (zero bytes are valid UTF-8) and parses
+            // the text; either step fails.
+            if let Ok(text) = String::from_utf8(bytes.clone()) {
+                let e = Recorded::parse(&file, &text).unwrap_err();
+                assert!(e.to_string().contains("head file"), "state {i}: {e}");
+            }
+        }
     }
 }

@@ -137,6 +137,9 @@ pub(crate) struct Disk {
     unverified: std::sync::atomic::AtomicBool,
     /// The head file in the slot layout, open since this handle's first commit (`headfile.rs`).
     slots: std::sync::Mutex<Option<headfile::SlotWriter>>,
+    /// sled's log file (`db`), open since this handle's first commit, synced by each commit
+    /// before the head file ([`Disk::commit`]).
+    sled_log: std::sync::Mutex<Option<std::fs::File>>,
 }
 
 impl Disk {
@@ -151,7 +154,16 @@ impl Disk {
     /// Records a commit's head, durably, after the store's flush: the first commit of a handle
     /// replaces the head file by one in the slot layout, each later one rewrites one slot in
     /// place (one write and one `fdatasync`).
+    ///
+    /// Before the slot, sled's log file is synced with `fdatasync`: sled 0.34's `flush` writes its
+    /// log with `sync_file_range` on Linux, which makes neither the file's length nor its block
+    /// map durable, so a commit that grew the log could lose its end to a power cut after the
+    /// head file named it (a store behind its head file: refused, the acknowledged events
+    /// lost). The old atomic rewrite of the head file hid this: its `fsync` of a new file
+    /// committed the file system's journal, sled's metadata with it; a slot's `fdatasync` of an
+    /// unchanged length does not.
     pub(crate) fn commit(&self, head: Head) -> Result<(), LogError> {
+        self.sync_sled_log()?;
         let recorded = headfile::Recorded { format: LEDGER_FORMAT, head, seals: Vec::new() };
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         match slots.as_mut() {
@@ -161,6 +173,27 @@ impl Disk {
                 Ok(())
             }
         }
+    }
+}
+
+impl Disk {
+    /// `fdatasync` of sled's log file (see [`Disk::commit`]).
+    fn sync_sled_log(&self) -> Result<(), LogError> {
+        let path = self.dir.join("db");
+        let io = |what: &str, e| LogError::from_io(&path, what, e);
+        let mut log = self.sled_log.lock().unwrap_or_else(|p| p.into_inner());
+        let file = match log.take() {
+            Some(f) => f,
+            // Write access only for the platforms whose sync needs it; nothing writes through it.
+            None => std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&path)
+                .map_err(|e| io("opening sled's log to sync it", e))?,
+        };
+        file.sync_data().map_err(|e| io("syncing sled's log", e))?;
+        *log = Some(file);
+        Ok(())
     }
 }
 
@@ -480,6 +513,7 @@ impl Ledger {
             copy: kept_copy,
             unverified: std::sync::atomic::AtomicBool::new(checked_on_copy),
             slots: std::sync::Mutex::new(None),
+            sled_log: std::sync::Mutex::new(None),
         };
         if recorded.as_ref().map(|r| r.head) != Some(ledger.head) {
             disk.record(ledger.head, Vec::new())?;

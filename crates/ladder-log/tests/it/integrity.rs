@@ -467,7 +467,7 @@ fn one_more(i: usize) -> String {
 }
 
 /// The slot layout of the head file (`src/headfile.rs`): a closed ledger's head file is text;
-/// while a writer commits it is two slots of 512 bytes, the newest head in the slot the
+/// while a writer commits it is two slots of 4,096 bytes (one page each), the newest head in the slot the
 /// counter names; closing writes text again. A crash that tore the newest slot leaves the head
 /// before it in the other slot: the store is one commit ahead, which opening accepts and records.
 /// Both slots torn: refused as a damaged head file.
@@ -486,11 +486,11 @@ fn the_head_file_is_slots_while_committing_and_a_torn_newest_slot_is_caught_up()
     let second = l.head();
     // As a crash would leave it: the head file of the open ledger, two commits in.
     let slots = std::fs::read(&file).unwrap();
-    assert_eq!(slots.len(), 1024);
+    assert_eq!(slots.len(), 8192);
     let text = |b: &[u8]| String::from_utf8_lossy(b).trim_end_matches('\0').to_string();
     // The first commit is counter 1, in slot 1; the second is counter 2, in slot 0.
-    assert!(text(&slots[512..]).contains(&format!("counter 1\nformat 4\nhead {first}\n")));
-    assert!(text(&slots[..512]).contains(&format!("counter 2\nformat 4\nhead {second}\n")));
+    assert!(text(&slots[4096..]).contains(&format!("counter 1\nformat 4\nhead {first}\n")));
+    assert!(text(&slots[..4096]).contains(&format!("counter 2\nformat 4\nhead {second}\n")));
     drop(l);
     let closed = std::fs::read_to_string(&file).unwrap();
     assert!(
@@ -500,7 +500,7 @@ fn the_head_file_is_slots_while_committing_and_a_torn_newest_slot_is_caught_up()
 
     // The newest slot torn (its head line cut), as by a crash in the middle of its write.
     let mut torn = slots.clone();
-    torn[60..512].fill(0);
+    torn[60..4096].fill(0);
     std::fs::write(&file, &torn).unwrap();
     let l = Ledger::open(&path).unwrap();
     assert_eq!(l.head(), second, "the store one commit ahead of the head file is caught up");
@@ -509,10 +509,90 @@ fn the_head_file_is_slots_while_committing_and_a_torn_newest_slot_is_caught_up()
 
     // Both slots torn: the head file is damaged, and the open refused.
     let mut both = slots;
-    both[60..512].fill(0);
-    both[512 + 60..].fill(0);
+    both[60..4096].fill(0);
+    both[4096 + 60..].fill(0);
     std::fs::write(&file, &both).unwrap();
     let e = Ledger::open(&path).unwrap_err();
     assert!(matches!(e, LogError::Corrupt { .. }), "{e}");
     assert!(e.to_string().contains("neither of its two slots is whole"), "{e}");
+}
+
+/// One slot of the slot layout, written by hand from its description in `src/headfile.rs` (the
+/// text, its blake3 check line, zero bytes to 4,096): what an adversary or a crash can leave.
+fn forged_slot(counter: u64, head: Head) -> Vec<u8> {
+    let body = format!(
+        "ladder ledger slot\ncounter {counter}\nformat {}\nhead {head}\n",
+        ladder_log::LEDGER_FORMAT
+    );
+    let check = blake3::hash(body.as_bytes()).to_hex();
+    let mut slot = format!("{body}check {check}\n").into_bytes();
+    slot.resize(4096, 0);
+    slot
+}
+
+/// The slot layout as an adversary and a crash leave it, against a real store (each state put
+/// in place of the head file after the writer closed, as a crash would leave it):
+/// - the head file as it was after the first of two commits (a crash between the second
+///   commit's flush and its slot write): the store is one commit ahead, caught up;
+/// - both slots whole, the newer (higher counter) naming a head the store does not hold (a
+///   later seq, or another event at the stored seq): refused, every file left as it was;
+/// - the file cut to one slot, or a closed ledger's text head file with two slots appended:
+///   refused as a damaged head file before anything is opened, every file left as it was.
+#[test]
+fn slot_files_naming_a_head_the_store_lacks_or_cut_short_are_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    build(&path, 5);
+    let file = path.join(ladder_log::HEAD_FILE);
+    let mut l = Ledger::open(&path).unwrap();
+    append_ok(&mut l, &one_more(1), AppendOptions::default());
+    let first = l.head();
+    let after_first = std::fs::read(&file).unwrap();
+    append_ok(&mut l, &one_more(2), AppendOptions::default());
+    let second = l.head();
+    drop(l);
+    let closed = std::fs::read(&file).unwrap();
+
+    // A crash after the second commit's flush, before its slot: counter 1 (the first) only.
+    assert_eq!(after_first.len(), 8192);
+    assert_eq!(after_first[..4096], [0u8; 4096][..], "slot 0 is empty before counter 2");
+    assert_eq!(after_first[4096..], forged_slot(1, first)[..]);
+    std::fs::write(&file, &after_first).unwrap();
+    let l = Ledger::open(&path).unwrap();
+    assert_eq!(l.head(), second, "one commit ahead of the head file: caught up");
+    drop(l);
+
+    // Both slots whole, the newer naming a head the store does not hold.
+    let unknown = [
+        Head { seq: second.seq + 1, hash: [7; 32] },
+        Head { seq: second.seq, hash: [7; 32] },
+        Head { seq: first.seq, hash: [7; 32] },
+    ];
+    for forged in unknown {
+        // Counter 3 goes in slot 1; slot 0 keeps counter 2, the head the store holds.
+        let slots = [forged_slot(2, second), forged_slot(3, forged)].concat();
+        std::fs::write(&file, &slots).unwrap();
+        assert_refused_untouched(&path, forged);
+    }
+
+    // Cut to one slot (either), or text with slots appended: a damaged head file.
+    let slots = [forged_slot(2, second), forged_slot(1, first)].concat();
+    let states = [
+        slots[..4096].to_vec(),
+        slots[4096..].to_vec(),
+        [closed.clone(), slots.clone()].concat(),
+        [slots.clone(), closed.clone()].concat(),
+    ];
+    for (i, state) in states.iter().enumerate() {
+        std::fs::write(&file, state).unwrap();
+        let before = file_bytes(&path);
+        let e = Ledger::open(&path).unwrap_err();
+        assert!(matches!(e, LogError::Corrupt { .. }), "state {i}: {e}");
+        assert!(e.to_string().contains("head file"), "state {i}: {e}");
+        assert!(file_bytes(&path) == before, "state {i}: a refused open wrote");
+    }
+
+    // The slots as the writer left them open the ledger at its head.
+    std::fs::write(&file, &slots).unwrap();
+    assert_eq!(Ledger::open(&path).unwrap().head(), second);
 }

@@ -1,4 +1,5 @@
-//! sled lets one process open a ledger: a second process gets `Locked`, not a hang. (How fast the
+//! sled lets one process open a ledger: a second process gets `Locked`, not a hang, also while
+//! the holder's head file is in the slot layout (what it reads before the lock). (How fast the
 //! refusal comes is not asserted here: speed lives in benchmarks; the 30 s bound below only turns
 //! a hang into a failure instead of a stuck test run.)
 
@@ -26,7 +27,15 @@ fn a_second_process_is_refused_at_once() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ledger");
-    let held = Ledger::open(&path).unwrap();
+    let mut held = Ledger::open(&path).unwrap();
+    // A commit, so the head file the child reads before the lock is in the slot layout.
+    crate::append_ok(
+        &mut held,
+        "{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T00:00:00Z\",\"player\":\"alice\"}\n",
+        ladder_log::AppendOptions::default(),
+    );
+    let head = std::fs::read(path.join(ladder_log::HEAD_FILE)).unwrap();
+    assert!(!head.starts_with(b"ladder ledger\n"), "the head file is in the slot layout");
     let start = Instant::now();
     let mut child = spawn(TEST, "open", &path, None);
     // Bounded wait: a hang is a failure, not a stuck test run.
@@ -55,5 +64,5 @@ fn a_second_process_is_refused_at_once() {
     );
     // Once the holder closes it, the ledger opens again.
     drop(held);
-    assert_eq!(Ledger::open(&path).unwrap().head().seq, 0);
+    assert_eq!(Ledger::open(&path).unwrap().head().seq, 1);
 }
