@@ -314,6 +314,8 @@ impl Batch {
         let base_last_at = last.map(|(at, _)| at);
         let mut runs = Runs::load(&*ledger.store, base.seq)?;
         runs.collect_garbage(&*ledger.store)?;
+        // The players index, before anything is written (opening leaves it for its first use).
+        ledger.players()?;
         Ok(Batch {
             opts,
             next_seq: base.seq + 1,
@@ -453,7 +455,8 @@ impl Batch {
     }
 
     fn player_seq(&self, ledger: &Ledger, player: &str) -> Option<u64> {
-        self.new_players.get(player).or_else(|| ledger.players.get(player))
+        // `Batch::new` loaded the index.
+        self.new_players.get(player).or_else(|| ledger.players.get()?.get(player))
     }
 
     fn ticked(&self, ledger: &Ledger, day: i64) -> bool {
@@ -940,7 +943,9 @@ impl Batch {
         }
         ledger.head = head;
         ledger.frontier = Some(self.frontier);
-        ledger.players.extend(self.new_players);
+        if let Some(players) = ledger.players.get_mut() {
+            players.extend(self.new_players);
+        }
         ledger.voids.extend(self.new_voids);
         ledger.ticks.extend(self.new_ticks);
         for (first, count, bytes) in self.written {

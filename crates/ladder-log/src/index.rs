@@ -10,8 +10,9 @@
 //! write-only-forward: nothing has to be undone on refusal or after a crash.
 //!
 //! **Facts.** Joins (player name → seq), voids (match id → seq of the MatchVoided) and ticks (UTC day
-//! → seq) are few next to the events, so they live in memory, loaded at open from chunks in the
-//! `facts` tree keyed by the seq of their first fact. A chunk is a format byte and then entries:
+//! → seq) are few next to the events, so they live in memory, read from chunks in the `facts` tree
+//! keyed by the seq of their first fact. Opening checks every chunk and loads voids and ticks; the
+//! joins (a ladder's largest index, which a replay never asks) become a map on first use. A chunk is a format byte and then entries:
 //! ```text
 //! 1  seq u64 LE  len u16 LE  name bytes        PlayerJoined
 //! 2  seq u64 LE  len u16 LE  match id bytes    MatchVoided
@@ -400,14 +401,45 @@ impl Fact {
     }
 }
 
+/// One fact of a stored chunk as [`visit_facts`] reads it: names and ids borrowed from the
+/// chunk, nothing allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FactRef<'a> {
+    /// [`Fact::Join`].
+    Join { seq: u64, player: &'a str },
+    /// [`Fact::Void`].
+    Void { seq: u64, match_id: &'a str },
+    /// [`Fact::Tick`].
+    Tick { seq: u64, day: i64 },
+}
+
 /// Decodes a stored facts chunk.
 pub fn decode_facts(key: &[u8], value: &[u8]) -> Result<Vec<Fact>, LogError> {
+    let mut out = Vec::new();
+    visit_facts(key, value, |fact| {
+        out.push(match fact {
+            FactRef::Join { seq, player } => Fact::Join { seq, player: player.to_string() },
+            FactRef::Void { seq, match_id } => Fact::Void { seq, match_id: match_id.to_string() },
+            FactRef::Tick { seq, day } => Fact::Tick { seq, day },
+        })
+    })?;
+    Ok(out)
+}
+
+/// Checks a whole stored facts chunk and hands each of its facts to `visit`, in order, without
+/// allocating: [`decode_facts`]'s checks and errors exactly (a chunk that fails one is refused
+/// whole, after `visit` saw the facts before the failure).
+pub(crate) fn visit_facts<'a>(
+    key: &[u8],
+    value: &'a [u8],
+    mut visit: impl FnMut(FactRef<'a>),
+) -> Result<(), LogError> {
     let corrupt =
         |detail: String| LogError::Corrupt { place: format!("facts chunk {key:02x?}"), detail };
     let Some((&FACTS_FORMAT, mut rest)) = value.split_first() else {
         return Err(corrupt("unknown format or empty".into()));
     };
-    let mut out = Vec::new();
+    let mut n = 0usize;
     fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
         if rest.len() < n {
             return None;
@@ -423,27 +455,28 @@ pub fn decode_facts(key: &[u8], value: &[u8]) -> Result<Vec<Fact>, LogError> {
     }
     while let Some((&tag, r)) = rest.split_first() {
         rest = r;
-        let cut = || corrupt(format!("entry {} is cut", out.len()));
+        let cut = || corrupt(format!("entry {n} is cut"));
         let seq = u64_of(take(&mut rest, 8).ok_or_else(cut)?);
         let fact = match tag {
             1 | 2 => {
                 let len = take(&mut rest, 2).ok_or_else(cut)?;
                 let len = u16::from_le_bytes([len[0], len[1]]) as usize;
                 let text = take(&mut rest, len).ok_or_else(cut)?;
-                let text = String::from_utf8(text.to_vec())
-                    .map_err(|_| corrupt(format!("entry {} is not UTF-8", out.len())))?;
+                let text = std::str::from_utf8(text)
+                    .map_err(|_| corrupt(format!("entry {n} is not UTF-8")))?;
                 if tag == 1 {
-                    Fact::Join { seq, player: text }
+                    FactRef::Join { seq, player: text }
                 } else {
-                    Fact::Void { seq, match_id: text }
+                    FactRef::Void { seq, match_id: text }
                 }
             }
-            3 => Fact::Tick { seq, day: u64_of(take(&mut rest, 8).ok_or_else(cut)?) as i64 },
-            t => return Err(corrupt(format!("entry {} has unknown tag {t}", out.len()))),
+            3 => FactRef::Tick { seq, day: u64_of(take(&mut rest, 8).ok_or_else(cut)?) as i64 },
+            t => return Err(corrupt(format!("entry {n} has unknown tag {t}"))),
         };
-        out.push(fact);
+        visit(fact);
+        n += 1;
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use crate::block::{self, key, seq_of_key, Block, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS};
 use crate::headfile;
-use crate::index::{self, decode_facts, Fact, Names, FACTS_FORMAT};
+use crate::index::{self, decode_facts, visit_facts, FactRef, Names, FACTS_FORMAT};
 use crate::store::{InjectedFaults, MemStore, SledStore, Store, Tree, Value, Write};
 use crate::tree;
 use crate::{Head, LogError, StoredEvent, GENESIS};
@@ -91,14 +91,17 @@ fn open_checkpoint<'v>(key: &[u8], value: &'v [u8]) -> Result<(Head, &'v [u8]), 
 /// An open ledger. See the crate documentation for the design.
 ///
 /// Invariants: `head` is the committed head; the `events` tree holds exactly the blocks of seqs
-/// `1..=head.seq` (an append in progress may add blocks beyond it); `players`, `voids` and `ticks`
-/// hold every join, void and tick at or before the head.
+/// `1..=head.seq` (an append in progress may add blocks beyond it); `voids` and `ticks` hold every
+/// void and tick at or before the head, and `players`, once loaded, every join (see
+/// [`Ledger::players`]).
 pub struct Ledger {
     pub(crate) store: Box<dyn Store>,
     path: Option<PathBuf>,
     pub(crate) head: Head,
-    /// Player name → seq of their PlayerJoined.
-    pub(crate) players: Names,
+    /// Player name → seq of their PlayerJoined: loaded on first use ([`Ledger::players`]; every
+    /// append and verify uses it, a replay does not). Opening checks every facts chunk whole, so
+    /// a damaged one is refused at open as before; only the map is left for later.
+    pub(crate) players: std::sync::OnceLock<Names>,
     /// Voided match id → seq of the MatchVoided.
     pub(crate) voids: HashMap<String, u64>,
     /// UTC day → seq of its MidnightTick.
@@ -612,7 +615,7 @@ impl Ledger {
             store,
             path,
             head,
-            players: Names::default(),
+            players: std::sync::OnceLock::new(),
             voids: HashMap::new(),
             ticks: HashMap::new(),
             tail_blocks: Vec::new(),
@@ -669,22 +672,42 @@ impl Ledger {
                 place: "the facts tree".into(),
                 detail: format!("a key of {} bytes, not 8", k.len()),
             })?;
-            for fact in decode_facts(&k, &v)? {
-                match fact {
-                    Fact::Join { seq, player } => self.players.insert(&player, seq),
-                    Fact::Void { seq, match_id } => {
-                        self.voids.insert(match_id, seq);
-                    }
-                    Fact::Tick { seq, day } => {
-                        self.ticks.insert(day, seq);
-                    }
+            // Every chunk is checked whole here (as before); joins are only counted into the
+            // players index when something asks for it.
+            let (voids, ticks) = (&mut self.voids, &mut self.ticks);
+            visit_facts(&k, &v, |fact| match fact {
+                FactRef::Join { .. } => {}
+                FactRef::Void { seq, match_id } => {
+                    voids.insert(match_id.to_string(), seq);
                 }
-            }
+                FactRef::Tick { seq, day } => {
+                    ticks.insert(day, seq);
+                }
+            })?;
             chunks.push((kseq, v.len()));
         }
         let small = chunks.iter().rev().take_while(|(_, len)| is_small_facts(*len)).count();
         self.tail_facts = chunks.split_off(chunks.len() - small);
         Ok(())
+    }
+
+    /// The players index (player name → seq of their PlayerJoined), read from the facts tree the
+    /// first time something asks for it. Opening checked every facts chunk, so what fails here is
+    /// the store itself (or a chunk damaged since), with the error opening would have given.
+    pub(crate) fn players(&self) -> Result<&Names, LogError> {
+        if let Some(players) = self.players.get() {
+            return Ok(players);
+        }
+        let mut players = Names::default();
+        for entry in self.store.scan(Tree::Facts, &[]) {
+            let (k, v) = entry?;
+            visit_facts(&k, &v, |fact| {
+                if let FactRef::Join { seq, player } = fact {
+                    players.insert(player, seq);
+                }
+            })?;
+        }
+        Ok(self.players.get_or_init(|| players))
     }
 
     fn load_tail_blocks(&mut self) -> Result<(), LogError> {
@@ -763,8 +786,10 @@ impl Ledger {
     }
 
     /// The seq of player `player`'s PlayerJoined, if they joined.
-    pub fn joined_at(&self, player: &str) -> Option<u64> {
-        self.players.get(player)
+    /// The players index is loaded on the first call (a replay never needs it); a store that
+    /// fails to give it is the error.
+    pub fn joined_at(&self, player: &str) -> Result<Option<u64>, LogError> {
+        Ok(self.players()?.get(player))
     }
 
     /// The seq of the stored event whose `id` is `id`, if any (the idempotency index).

@@ -132,6 +132,9 @@ impl Ledger {
     /// is not the chain hash at its seq), which is how a chain cut at its tail is detected. Uses
     /// every core the machine has; the answer does not depend on how many.
     pub fn verify(&self, expect: Option<Head>) -> Result<Head, VerifyError> {
+        // The players index, which opening leaves for its first use: the facts are checked
+        // against it below.
+        let players = self.players()?.len();
         let checkpoints = self.checkpoint_heads()?;
         let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
         let mut ids = Ids::default();
@@ -161,7 +164,7 @@ impl Ledger {
             }
             drop(done_tx);
             // Owns the receiving ends: returning drops them, which ends the other threads.
-            self.check_in_order(done_rx, token_tx, expect, &checkpoints, &mut ids)
+            self.check_in_order(done_rx, token_tx, expect, &checkpoints, players, &mut ids)
         })?;
         self.check_ids(&ids)?;
         if expect.is_none() {
@@ -314,6 +317,7 @@ impl Ledger {
         tokens: std::sync::mpsc::SyncSender<()>,
         expect: Option<Head>,
         checkpoints: &[(Vec<u8>, Head)],
+        players: usize,
         ids: &mut Ids,
     ) -> Result<Head, VerifyError> {
         let broken = |seq: u64, reason: String| Err(VerifyError::Broken { seq, reason });
@@ -430,11 +434,11 @@ impl Ledger {
             return broken(head.seq, "the head record names a different hash".into());
         }
         let (joins, voids, ticks) = facts;
-        if joins != self.players.len() || voids != self.voids.len() || ticks != self.ticks.len() {
+        if joins != players || voids != self.voids.len() || ticks != self.ticks.len() {
             let why = format!(
                 "the facts index lists {} joins, {} voids and {} ticks; the events hold {joins}, \
                  {voids} and {ticks}",
-                self.players.len(),
+                players,
                 self.voids.len(),
                 self.ticks.len()
             );
@@ -488,7 +492,8 @@ impl Ledger {
         let indexed = match event.body {
             BodyView::PlayerJoined { player, .. } => {
                 *joins += 1;
-                self.players.get(player)
+                // `verify` loaded the index before any check.
+                self.players.get().and_then(|p| p.get(player))
             }
             BodyView::MatchVoided { match_id, .. } => {
                 *voids += 1;

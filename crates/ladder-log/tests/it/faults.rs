@@ -556,3 +556,141 @@ fn opening_a_ledger_on_a_full_disk_is_refused_and_damages_nothing() {
     }
     eprintln!("open on a full disk: {faults} faults, {opens_refused} opens refused, 0 lost");
 }
+
+/// A store whose scans of the facts tree fail while `failing` is set (with a storage error naming
+/// the path): the players index, which opening leaves for its first use, then cannot be read.
+struct FactsScanFails {
+    inner: SledStore,
+    path: PathBuf,
+    failing: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Store for FactsScanFails {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
+        self.inner.get(tree, key)
+    }
+    fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
+        self.inner.insert(tree, key, value)
+    }
+    fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
+        self.inner.remove(tree, key)
+    }
+    fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
+        self.inner.apply(tree, writes)
+    }
+    fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
+        self.inner.last_at_or_before(tree, key)
+    }
+    fn scan<'a>(
+        &'a self,
+        tree: Tree,
+        from: &[u8],
+    ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
+        if tree == Tree::Facts && self.failing.load(Ordering::SeqCst) {
+            let source = std::io::Error::other("injected: the facts tree cannot be read");
+            return Box::new(std::iter::once(Err(LogError::from_io(
+                &self.path,
+                "scanning the facts tree",
+                source,
+            ))));
+        }
+        self.inner.scan(tree, from)
+    }
+    fn flush(&self) -> Result<(), LogError> {
+        self.inner.flush()
+    }
+    fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
+        self.inner.size_on_disk()
+    }
+}
+
+/// Opening no longer builds the players index (a replay never asks for it): when the store fails
+/// to give it later, every caller that needs it (a lookup, a verify, an append) gets the store's
+/// own typed error, the append writes nothing, and once the store reads again everything is there.
+#[test]
+fn a_players_index_that_fails_to_load_later_is_the_callers_error_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let joins =
+        "{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T09:00:00Z\",\"player\":\"alice\"}\n\
+                 {\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T09:05:00Z\",\"player\":\"bob\"}";
+    {
+        let mut l = Ledger::open(&path).unwrap();
+        l.append(items(joins), &AppendOptions::default()).unwrap();
+    }
+    let failing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let wrap = |inner: SledStore| -> Box<dyn Store> {
+        Box::new(FactsScanFails { inner, path: path.clone(), failing: failing.clone() })
+    };
+    let mut l = Ledger::open_with(&path, wrap).unwrap();
+    let head = l.head();
+    assert_eq!(head.seq, 2);
+    failing.store(true, Ordering::SeqCst);
+    // The message names what failed and where (the store's own error is its source).
+    let injected = |text: &str| {
+        text.contains("scanning the facts tree") && text.contains(&path.display().to_string())
+    };
+    match l.joined_at("bob") {
+        Err(e @ LogError::Storage { .. }) => assert!(injected(&e.to_string()), "{e}"),
+        other => panic!("a lookup through an unreadable facts tree gave {other:?}"),
+    }
+    match l.verify(None) {
+        Err(ladder_log::VerifyError::Storage(e @ LogError::Storage { .. })) => {
+            assert!(injected(&e.to_string()), "{e}")
+        }
+        other => panic!("a verify through an unreadable facts tree gave {other:?}"),
+    }
+    let carol = "{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T10:00:00Z\",\"player\":\"carol\"}";
+    match l.append(items(carol), &AppendOptions::default()) {
+        Err(AppendError::Storage(e @ LogError::Storage { .. })) => {
+            assert!(injected(&e.to_string()), "{e}")
+        }
+        other => panic!("an append through an unreadable facts tree gave {other:?}"),
+    }
+    assert_eq!(l.head(), head, "the refused append moved the head");
+    failing.store(false, Ordering::SeqCst);
+    assert_eq!(l.joined_at("bob").unwrap(), Some(2));
+    assert_eq!(l.joined_at("carol").unwrap(), None);
+    assert_eq!(l.verify(None).unwrap(), head);
+    l.append(items(carol), &AppendOptions::default()).unwrap();
+    assert_eq!(l.joined_at("carol").unwrap(), Some(3));
+    // Bob joined already: the index the append loaded refuses a second join.
+    let again = "{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T11:00:00Z\",\"player\":\"bob\"}";
+    assert!(matches!(
+        l.append(items(again), &AppendOptions::default()),
+        Err(AppendError::Refused { .. })
+    ));
+    assert_eq!(l.verify(None).unwrap().seq, 3);
+}
+
+/// A damaged facts chunk is still refused when the ledger opens (opening checks every chunk,
+/// though it builds only the voids and ticks from them): an error, never a panic or an empty
+/// ledger, and the store is left as it was.
+#[test]
+fn a_damaged_facts_chunk_is_refused_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let joins = "{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T09:00:00Z\",\"player\":\"alice\"}";
+    {
+        let mut l = Ledger::open(&path).unwrap();
+        l.append(items(joins), &AppendOptions::default()).unwrap();
+    }
+    {
+        let store = SledStore::open(&path).unwrap();
+        let (k, v) = store.scan(Tree::Facts, &[]).next().unwrap().unwrap();
+        let mut v = v.to_vec();
+        // The join's name, cut off: the chunk ends inside its entry.
+        v.truncate(v.len() - 2);
+        store.insert(Tree::Facts, &k, &v).unwrap();
+        store.flush().unwrap();
+    }
+    for attempt in 0..2 {
+        match Ledger::open(&path) {
+            Ok(l) => panic!("attempt {attempt}: a damaged facts chunk opened at {}", l.head()),
+            Err(e) => {
+                let text = e.to_string();
+                assert!(text.contains("facts chunk") && text.contains("is cut"), "{text}");
+            }
+        }
+    }
+}

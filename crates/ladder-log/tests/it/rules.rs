@@ -83,8 +83,8 @@ fn appends_chain_and_read_back() {
     assert_eq!(l.get(0).unwrap(), None);
     assert_eq!(l.seq_of_id("m-1").unwrap(), Some(3));
     assert_eq!(l.match_seq("m-1").unwrap(), Some(3));
-    assert_eq!(l.joined_at("bob"), Some(2));
-    assert_eq!(l.joined_at("carol"), None);
+    assert_eq!(l.joined_at("bob").unwrap(), Some(2));
+    assert_eq!(l.joined_at("carol").unwrap(), None);
     // An empty append changes nothing.
     let r = append_ok(&mut l, "", PLAIN);
     assert_eq!((r.appended, r.head), (0, l.head()));
