@@ -366,9 +366,13 @@ impl Batch {
             self.ids.touch(fp);
         }
         if matches!(event.body, Body::MatchResult { .. } | Body::QueueTimeout { .. }) {
+            // `Batch::new` built the stored players' index before any item is checked.
+            let stored = ledger.players.get();
             for p in event.players() {
                 self.new_players.touch(p);
-                ledger.players.touch(p);
+                if let Some(stored) = stored {
+                    stored.touch(p);
+                }
             }
         }
         fp
