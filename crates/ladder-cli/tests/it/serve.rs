@@ -83,13 +83,29 @@ fn serve_killed_mid_run_loses_no_acknowledged_event_and_sigterm_signs_the_last_c
     let acked = Mutex::new(Vec::<String>::new());
     let count = AtomicUsize::new(0);
     let killed = AtomicBool::new(false);
+    // The second half of each client's requests waits for the mirror, then goes at a bounded
+    // pace: a fast server must not have answered everything before the kill comes.
+    let mirrored = AtomicBool::new(false);
     let mirror = env.dir.path().join("mirror.db");
+    let deadline = Instant::now() + Duration::from_secs(60);
     std::thread::scope(|s| {
         for c in 0..clients {
-            let (acked, count, killed, url, token) = (&acked, &count, &killed, &url, &token);
+            let (acked, count, killed, mirrored, url, token) =
+                (&acked, &count, &killed, &mirrored, &url, &token);
             s.spawn(move || {
                 let agent = agent();
                 for i in 0..per {
+                    if i == per / 2 {
+                        while !mirrored.load(Ordering::SeqCst)
+                            && !killed.load(Ordering::SeqCst)
+                            && Instant::now() < deadline
+                        {
+                            std::thread::sleep(Duration::from_millis(2));
+                        }
+                    }
+                    if i >= per / 2 {
+                        std::thread::sleep(Duration::from_millis(3));
+                    }
                     if killed.load(Ordering::SeqCst) {
                         return;
                     }
@@ -101,8 +117,7 @@ fn serve_killed_mid_run_loses_no_acknowledged_event_and_sigterm_signs_the_last_c
                 }
             });
         }
-        // Mirror once while it runs, then SIGKILL after about a third of the requests.
-        let deadline = Instant::now() + Duration::from_secs(60);
+        // Mirror once while it runs, then SIGKILL a few requests into the second half.
         while count.load(Ordering::SeqCst) < clients * per / 6 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -114,7 +129,9 @@ fn serve_killed_mid_run_loses_no_acknowledged_event_and_sigterm_signs_the_last_c
             b"",
         );
         assert_eq!(r.code, 0, "{}", r.stderr);
-        while count.load(Ordering::SeqCst) < clients * per / 3 && Instant::now() < deadline {
+        mirrored.store(true, Ordering::SeqCst);
+        let kill_at = clients * per / 2 + clients * per / 12;
+        while count.load(Ordering::SeqCst) < kill_at && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
         server.kill().unwrap(); // SIGKILL
