@@ -210,60 +210,6 @@ pub fn player_json(
     })))
 }
 
-/// [`player_json`]'s answer from kept folds: the standing from `warm` (the configuration's
-/// fold), the history from `fold` (the player's, through the same event). `None` when the name
-/// never appears. Equal to [`player_json`] for the same ledger (the tests compare the two).
-pub fn player_json_kept(
-    warm: &crate::warm::Warm,
-    fold: &crate::warm::PlayerFold,
-) -> Option<serde_json::Value> {
-    let name = fold.name.as_str();
-    let id = warm.roster.get(name)?;
-    let me = warm.algo.standing(id)?;
-    // The player's object of `ladder replay --format json`: a snapshot of this one player
-    // (the object of each player does not depend on the others).
-    let one = ladder_replay::Snapshot {
-        algorithm: warm.algo.config().algorithm,
-        config: warm.algo.config().echoed(),
-        through: warm.through,
-        head: ladder_proof::hex(&warm.head),
-        players: vec![ladder_replay::Row { player: name.to_string(), standing: me }],
-        prediction: None,
-    };
-    let all: serde_json::Value =
-        serde_json::from_str(&one.to_json()).unwrap_or(serde_json::Value::Null);
-    let standing = all["players"].get(0)?.clone();
-    let history: Vec<serde_json::Value> = fold
-        .lines
-        .iter()
-        .map(|l| {
-            let what = match l.kind {
-                "MatchResult" => {
-                    let others: Vec<String> =
-                        l.opponents.iter().map(|(p, s)| format!("{p} {s}")).collect();
-                    format!("{} vs {}", l.score.unwrap_or(0.0), others.join(", "))
-                }
-                "PlayerJoined" => "joined".into(),
-                "QueueTimeout" => "queue timeout".into(),
-                _ => String::new(),
-            };
-            let opponents: Vec<&str> = l.opponents.iter().map(|(p, _)| p.as_str()).collect();
-            let mut line = serde_json::json!({
-                "seq": l.seq, "at": l.at.to_string(), "type": l.kind,
-                "opponents": opponents, "score": l.score, "what": what,
-                "rank": l.rank, "change": l.change,
-            });
-            ladder_replay::put_fields(&mut line, &l.after);
-            line
-        })
-        .collect();
-    Some(serde_json::json!({
-        "algorithm": warm.algo.config().algorithm, "config": config_json(&warm.algo),
-        "through": warm.through, "head": ladder_proof::hex(&warm.head),
-        "standing": standing, "history": history,
-    }))
-}
-
 /// Compact JSON text of a value, as `serde_json` writes it (non-finite numbers as `null`).
 macro_rules! j {
     ($e:expr) => {
@@ -271,9 +217,11 @@ macro_rules! j {
     };
 }
 
-/// [`player_json_kept`]'s answer as the compact JSON text `serde_json` writes for it (keys in
-/// byte order, as its maps keep them), written line by line without a map per line: the
-/// history of a player of many games is most of the answer's cost. Equal byte for byte to
+/// [`player_json`]'s answer from kept folds: the standing from `warm` (the configuration's fold),
+/// the history from `fold` (the player's, through the same event); `None` when the name never
+/// appears. Written as the compact JSON text `serde_json` writes for it (keys in byte order, as
+/// its maps keep them), line by line without a map per line: the history of a player of many
+/// games is most of the answer's cost. Equal byte for byte to
 /// `serde_json::to_string` of [`player_json`] (the tests compare the two).
 pub fn player_json_text(
     warm: &crate::warm::Warm,

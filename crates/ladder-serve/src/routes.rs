@@ -597,7 +597,7 @@ async fn player(
             })
         });
         match answer.and_then(|a| a) {
-            // The text `axum::Json` would write for `player_json_kept`, with its content type.
+            // The text `axum::Json` would write for `player_json`'s object, with its content type.
             Ok(Some(text)) => {
                 ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], text)
                     .into_response()
