@@ -254,25 +254,7 @@ impl Chunk {
         scores: &mut [Score],
         failed: &mut [Option<ProjectError>],
     ) -> Result<(), ProjectError> {
-        for (k, item) in self.items.iter().enumerate() {
-            if let Some(Owned::Match(a, b)) = self.items.get(k + AHEAD).map(|i| i.input) {
-                for seat in &self.seats[a..b] {
-                    projectors.iter().for_each(|p| p.prefetch(seat.player));
-                }
-            }
-            let (step, predict) = self.step(item);
-            for (i, p) in projectors.iter_mut().enumerate() {
-                if failed[i].is_some() {
-                    continue;
-                }
-                if let (Some((a, b, y, home)), Some(s)) = (predict, scores.get_mut(i)) {
-                    s.record(p.expectation_at(a, b, item.at, home), y);
-                }
-                if let Err(e) = p.apply(&step, None) {
-                    failed[i] = Some(e);
-                }
-            }
-        }
+        self.fold_steps(projectors, scores, Some(&mut *failed))?;
         if failed.iter().all(Option::is_some) {
             if let Some(e) = failed.iter().flatten().min_by_key(|e| e.seq) {
                 return Err(e.clone());
@@ -281,10 +263,23 @@ impl Chunk {
         Ok(())
     }
 
+    /// Folds the chunk into each projector, stopping at the first error.
     fn fold(
         &self,
         projectors: &mut [&mut (dyn Projector + Send)],
         scores: &mut [Score],
+    ) -> Result<(), ProjectError> {
+        self.fold_steps(projectors, scores, None)
+    }
+
+    /// The steps of [`Chunk::fold`] and [`Chunk::fold_each`]: each step scored (when it is
+    /// predicted) and applied to each projector. Without `failed` the first error returns; with
+    /// it, a projector's error is recorded there and that projector skipped from then on.
+    fn fold_steps(
+        &self,
+        projectors: &mut [&mut (dyn Projector + Send)],
+        scores: &mut [Score],
+        mut failed: Option<&mut [Option<ProjectError>]>,
     ) -> Result<(), ProjectError> {
         for (k, item) in self.items.iter().enumerate() {
             // The players of the step AHEAD steps on are read now, so their records are in the
@@ -296,10 +291,18 @@ impl Chunk {
             }
             let (step, predict) = self.step(item);
             for (i, p) in projectors.iter_mut().enumerate() {
+                if failed.as_deref().is_some_and(|f| f[i].is_some()) {
+                    continue;
+                }
                 if let (Some((a, b, y, home)), Some(s)) = (predict, scores.get_mut(i)) {
                     s.record(p.expectation_at(a, b, item.at, home), y);
                 }
-                p.apply(&step, None)?;
+                if let Err(e) = p.apply(&step, None) {
+                    match failed.as_deref_mut() {
+                        Some(failed) => failed[i] = Some(e),
+                        None => return Err(e),
+                    }
+                }
             }
         }
         Ok(())
