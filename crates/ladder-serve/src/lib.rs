@@ -18,6 +18,7 @@ pub mod reads;
 pub mod routes;
 pub mod sequencer;
 pub mod site;
+pub mod tiles;
 pub mod tokens;
 pub mod vendor;
 pub mod warm;
@@ -143,6 +144,8 @@ pub struct Shared {
     /// string is made to look one up) and read under a shared lock: readers of kept tiles do
     /// not wait for each other.
     tiles: RwLock<std::collections::HashMap<ladder_proof::tiles::Tile, axum::body::Bytes>>,
+    /// The full level-0 tiles kept beside the ledger, made as the tree grows ([`tiles`]).
+    leaves: tiles::Leaves,
     jobs: std::sync::mpsc::SyncSender<sequencer::Job>,
     /// The head of the last durable commit, published by the sequencer once its flush returned:
     /// what a read that does not take the ledger is answered through. Held only to copy it.
@@ -191,6 +194,7 @@ impl Shared {
     fn committed(&self, head: ladder_log::Head) {
         *self.durable.lock().unwrap_or_else(|p| p.into_inner()) = head;
         self.grown.store(true, std::sync::atomic::Ordering::Release);
+        self.leaves.wake();
     }
 
     /// Makes the sequencer's next commit pause while it holds the ledger for writing, before it
@@ -211,6 +215,11 @@ impl Shared {
             // Returns when the hold is released or dropped.
             let _ = release.recv();
         }
+    }
+
+    /// The full level-0 tiles kept beside the ledger ([`tiles::Leaves`]).
+    pub fn leaves(&self) -> &tiles::Leaves {
+        &self.leaves
     }
 
     /// The checkpoint being served.
@@ -287,6 +296,8 @@ pub struct Service {
     /// The shared state.
     pub shared: Arc<Shared>,
     sequencer: Option<std::thread::JoinHandle<()>>,
+    /// The thread that keeps the leaf file up to date ([`tiles::run`]).
+    filler: Option<std::thread::JoinHandle<()>>,
     final_checkpoint: Option<PathBuf>,
 }
 
@@ -296,6 +307,7 @@ impl Service {
         let (tx, rx) = std::sync::mpsc::sync_channel(config.limits.queue.max(1));
         let tokens = tokens::Tokens::load(&config.tokens)?;
         let ledger_head = ledger.head();
+        let (leaves, wake) = tiles::Leaves::open(&ledger);
         let shared = Arc::new(Shared {
             ledger: RwLock::new(ledger),
             origin: config.origin,
@@ -308,6 +320,7 @@ impl Service {
             players: Mutex::new(warm::WarmCache::new(config.limits.warm)),
             explained: Mutex::new(warm::WarmCache::new(EXPLAINED)),
             tiles: RwLock::new(std::collections::HashMap::new()),
+            leaves,
             jobs: tx,
             durable: Mutex::new(ledger_head),
             hold: Mutex::new(None),
@@ -322,9 +335,16 @@ impl Service {
             .name("ladder-sequencer".into())
             .spawn(move || sequencer::run(s, rx))
             .map_err(|source| ServeError::Io { what: "starting the sequencer".into(), source })?;
+        let weak = Arc::downgrade(&shared);
+        let filler = std::thread::Builder::new()
+            .name("ladder-tiles".into())
+            .spawn(move || tiles::run(weak, wake))
+            .map_err(|source| ServeError::Io { what: "starting the tile filler".into(), source })?;
+        shared.leaves.wake();
         Ok(Service {
             shared,
             sequencer: Some(sequencer),
+            filler: Some(filler),
             final_checkpoint: config.final_checkpoint,
         })
     }
@@ -344,6 +364,10 @@ impl Service {
         let (reply, _) = tokio::sync::oneshot::channel();
         let _ = shared.jobs.send(sequencer::Job { events: Vec::new(), auto_join: false, reply });
         if let Some(t) = self.sequencer.take() {
+            let _ = t.join();
+        }
+        shared.leaves.stop();
+        if let Some(t) = self.filler.take() {
             let _ = t.join();
         }
         let signed = shared.sign_checkpoint()?;

@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use ladder_proof::tiles::{tile_bytes, Tile};
+use ladder_proof::tiles::{tile_bytes, Tile, TileKind};
 use ladder_replay::{BoardRules, Until};
 use std::sync::Arc;
 use tower::ServiceBuilder;
@@ -119,8 +119,19 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
                 format!("the tree has {size} entries; tile {} is beyond it", tile.path()),
             );
         }
-        let mut src = ladder_tlog::LedgerTiles::one_tile_at_a_time(&ledger, size);
-        match tile_bytes(&tile, &mut src) {
+        // A full level-0 tile: from the leaf file when it holds the tile and it checks
+        // (`crate::tiles`); otherwise, and for every other tile, from the ledger.
+        let kept = match (tile.kind, tile.is_full()) {
+            (TileKind::Hashes(0), true) => {
+                s.leaves().file().tile(&ledger, tile.index).ok().flatten().map(Ok)
+            }
+            _ => None,
+        };
+        let made = kept.unwrap_or_else(|| {
+            let mut src = ladder_tlog::LedgerTiles::one_tile_at_a_time(&ledger, size);
+            tile_bytes(&tile, &mut src)
+        });
+        match made {
             Ok(bytes) => {
                 drop(ledger);
                 let bytes = Bytes::from(bytes);

@@ -42,8 +42,9 @@ impl<'a> LedgerTiles<'a> {
     }
 
     /// The same tree, for a caller that asks for one tile at a time in no particular order (a
-    /// server answering tile requests): each level-0 tile's events are read alone, instead of
-    /// the 64 tiles a walk in order wants read ahead.
+    /// server answering tile requests): each level-0 tile's events are read alone, on the
+    /// calling thread ([`Ledger::read_records_through`]), instead of the 64 tiles a walk in
+    /// order wants read ahead by a second thread.
     pub fn one_tile_at_a_time(ledger: &'a Ledger, size: u64) -> LedgerTiles<'a> {
         LedgerTiles { span: 1, ..LedgerTiles::new(ledger, size) }
     }
@@ -62,7 +63,7 @@ impl<'a> LedgerTiles<'a> {
         let last = ((tile + self.span) << TILE_HEIGHT).min(self.size);
         if first <= last {
             let (lines, ends, leaves) = (&mut self.lines, &mut self.ends, &mut self.leaves);
-            self.ledger.read_records(first, |records| {
+            let visit = |records: &[ladder_log::Record<'_>]| {
                 for r in records {
                     if r.seq > last {
                         return Ok(false);
@@ -75,7 +76,13 @@ impl<'a> LedgerTiles<'a> {
                     leaves.push(leaf_hash(&lines[start..]));
                 }
                 Ok::<bool, LogError>(true)
-            })?;
+            };
+            if self.span == 1 {
+                // One tile: its few blocks on this thread, none read ahead.
+                self.ledger.read_records_through(first, last, visit)?;
+            } else {
+                self.ledger.read_records(first, visit)?;
+            }
         }
         let expected = last.saturating_sub(first - 1) as usize;
         if self.leaves.len() != expected {

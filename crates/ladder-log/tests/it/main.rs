@@ -7,6 +7,7 @@ mod faults;
 mod folded;
 mod fuzz_corpus;
 mod integrity;
+mod leaves;
 mod lock;
 mod model;
 mod rules;

@@ -174,6 +174,73 @@ async fn the_log_serves_publish_s_bytes_with_the_contract_s_headers() {
     f.service.stop().unwrap();
 }
 
+/// Every tile of a ledger on disk, served while the leaf file holds its full level-0 tiles, is
+/// the file `ladder publish` writes for it; so after a restart over a leaf file damaged in every
+/// slot (the reads before the filler made the slots again come from the events, those after
+/// from the file), and the tree's root is the published checkpoint's.
+#[tokio::test]
+async fn tiles_from_the_leaf_file_are_publish_s_bytes_even_after_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let mut ledger = Ledger::open(&path).unwrap();
+    // 20 joins and 1,100 results: 1,120 events, four full level-0 tiles and part of a fifth.
+    append(&mut ledger, &history(20, 1100));
+    let size = ledger.head().seq;
+    let published = tempfile::tempdir().unwrap();
+    ladder_tlog::publish(&ledger, published.path(), ORIGIN, &crate::common::key()).unwrap();
+    let published_cp = std::fs::read(published.path().join("checkpoint")).unwrap();
+    for round in 0..2 {
+        let f = start(ledger, Limits::default());
+        let leaves = f.service.shared.leaves();
+        assert!(leaves.file().is_kept());
+        if round == 1 {
+            let t = std::time::Instant::now();
+            while leaves.through() < 4 && t.elapsed() < std::time::Duration::from_secs(10) {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            assert_eq!(leaves.through(), 4, "the filler made every full tile");
+            // The file's tiles, as the route reads them, are publish's.
+            let ledger = f.service.shared.read_ledger();
+            for t in 0..4 {
+                let path = ladder_proof::tiles::Tile::hashes(0, t, 256).path();
+                let want = std::fs::read(published.path().join(path)).unwrap();
+                assert_eq!(leaves.file().tile(&ledger, t).unwrap(), Some(want));
+            }
+        }
+        let app = f.service.router();
+        assert_eq!(call(&app, get("/log/checkpoint")).await.body, published_cp, "round {round}");
+        for t in ladder_proof::tiles::tiles_of(size) {
+            let a = call(&app, get(&format!("/log/{}", t.path()))).await;
+            assert_eq!(a.status, StatusCode::OK, "{}", t.path());
+            let want = std::fs::read(published.path().join(t.path())).unwrap();
+            assert_eq!(a.body, want, "round {round}: {}", t.path());
+        }
+        drop(app);
+        f.service.stop().unwrap();
+        // The service is gone: its ledger can be opened again once sled lets go.
+        let leaf_file = path.join(ladder_log::LEAVES_FILE);
+        let mut bytes = std::fs::read(&leaf_file).unwrap();
+        assert_eq!(bytes.len(), 8 + 4 * (8192 + 32), "four full tiles kept");
+        for t in 0..4 {
+            bytes[8 + t * (8192 + 32) + 77] ^= 0x40;
+        }
+        std::fs::write(&leaf_file, bytes).unwrap();
+        ledger = reopen(&path);
+    }
+}
+
+/// Opens the ledger at `path`, retrying while the last instance's threads still hold it.
+fn reopen(path: &std::path::Path) -> Ledger {
+    let t = std::time::Instant::now();
+    loop {
+        match Ledger::open(path) {
+            Ok(l) => return l,
+            Err(e) if t.elapsed() > std::time::Duration::from_secs(10) => panic!("{e}"),
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_leaderboard_is_the_cli_object_and_refuses_bad_parameters_by_name() {
     let mut ledger = Ledger::memory();

@@ -1,0 +1,159 @@
+//! The leaf file beside the ledger (`ladder-leaves`): each full level-0 tile's leaf hashes,
+//! handed out only when they check against the ledger's stored tree, made again after damage,
+//! never taken from another ledger, and left out of the seals (deleting it is safe).
+
+use crate::{append_ok, stored_lines};
+use ladder_log::{AppendOptions, LeafFile, Ledger, LEAVES_FILE};
+use std::path::Path;
+
+/// Two players joining, then `n` results between them.
+fn history(tag: &str, n: usize) -> String {
+    let mut text = String::new();
+    for p in ["ann", "ben"] {
+        text.push_str(&format!(
+            "{{\"type\":\"PlayerJoined\",\"at\":\"2026-03-01T00:00:00Z\",\"player\":\"{p}\"}}\n"
+        ));
+    }
+    for i in 0..n {
+        let at = format!("2026-03-{:02}T{:02}:{:02}:00Z", 1 + i / 1440, i / 60 % 24, i % 60);
+        text.push_str(&format!(
+            "{{\"type\":\"MatchResult\",\"at\":\"{at}\",\"id\":\"{tag}-{i}\",\"seats\":[{{\"player\":\"ann\",\"score\":{}}},{{\"player\":\"ben\",\"score\":{}}}]}}\n",
+            i % 2,
+            1 - i % 2
+        ));
+    }
+    text
+}
+
+/// The bytes of full level-0 tile `t` computed here from the stored lines: the RFC 6962 leaf
+/// hash of each of its 256 events' lines, one after the other.
+fn expected_tile(lines: &[String], t: usize) -> Vec<u8> {
+    lines[t * 256..(t + 1) * 256]
+        .iter()
+        .flat_map(|l| ladder_proof::leaf_hash(l.as_bytes()))
+        .collect()
+}
+
+fn ledger_at(dir: &Path, tag: &str, results: usize) -> Ledger {
+    let mut ledger = Ledger::open(dir).unwrap();
+    append_ok(&mut ledger, &history(tag, results), AppendOptions::default());
+    ledger
+}
+
+/// Changes the file's bytes at `at` (flips one bit).
+fn flip(dir: &Path, at: usize) {
+    let path = dir.join(LEAVES_FILE);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[at] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+}
+
+#[test]
+fn full_tiles_are_their_leaf_hashes_and_a_damaged_slot_is_never_handed_out() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2 joins and 1,228 results: 1,230 events, 4 full tiles and 206 leaves of a fifth.
+    let ledger = ledger_at(dir.path(), "a", 1228);
+    let lines = stored_lines(&ledger);
+    let leaves = LeafFile::open(&ledger);
+    assert!(leaves.is_kept());
+    assert_eq!(leaves.tile(&ledger, 0).unwrap(), None, "nothing is kept before a fill");
+    assert_eq!(leaves.fill(&ledger, 0, 2).unwrap(), 2, "at most `max` tiles");
+    assert_eq!(leaves.fill(&ledger, 2, 100).unwrap(), 4, "every full tile, no partial one");
+    assert_eq!(leaves.fill(&ledger, 4, 100).unwrap(), 4, "nothing more to do");
+    for t in 0..4 {
+        assert_eq!(leaves.tile(&ledger, t as u64).unwrap(), Some(expected_tile(&lines, t)));
+    }
+    assert_eq!(leaves.tile(&ledger, 4).unwrap(), None, "the fifth tile is not full");
+    // 8 bytes of magic, then 8,224 bytes a slot: 8,192 of hashes and 32 of checksum.
+    let slot = |t: usize| 8 + t * (8192 + 32);
+    assert_eq!(std::fs::metadata(dir.path().join(LEAVES_FILE)).unwrap().len(), slot(4) as u64);
+    flip(dir.path(), slot(1) + 100); // a hash of tile 1
+    flip(dir.path(), slot(2) + 8192 + 5); // the checksum of tile 2
+    for (t, kept) in [(0, true), (1, false), (2, false), (3, true)] {
+        assert_eq!(leaves.tile(&ledger, t).unwrap().is_some(), kept, "tile {t}");
+    }
+    // Cut inside tile 3: it is gone too.
+    let file = std::fs::OpenOptions::new().write(true).open(dir.path().join(LEAVES_FILE)).unwrap();
+    file.set_len(slot(3) as u64 + 4000).unwrap();
+    assert_eq!(leaves.tile(&ledger, 3).unwrap(), None);
+    // A fill from the first tile makes each again, the same bytes.
+    assert_eq!(leaves.fill(&ledger, 0, 100).unwrap(), 4);
+    for t in 0..4 {
+        assert_eq!(leaves.tile(&ledger, t as u64).unwrap(), Some(expected_tile(&lines, t)));
+    }
+}
+
+#[test]
+fn another_ledger_s_leaf_file_is_never_handed_out() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let la = ledger_at(a.path(), "a", 600);
+    LeafFile::open(&la).fill(&la, 0, 100).unwrap();
+    // Ledger b has as many events, with other ids: other lines, another tree.
+    let lb = ledger_at(b.path(), "b", 600);
+    std::fs::copy(a.path().join(LEAVES_FILE), b.path().join(LEAVES_FILE)).unwrap();
+    let leaves = LeafFile::open(&lb);
+    assert_eq!(leaves.tile(&lb, 0).unwrap(), None);
+    assert_eq!(leaves.tile(&lb, 1).unwrap(), None);
+    assert_eq!(leaves.fill(&lb, 0, 100).unwrap(), 2);
+    let lines = stored_lines(&lb);
+    assert_eq!(leaves.tile(&lb, 1).unwrap(), Some(expected_tile(&lines, 1)));
+    // A file that is not a leaf file is started again.
+    std::fs::write(b.path().join(LEAVES_FILE), b"not a leaf file at all").unwrap();
+    let leaves = LeafFile::open(&lb);
+    assert_eq!(leaves.tile(&lb, 0).unwrap(), None);
+    assert_eq!(std::fs::metadata(b.path().join(LEAVES_FILE)).unwrap().len(), 8);
+}
+
+#[test]
+fn the_leaf_file_is_left_out_of_the_seals_and_a_ledger_in_memory_keeps_none() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let ledger = ledger_at(dir.path(), "a", 300);
+        LeafFile::open(&ledger).fill(&ledger, 0, 100).unwrap();
+    }
+    // Closed with the file there; reopened with it gone: opened in place, not through a copy,
+    // and it takes appends.
+    std::fs::remove_file(dir.path().join(LEAVES_FILE)).unwrap();
+    let mut ledger = Ledger::open(dir.path()).unwrap();
+    assert!(!ledger.was_checked_on_a_copy());
+    append_ok(
+        &mut ledger,
+        "{\"type\":\"PlayerJoined\",\"at\":\"2026-04-01T00:00:00Z\",\"player\":\"cat\"}",
+        AppendOptions::default(),
+    );
+    let memory = Ledger::memory();
+    let leaves = LeafFile::open(&memory);
+    assert!(!leaves.is_kept());
+    assert_eq!(leaves.fill(&memory, 0, 10).unwrap(), 0);
+}
+
+#[test]
+fn records_through_a_sequence_number_are_those_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = ledger_at(dir.path(), "a", 500);
+    let all: Vec<(u64, ladder_events::Event)> =
+        ledger.events(1).map(|e| e.unwrap()).map(|e| (e.seq, e.event)).collect();
+    for (first, last) in [(1, 1), (1, 502), (17, 300), (256, 257), (400, 10_000)] {
+        let mut got = Vec::new();
+        ledger
+            .read_records_through(first, last, |records| {
+                got.extend(
+                    records.iter().map(|r| (r.seq, ladder_events::codec::decode(r.bytes).unwrap())),
+                );
+                Ok::<bool, ladder_log::LogError>(true)
+            })
+            .unwrap();
+        let want: Vec<_> =
+            all.iter().filter(|(s, _)| *s >= first && *s <= last.min(502)).cloned().collect();
+        assert_eq!(got, want, "{first}..={last}");
+    }
+    // A visitor that stops early stops the reading.
+    let mut calls = 0;
+    ledger
+        .read_records_through(1, 502, |_| {
+            calls += 1;
+            Ok::<bool, ladder_log::LogError>(false)
+        })
+        .unwrap();
+    assert_eq!(calls, 1);
+}
