@@ -6,7 +6,8 @@
 //! 3. append latency (p50, p99) with 32 clients paced to 10,000 appends/s in all;
 //! 4. full tile reads, 4 clients, each a keep-alive connection of its own speaking HTTP/1.1
 //!    directly (a lean client: the bench measures the server, not an HTTP library's per-request
-//!    allocations on the same two cores);
+//!    allocations on the same two cores): level-0 tiles cold (the first read of each after the
+//!    server started) and warm, then entry bundles cold;
 //! 5. on a ledger of `LADDER_BENCH_EVENTS` events (default 1,000,000): the leaderboard, a
 //!    player's page and `GET /api/players/NAME`, and a match's page and its explain: first
 //!    (cold) read, warm read, and the read after one more append.
@@ -352,6 +353,34 @@ fn tiles(s: &Server) {
             n as f64 / t.elapsed().as_secs_f64()
         );
     }
+    // The entry bundles of the same 300 tiles, each read once: the first read of each after
+    // the server started, made from its 256 events (what a mirror's first pass reads beside
+    // each level-0 tile).
+    let bytes = std::sync::atomic::AtomicUsize::new(0);
+    let t = Instant::now();
+    std::thread::scope(|sc| {
+        for c in 0..CLIENTS {
+            let bytes = &bytes;
+            sc.spawn(move || {
+                let mut conn = Raw::connect(&s.url);
+                let mut i = c;
+                while i < 300 {
+                    let path = ladder_proof::tiles::Tile::entries(i, 256).path();
+                    let request = format!("GET /log/{path} HTTP/1.1\r\nHost: bench\r\n\r\n");
+                    let (status, length) = conn.get(request.as_bytes());
+                    assert_eq!(status, 200);
+                    bytes.fetch_add(length, std::sync::atomic::Ordering::Relaxed);
+                    i += CLIENTS;
+                }
+            });
+        }
+    });
+    println!(
+        "serve/tiles/entries/{CLIENTS}-clients/cold: 300 reads in {:.2} s = {:.0} reads/s ({:.0} bytes each)",
+        t.elapsed().as_secs_f64(),
+        300.0 / t.elapsed().as_secs_f64(),
+        bytes.into_inner() as f64 / 300.0
+    );
 }
 
 /// Part 5: reads of a large ledger, cold, warm and after one more append.
