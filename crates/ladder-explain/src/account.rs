@@ -39,6 +39,37 @@ fn standing_of(p: &dyn Projector, roster: &Roster, name: &str) -> Option<Standin
     p.standings().into_iter().find(|s| s.player == id)
 }
 
+/// A state of one configuration's fold through an earlier event, for a replay through a later
+/// one to start from instead of the first event: what a server keeps so that explaining an event
+/// costs the events since the state, not the whole history.
+pub struct Start {
+    /// The projector after event `seq`.
+    pub projector: Algo,
+    /// The players' names then.
+    pub roster: Roster,
+    /// The last event folded.
+    pub seq: u64,
+    /// Its chain hash.
+    pub hash: [u8; 32],
+}
+
+/// Where the replays of an explanation may start ([`crate::explain_with`]).
+pub trait Starts {
+    /// A state of `config`'s fold through an event before `seq` (at most `seq - 1`) from which a
+    /// replay through `seq` gives what a replay from the first event gives (the same voids
+    /// honoured), or `None` to replay from the first event.
+    fn before(&self, config: &Config, seq: u64) -> Option<Start>;
+}
+
+/// No kept state: every replay starts at the first event (what `ladder explain` does).
+pub struct FromTheStart;
+
+impl Starts for FromTheStart {
+    fn before(&self, _: &Config, _: u64) -> Option<Start> {
+        None
+    }
+}
+
 /// Replays `config` through event `seq`, recording the trace of that event and the standings of
 /// `names` just before and after it (what `replay --until SEQ-1` and `--until SEQ` print for
 /// them).
@@ -48,13 +79,40 @@ pub fn account(
     seq: u64,
     names: &[String],
 ) -> Result<Account, ExplainError> {
-    let mut projector = registry::build(config.clone())?;
+    account_from(ledger, config, seq, names, &FromTheStart)
+}
+
+/// [`account`], its replay started from the state `starts` gives, if any (the same account).
+pub fn account_from(
+    ledger: &Ledger,
+    config: Config,
+    seq: u64,
+    names: &[String],
+    starts: &dyn Starts,
+) -> Result<Account, ExplainError> {
     let mut trace = Trace::new();
     let mut before: Vec<Option<Standing>> = vec![None; names.len()];
+    let start = starts.before(&config, seq).filter(|s| s.seq < seq);
+    let (mut projector, resume) = match start {
+        Some(Start { projector, roster, seq: at, hash }) => {
+            if at + 1 == seq {
+                for (b, n) in before.iter_mut().zip(names) {
+                    *b = standing_of(&projector, &roster, n);
+                }
+            }
+            (projector, Some((at, hash, roster)))
+        }
+        None => (registry::build(config.clone())?, None),
+    };
     let r = replay(
         &LedgerHistory::new(ledger),
         &mut [&mut projector],
-        Options { until: Until::Seq(seq), trace: Some((seq, &mut trace)), ..Options::default() },
+        Options {
+            until: Until::Seq(seq),
+            trace: Some((seq, &mut trace)),
+            resume,
+            ..Options::default()
+        },
         &mut |s| {
             if s.seq + 1 == seq {
                 for (b, n) in before.iter_mut().zip(names) {

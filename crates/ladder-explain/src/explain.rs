@@ -2,7 +2,7 @@
 //! and as JSON ([`Explanation::to_json`]) and `ladder serve` answers at
 //! `/api/events/SEQ/explain` and renders on the match page `/events/SEQ`.
 
-use crate::account::{account, Account};
+use crate::account::{account_from, Account, FromTheStart, Start, Starts};
 use crate::history::LedgerHistory;
 use crate::ExplainError;
 use ladder_events::{json::to_line, Body, Event, Timestamp};
@@ -467,6 +467,7 @@ fn period_close(
     config: &Config,
     seq: u64,
     (k, p): (i64, i64),
+    starts: &dyn Starts,
 ) -> Result<PeriodClose, ExplainError> {
     let start = Timestamp(k.saturating_mul(p));
     let end = Timestamp(k.saturating_add(1).saturating_mul(p));
@@ -495,7 +496,7 @@ fn period_close(
         }
         // The first event at or after the period's end closes it, unless the replay does not
         // apply it (a void); then the next one does.
-        let acc = account(ledger, config.clone(), s, &[])?;
+        let acc = account_from(ledger, config.clone(), s, &[], starts)?;
         if closes(&acc.trace) {
             return Ok(PeriodClose {
                 k,
@@ -513,11 +514,14 @@ fn period_close(
         }
     }
     // Still open at the head: computed as the end of a replay computes it.
-    let mut projector = registry::build(config.clone())?;
+    let (mut projector, resume) = match starts.before(config, head + 1).filter(|s| s.seq <= head) {
+        Some(Start { projector, roster, seq, hash }) => (projector, Some((seq, hash, roster))),
+        None => (registry::build(config.clone())?, None),
+    };
     let r = replay(
         &LedgerHistory::new(ledger),
         &mut [&mut projector],
-        Options { until: Until::Seq(head), ..Options::default() },
+        Options { until: Until::Seq(head), resume, ..Options::default() },
         &mut |_| {},
     )
     .map_err(|source| ExplainError::Replay {
@@ -624,6 +628,17 @@ fn told(acc: &Account, names: &[String], event: &Event, period: Option<&PeriodCl
 /// the period's close for a match rated in periods, and proves the event's inclusion in the
 /// tree of every event.
 pub fn explain(ledger: &Ledger, request: &Request) -> Result<Explanation, ExplainError> {
+    explain_with(ledger, request, &FromTheStart)
+}
+
+/// [`explain`], each replay started from the state `starts` gives, if any: the same explanation
+/// (a server keeps states of its folds so that the first explanation of an event costs the
+/// events since the nearest one, not the whole history).
+pub fn explain_with(
+    ledger: &Ledger,
+    request: &Request,
+    starts: &dyn Starts,
+) -> Result<Explanation, ExplainError> {
     let head = ledger.head();
     let seq = request.seq;
     if seq == 0 || seq > head.seq {
@@ -640,8 +655,9 @@ pub fn explain(ledger: &Ledger, request: &Request) -> Result<Explanation, Explai
         None => seats.clone(),
     };
     let configs = std::iter::once(&request.config).chain(&request.vs);
-    let accounts: Vec<Account> =
-        configs.map(|c| account(ledger, c.clone(), seq, &names)).collect::<Result<_, _>>()?;
+    let accounts: Vec<Account> = configs
+        .map(|c| account_from(ledger, c.clone(), seq, &names, starts))
+        .collect::<Result<_, _>>()?;
     let base = &accounts[0];
     // Glicko and Glicko-2 rate a match when its period closes: find that computation.
     let kp = match stored.event.body {
@@ -649,7 +665,7 @@ pub fn explain(ledger: &Ledger, request: &Request) -> Result<Explanation, Explai
         _ => None,
     };
     let close = match kp {
-        Some(kp) => Some(period_close(ledger, &base.config, seq, kp)?),
+        Some(kp) => Some(period_close(ledger, &base.config, seq, kp, starts)?),
         None => None,
     };
     if let Some(p) = &request.player {

@@ -15,10 +15,10 @@ mod account;
 mod explain;
 mod history;
 
-pub use account::{account, Account};
+pub use account::{account, account_from, Account, FromTheStart, Start, Starts};
 pub use explain::{
-    change_labels, explain, named, standing_json, vs_config, Explanation, Flag, Period,
-    PeriodChange, Request, Seat, Step, Told,
+    change_labels, explain, explain_with, named, standing_json, vs_config, Explanation, Flag,
+    Period, PeriodChange, Request, Seat, Step, Told,
 };
 pub use history::{LedgerHistory, Progress};
 

@@ -10,7 +10,8 @@
 //!    server started) and warm, then entry bundles cold;
 //! 5. on a ledger of `LADDER_BENCH_EVENTS` events (default 1,000,000): the leaderboard, a
 //!    player's page and `GET /api/players/NAME`, and a match's page and its explain: first
-//!    (cold) read, warm read, and the read after one more append.
+//!    (cold) read, warm read, and the read after one more append; and the first view of other
+//!    matches under the same configuration.
 //!
 //! `cargo bench -p ladder-serve --bench serve -- WORD` runs only the parts whose name holds
 //! WORD (`append`, `tiles`, `reads`).
@@ -442,6 +443,19 @@ fn reads(dir: &tempfile::TempDir) {
         read(name, uri, "warm");
         read(name, uri, "warm again");
     }
+    // Other matches' first views under the same configuration: replayed from the state the
+    // server kept of its Elo fold nearest before each (every 15,628 events at a million), not
+    // from the first event.
+    for (name, uri) in [
+        ("event-page", format!("/events/{}?algo=elo", mid + 1000)),
+        ("explain-api", format!("/api/events/{}/explain?algo=elo", mid + 2000)),
+        ("event-page", format!("/events/{}?algo=elo", PLAYERS + events / 4)),
+    ] {
+        read(name, &uri, "another event, first view (from a kept state)");
+    }
+    // One three quarters in, past the states made so far: they are made on to it first.
+    let late = format!("/events/{}?algo=elo", PLAYERS + events * 3 / 4);
+    read("event-page", &late, "another event past the kept states, first view");
     // One more match, a second after the last (so the board's rating periods and activity
     // rules see the same ladder, not one that paused until today).
     post(&a, &s, result_line(events, Some(Timestamp(base + events as i64 * 1_000_000_000))));

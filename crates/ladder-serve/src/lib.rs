@@ -139,6 +139,8 @@ pub struct Shared {
     /// Events explained, kept while nothing appended later can change them
     /// ([`site::explained`]).
     explained: Mutex<warm::WarmCache<ladder_explain::Explanation>>,
+    /// States of folds every so many events, where explanations start ([`warm::Marks`]).
+    marks: Mutex<warm::WarmCache<warm::Marks>>,
     /// Full tiles and entry bundles already read: they never change, so they are kept, up to
     /// [`TILE_CACHE`] of them (then the cache starts over). Keyed by the tile itself (no path
     /// string is made to look one up) and read under a shared lock: readers of kept tiles do
@@ -319,6 +321,7 @@ impl Service {
             warm: Mutex::new(warm::WarmCache::new(config.limits.warm)),
             players: Mutex::new(warm::WarmCache::new(config.limits.warm)),
             explained: Mutex::new(warm::WarmCache::new(EXPLAINED)),
+            marks: Mutex::new(warm::WarmCache::new(warm::MARKED)),
             tiles: RwLock::new(std::collections::HashMap::new()),
             leaves,
             jobs: tx,

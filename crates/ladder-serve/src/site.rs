@@ -11,7 +11,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use ladder_events::{Body, Timestamp};
-use ladder_explain::{explain, vs_config, ExplainError, LedgerHistory, Request};
+use ladder_explain::{explain_with, vs_config, ExplainError, LedgerHistory, Request};
 use ladder_log::Ledger;
 use ladder_projector::{Config, Standing};
 use ladder_replay::{registry, replay, Options, ReplayError};
@@ -213,7 +213,8 @@ pub fn explained(
         }
         return Ok(x);
     }
-    let x = explain(ledger, request)?;
+    let starts = crate::warm::KeptStarts { cache: &s.marks, ledger };
+    let x = explain_with(ledger, request, &starts)?;
     let steps = x.explained.steps.len()
         + x.vs.iter().map(|t| t.steps.len()).sum::<usize>()
         + x.period.as_ref().map_or(0, |p| p.steps.len());

@@ -265,3 +265,129 @@ impl<T> WarmCache<T> {
         self.slots.is_empty()
     }
 }
+
+/// The states kept of one configuration's fold, at most, in bytes of their saved form
+/// ([`Algo::save_state`]): 32 MB (an Elo state is 16 bytes a player, so two thousand states of
+/// a thousand players; a Glicko-2 state of 100,000 players takes about 7 MB).
+pub const MARK_BYTES: usize = 32 << 20;
+
+/// Configurations whose states are kept at once (least recently used dropped first): with
+/// [`MARK_BYTES`], at most 128 MB of states.
+pub const MARKED: usize = 4;
+
+/// One state of a fold: the projector after event `seq`.
+struct Mark {
+    seq: u64,
+    hash: [u8; 32],
+    /// Players named through `seq` (the roster then is the first `players` names of the last).
+    players: usize,
+    algo: Algo,
+}
+
+/// States of one configuration's fold every `spacing` events from the first (event `spacing`,
+/// `2 * spacing`, ...), made as far as an explanation asked for, so that the next explanation of
+/// an event before the last state replays at most `spacing` events, not the history before it
+/// ([`ladder_explain::Starts`]). `spacing` is set when the first state is made: the head then
+/// over 64, at least 4,096 (15,628 events at a million). States are made until they take
+/// [`MARK_BYTES`]; a whole-history algorithm (TrueSkill Through Time) keeps none.
+pub struct Marks {
+    spacing: u64,
+    marks: Vec<Mark>,
+    /// The names through the last state.
+    roster: Roster,
+    bytes: usize,
+    whole_history: bool,
+}
+
+impl Marks {
+    /// No state yet, states `spacing` events apart for `ledger` as it is now.
+    fn new(config: &Config, ledger: &Ledger) -> Result<Marks, ReplayError> {
+        let whole_history =
+            registry::build(config.clone())?.curve(ladder_projector::PlayerId(0)).is_some();
+        Ok(Marks {
+            spacing: ledger.head().seq.div_ceil(64).max(4096),
+            marks: Vec::new(),
+            roster: Roster::default(),
+            bytes: 0,
+            whole_history,
+        })
+    }
+
+    /// Makes states through event `through` at most (each a replay of `spacing` events from the
+    /// one before, through its own last event: the voids it honours are those through it).
+    fn extend(
+        &mut self,
+        config: &Config,
+        ledger: &Ledger,
+        through: u64,
+    ) -> Result<(), ReplayError> {
+        let history = LedgerHistory::new(ledger);
+        while self.bytes < MARK_BYTES {
+            let last = self.marks.last().map_or(0, |m| m.seq);
+            let next = last + self.spacing;
+            if next > through.min(ledger.head().seq) {
+                return Ok(());
+            }
+            let (mut algo, resume) = match self.marks.last() {
+                Some(m) => (m.algo.clone(), Some((m.seq, m.hash, self.roster.clone()))),
+                None => (registry::build(config.clone())?, None),
+            };
+            let options = Options { resume, until: Until::Seq(next), ..Options::default() };
+            let r = replay(&history, &mut [&mut algo], options, &mut |_| {})?;
+            self.bytes += algo.save_state().len();
+            self.marks.push(Mark { seq: r.through, hash: r.head, players: r.roster.len(), algo });
+            self.roster = r.roster;
+        }
+        Ok(())
+    }
+
+    /// The latest state before event `seq` from which a replay through `seq` honours the same
+    /// voids as one from the first event: a state that folded a match whose void comes after the
+    /// state's own replay ended but at or before `seq` is passed over.
+    fn before(&self, voids: &[(u64, u64)], seq: u64) -> Option<ladder_explain::Start> {
+        let spacing = self.spacing;
+        let mark = self.marks.iter().rev().filter(|m| m.seq < seq).find(|m| {
+            !voids.iter().any(|&(void, matched)| {
+                let folded_through = matched.div_ceil(spacing) * spacing;
+                matched <= m.seq && void > folded_through && void <= seq
+            })
+        })?;
+        let mut roster = Roster::default();
+        for i in 0..mark.players {
+            roster.intern(self.roster.name(ladder_projector::PlayerId(i as u32)));
+        }
+        Some(ladder_explain::Start {
+            projector: mark.algo.clone(),
+            roster,
+            seq: mark.seq,
+            hash: mark.hash,
+        })
+    }
+}
+
+/// The kept states of the service's folds as an explanation's starting points: each asked for
+/// makes the configuration's states through the event first (so the first explanation under a
+/// configuration pays the fold once, and the next ones the events since a state).
+pub struct KeptStarts<'a> {
+    /// The states kept, by configuration.
+    pub cache: &'a Mutex<WarmCache<Marks>>,
+    /// The ledger read.
+    pub ledger: &'a Ledger,
+}
+
+impl ladder_explain::Starts for KeptStarts<'_> {
+    fn before(&self, config: &Config, seq: u64) -> Option<ladder_explain::Start> {
+        let slot = self.cache.lock().unwrap_or_else(|p| p.into_inner()).slot(config);
+        let mut kept = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.is_none() {
+            *kept = Some(Marks::new(config, self.ledger).ok()?);
+        }
+        let marks = kept.as_mut()?;
+        if marks.whole_history {
+            return None;
+        }
+        // A fold that fails is told by the explanation's own replay from the first event.
+        marks.extend(config, self.ledger, seq.saturating_sub(1)).ok()?;
+        marks.before(&LedgerHistory::new(self.ledger).voids(), seq)
+    }
+}

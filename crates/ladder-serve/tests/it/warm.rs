@@ -207,3 +207,55 @@ fn player_history_fold_equals_a_fresh_replay() {
     // Two named players, 6 rounds each, 7 algorithms.
     assert_eq!(compared, 2 * 6 * 7);
 }
+
+/// An explanation started from the kept states of a fold ([`ladder_serve::warm::KeptStarts`])
+/// is the one `ladder explain` builds from the first event, byte for byte: at events around the
+/// states (4,096 events apart here), after voids inside one state's span and across one (a
+/// match before a state voided after it), for a per-game algorithm and one with rating periods,
+/// with events asked for in an order that makes states both before and after they are used.
+#[test]
+fn explanations_from_kept_states_equal_those_from_the_first_event() {
+    use ladder_explain::{explain, explain_with, Request};
+    use ladder_serve::warm::{KeptStarts, Marks};
+    let mut text = history(20, 9000);
+    // r4000 (event 4,020) is voided at event 9,021, after the state at 4,096; r5000 (event
+    // 5,020) at 9,022, inside the span of the state at 8,192.
+    for (i, m) in ["r4000", "r5000"].iter().enumerate() {
+        text.push_str(&format!(
+            "{{\"type\":\"MatchVoided\",\"at\":\"2026-01-03T00:00:0{i}Z\",\"match\":\"{m}\",\"reason\":\"test\"}}\n"
+        ));
+    }
+    text.push_str(
+        &history(20, 300)
+            .lines()
+            .skip(20)
+            .map(|l| l.replace("2026-01-02", "2026-01-04").replace("\"id\":\"r", "\"id\":\"s"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &text);
+    let head = ledger.head().seq;
+    assert_eq!(head, 20 + 9000 + 2 + 300);
+    let seqs = [
+        8193, 9300, 3, 21, 4020, 4021, 4095, 4096, 4097, 4098, 5020, 5021, 8191, 8192, 9021, 9022,
+        9023, 9100, head, 6000, 100,
+    ];
+    for algo in ["elo", "glicko2"] {
+        let config = registry::config(algo, &[]).unwrap();
+        let cache = std::sync::Mutex::new(WarmCache::<Marks>::new(4));
+        let starts = KeptStarts { cache: &cache, ledger: &ledger };
+        for seq in seqs {
+            let request = Request { config: config.clone(), seq, player: None, vs: Vec::new() };
+            let kept = explain_with(&ledger, &request, &starts).unwrap().to_json();
+            let fresh = explain(&ledger, &request).unwrap().to_json();
+            assert_eq!(kept.to_string(), fresh.to_string(), "{algo} event {seq}");
+        }
+        // States were made and used: the one before event 8,193 is the state at 8,192.
+        let start = ladder_explain::Starts::before(&starts, &config, 8193).unwrap();
+        assert_eq!(start.seq, 8192);
+        // The state at 4,096 counted r4000, voided at 9,021: passed over through 9,021 on.
+        assert_eq!(ladder_explain::Starts::before(&starts, &config, 9020).unwrap().seq, 8192);
+        assert!(ladder_explain::Starts::before(&starts, &config, 9021).is_none());
+    }
+}
