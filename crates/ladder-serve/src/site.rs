@@ -186,6 +186,8 @@ pub async fn explain_api(
 /// the event that closed the period), which later appends do not change, and on the head only
 /// through its inclusion proof, which is made again, and the head it names. An explanation of a
 /// match whose period is still open at the head is not kept (the period's end moves with it).
+/// An explanation made here replays from the kept state of the configuration's fold nearest
+/// before the event ([`crate::warm::KeptStarts`]), not from the first event: the same value.
 pub fn explained(
     s: &Shared,
     ledger: &Ledger,
