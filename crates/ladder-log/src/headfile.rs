@@ -321,7 +321,7 @@ fn write_at(mut file: &fs::File, bytes: &[u8], offset: u64) -> std::io::Result<(
 }
 
 /// True for the files of ours the seals leave out (and a copy leaves behind): the head file, the
-/// lock, the folded form with its temporary files and the leaf hashes' file (derived data,
+/// lock, the folded form with its temporary files, the leaf hashes' and the entry bundles' files (derived data,
 /// checked on their own before a replay or a server trusts them: `folded.rs`, `leaves.rs`).
 fn is_ours(name: &str) -> bool {
     name == HEAD_FILE
@@ -329,6 +329,7 @@ fn is_ours(name: &str) -> bool {
         || name.starts_with(&format!("{HEAD_FILE}{TEMP_SUFFIX}"))
         || name.starts_with(crate::FOLDED_FILE)
         || name == crate::LEAVES_FILE
+        || name == crate::ENTRIES_FILE
 }
 
 /// The seals of every file in the ledger directory but ours, sorted by name.

@@ -55,7 +55,7 @@ pub use folded::{Folded, FoldedCheck, FoldedState, FoldedVoid, FOLDED_FILE};
 pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
 pub use ladder_proof::{ConsistencyProof, InclusionProof};
-pub use leaves::{LeafFile, LEAVES_FILE};
+pub use leaves::{LeafFile, ENTRIES_FILE, LEAVES_FILE};
 pub use ledger::{Checkpoint, Events, Ledger, Record, LEDGER_FORMAT, META_HEAD};
 pub use store::{
     Entry, InjectedFaults, MemStore, SledStore, Store, Tree, Value, Write, LOCK_RETRY,

@@ -355,8 +355,8 @@ fn tiles(s: &Server) {
         );
     }
     // The entry bundles of the same 300 tiles, each read once: the first read of each after
-    // the server started, made from its 256 events (what a mirror's first pass reads beside
-    // each level-0 tile).
+    // the server started, from the entries' file the server keeps beside the ledger (what a
+    // mirror's first pass reads beside each level-0 tile).
     let bytes = std::sync::atomic::AtomicUsize::new(0);
     let t = Instant::now();
     std::thread::scope(|sc| {

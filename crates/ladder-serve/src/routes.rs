@@ -119,11 +119,14 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
                 format!("the tree has {size} entries; tile {} is beyond it", tile.path()),
             );
         }
-        // A full level-0 tile: from the leaf file when it holds the tile and it checks
-        // (`crate::tiles`); otherwise, and for every other tile, from the ledger.
+        // A full level-0 tile or entry bundle: from the leaf file when it holds it and it
+        // checks (`crate::tiles`); otherwise, and for every other tile, from the ledger.
         let kept = match (tile.kind, tile.is_full()) {
             (TileKind::Hashes(0), true) => {
                 s.leaves().file().tile(&ledger, tile.index).ok().flatten().map(Ok)
+            }
+            (TileKind::Entries, true) => {
+                s.leaves().file().bundle(&ledger, tile.index).ok().flatten().map(Ok)
             }
             _ => None,
         };

@@ -1,9 +1,9 @@
 //! The log's level-0 tiles made as the tree grows, the way tessera writes tiles when it
-//! sequences entries: a background thread keeps ladder-log's [`LeafFile`] (`ladder-leaves`
-//! beside the ledger: every full level-0 tile's leaf hashes, each checked against the ledger's
-//! stored tree before it is written and again when it is read) up to the durable head, so the
-//! first read of a tile after the server started is one read of 8 KiB, not 256 events read,
-//! written out and hashed. A tile the file does not hold (yet, or any more: a damaged slot does
+//! sequences entries: a background thread keeps ladder-log's [`LeafFile`] (`ladder-leaves` and
+//! `ladder-entries` beside the ledger: every full level-0 tile's leaf hashes and entry bundle,
+//! each checked against the ledger's stored tree before it is written and again when it is
+//! read) up to the durable head, so the first read of a tile or bundle after the server started
+//! is one read, not 256 events read, written out and hashed. A tile the file does not hold (yet, or any more: a damaged slot does
 //! not check) is computed from the events as before; the bytes are the same either way, those
 //! `ladder publish` writes (`tiles_from_the_leaf_file_are_publish_s_bytes` in the tests).
 

@@ -1,9 +1,10 @@
-//! The leaf file beside the ledger (`ladder-leaves`): each full level-0 tile's leaf hashes,
-//! handed out only when they check against the ledger's stored tree, made again after damage,
-//! never taken from another ledger, and left out of the seals (deleting it is safe).
+//! The leaf file beside the ledger (`ladder-leaves`, with `ladder-entries`): each full level-0
+//! tile's leaf hashes and entry bundle, handed out only when they check against the ledger's
+//! stored tree, made again after damage, never taken from another ledger, and left out of the
+//! seals (deleting them is safe).
 
 use crate::{append_ok, stored_lines};
-use ladder_log::{AppendOptions, LeafFile, Ledger, LEAVES_FILE};
+use ladder_log::{AppendOptions, LeafFile, Ledger, ENTRIES_FILE, LEAVES_FILE};
 use std::path::Path;
 
 /// Two players joining, then `n` results between them.
@@ -34,15 +35,26 @@ fn expected_tile(lines: &[String], t: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The entry bundle of full level-0 tile `t` computed here from the stored lines: each line
+/// after its length as two bytes, big-endian (C2SP tlog-tiles).
+fn expected_bundle(lines: &[String], t: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for l in &lines[t * 256..(t + 1) * 256] {
+        out.extend_from_slice(&(l.len() as u16).to_be_bytes());
+        out.extend_from_slice(l.as_bytes());
+    }
+    out
+}
+
 fn ledger_at(dir: &Path, tag: &str, results: usize) -> Ledger {
     let mut ledger = Ledger::open(dir).unwrap();
     append_ok(&mut ledger, &history(tag, results), AppendOptions::default());
     ledger
 }
 
-/// Changes the file's bytes at `at` (flips one bit).
-fn flip(dir: &Path, at: usize) {
-    let path = dir.join(LEAVES_FILE);
+/// Changes the bytes of file `name` at `at` (flips one bit).
+fn flip_in(dir: &Path, name: &str, at: usize) {
+    let path = dir.join(name);
     let mut bytes = std::fs::read(&path).unwrap();
     bytes[at] ^= 1;
     std::fs::write(&path, bytes).unwrap();
@@ -62,15 +74,24 @@ fn full_tiles_are_their_leaf_hashes_and_a_damaged_slot_is_never_handed_out() {
     assert_eq!(leaves.fill(&ledger, 4, 100).unwrap(), 4, "nothing more to do");
     for t in 0..4 {
         assert_eq!(leaves.tile(&ledger, t as u64).unwrap(), Some(expected_tile(&lines, t)));
+        assert_eq!(leaves.bundle(&ledger, t as u64).unwrap(), Some(expected_bundle(&lines, t)));
     }
     assert_eq!(leaves.tile(&ledger, 4).unwrap(), None, "the fifth tile is not full");
-    // 8 bytes of magic, then 8,224 bytes a slot: 8,192 of hashes and 32 of checksum.
-    let slot = |t: usize| 8 + t * (8192 + 32);
+    assert_eq!(leaves.bundle(&ledger, 4).unwrap(), None);
+    // 8 bytes of magic, then 8,240 bytes a slot: 8,192 of hashes, 32 of checksum, 16 naming
+    // the bundle.
+    let slot = |t: usize| 8 + t * (8192 + 48);
+    let flip = |at: usize| flip_in(dir.path(), LEAVES_FILE, at);
     assert_eq!(std::fs::metadata(dir.path().join(LEAVES_FILE)).unwrap().len(), slot(4) as u64);
-    flip(dir.path(), slot(1) + 100); // a hash of tile 1
-    flip(dir.path(), slot(2) + 8192 + 5); // the checksum of tile 2
+    flip(slot(1) + 100); // a hash of tile 1
+    flip(slot(2) + 8192 + 5); // the checksum of tile 2
+    flip_in(dir.path(), ENTRIES_FILE, 8 + 32 + 10); // a byte of the first bundle
+    flip(slot(3) + 8192 + 32 + 1); // where the bundle of tile 3 is
     for (t, kept) in [(0, true), (1, false), (2, false), (3, true)] {
         assert_eq!(leaves.tile(&ledger, t).unwrap().is_some(), kept, "tile {t}");
+    }
+    for (t, kept) in [(0, false), (1, true), (2, true), (3, false)] {
+        assert_eq!(leaves.bundle(&ledger, t).unwrap().is_some(), kept, "bundle {t}");
     }
     // Cut inside tile 3: it is gone too.
     let file = std::fs::OpenOptions::new().write(true).open(dir.path().join(LEAVES_FILE)).unwrap();
@@ -80,6 +101,7 @@ fn full_tiles_are_their_leaf_hashes_and_a_damaged_slot_is_never_handed_out() {
     assert_eq!(leaves.fill(&ledger, 0, 100).unwrap(), 4);
     for t in 0..4 {
         assert_eq!(leaves.tile(&ledger, t as u64).unwrap(), Some(expected_tile(&lines, t)));
+        assert_eq!(leaves.bundle(&ledger, t as u64).unwrap(), Some(expected_bundle(&lines, t)));
     }
 }
 
@@ -91,12 +113,16 @@ fn another_ledger_s_leaf_file_is_never_handed_out() {
     // Ledger b has as many events, with other ids: other lines, another tree.
     let lb = ledger_at(b.path(), "b", 600);
     std::fs::copy(a.path().join(LEAVES_FILE), b.path().join(LEAVES_FILE)).unwrap();
+    std::fs::copy(a.path().join(ENTRIES_FILE), b.path().join(ENTRIES_FILE)).unwrap();
     let leaves = LeafFile::open(&lb);
-    assert_eq!(leaves.tile(&lb, 0).unwrap(), None);
-    assert_eq!(leaves.tile(&lb, 1).unwrap(), None);
+    for t in 0..2 {
+        assert_eq!(leaves.tile(&lb, t).unwrap(), None);
+        assert_eq!(leaves.bundle(&lb, t).unwrap(), None);
+    }
     assert_eq!(leaves.fill(&lb, 0, 100).unwrap(), 2);
     let lines = stored_lines(&lb);
     assert_eq!(leaves.tile(&lb, 1).unwrap(), Some(expected_tile(&lines, 1)));
+    assert_eq!(leaves.bundle(&lb, 1).unwrap(), Some(expected_bundle(&lines, 1)));
     // A file that is not a leaf file is started again.
     std::fs::write(b.path().join(LEAVES_FILE), b"not a leaf file at all").unwrap();
     let leaves = LeafFile::open(&lb);
@@ -114,6 +140,7 @@ fn the_leaf_file_is_left_out_of_the_seals_and_a_ledger_in_memory_keeps_none() {
     // Closed with the file there; reopened with it gone: opened in place, not through a copy,
     // and it takes appends.
     std::fs::remove_file(dir.path().join(LEAVES_FILE)).unwrap();
+    std::fs::remove_file(dir.path().join(ENTRIES_FILE)).unwrap();
     let mut ledger = Ledger::open(dir.path()).unwrap();
     assert!(!ledger.was_checked_on_a_copy());
     append_ok(

@@ -199,12 +199,15 @@ async fn tiles_from_the_leaf_file_are_publish_s_bytes_even_after_damage() {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
             assert_eq!(leaves.through(), 4, "the filler made every full tile");
-            // The file's tiles, as the route reads them, are publish's.
+            // The file's tiles and bundles, as the route reads them, are publish's.
             let ledger = f.service.shared.read_ledger();
             for t in 0..4 {
                 let path = ladder_proof::tiles::Tile::hashes(0, t, 256).path();
                 let want = std::fs::read(published.path().join(path)).unwrap();
                 assert_eq!(leaves.file().tile(&ledger, t).unwrap(), Some(want));
+                let path = ladder_proof::tiles::Tile::entries(t, 256).path();
+                let want = std::fs::read(published.path().join(path)).unwrap();
+                assert_eq!(leaves.file().bundle(&ledger, t).unwrap(), Some(want));
             }
         }
         let app = f.service.router();
@@ -220,11 +223,15 @@ async fn tiles_from_the_leaf_file_are_publish_s_bytes_even_after_damage() {
         // The service is gone: its ledger can be opened again once sled lets go.
         let leaf_file = path.join(ladder_log::LEAVES_FILE);
         let mut bytes = std::fs::read(&leaf_file).unwrap();
-        assert_eq!(bytes.len(), 8 + 4 * (8192 + 32), "four full tiles kept");
+        assert_eq!(bytes.len(), 8 + 4 * (8192 + 48), "four full tiles kept");
         for t in 0..4 {
-            bytes[8 + t * (8192 + 32) + 77] ^= 0x40;
+            bytes[8 + t * (8192 + 48) + 77] ^= 0x40;
         }
         std::fs::write(&leaf_file, bytes).unwrap();
+        let entries_file = path.join(ladder_log::ENTRIES_FILE);
+        let mut bytes = std::fs::read(&entries_file).unwrap();
+        bytes[8 + 32 + 1000] ^= 0x40;
+        std::fs::write(&entries_file, bytes).unwrap();
         ledger = reopen(&path);
     }
 }
