@@ -115,9 +115,49 @@ pub struct Replay {
     pub projectors: Vec<registry::Algo>,
     /// Names, last sequence number and its chain hash, scores.
     pub replayed: Replayed,
+    /// The ledger it read, closing on its own thread while the caller writes the output.
+    closing: Closing,
+}
+
+/// A ledger closing on its own thread (sled's last flush, and the head file rewritten with the
+/// seals of sled's files, each synced: waits on the disk of several milliseconds that a replay's
+/// output need not sit behind). Dropping this waits for the close to finish, so the process
+/// never exits with the ledger half closed.
+struct Closing(Option<std::thread::JoinHandle<()>>);
+
+impl Closing {
+    /// Closes `ledger` on a thread of its own; on the calling thread if none can be started
+    /// (the refused closure, and the ledger in it, is dropped there).
+    fn start(ledger: ladder_log::Ledger) -> Closing {
+        Closing(
+            std::thread::Builder::new()
+                .name("ledger close".into())
+                .spawn(move || drop(ledger))
+                .ok(),
+        )
+    }
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            // A panic while closing has been printed by the hook; the output is already written.
+            let _ = handle.join();
+        }
+    }
 }
 
 impl Replay {
+    /// For a command about to exit: waits for the ledger to close, and leaves the replay's
+    /// memory (every configuration's players, the roster's names) for the exit to reclaim at
+    /// once, instead of freeing it piece by piece first.
+    pub fn exit(self) {
+        let Replay { projectors, replayed, closing } = self;
+        drop(closing);
+        std::mem::forget(projectors);
+        std::mem::forget(replayed);
+    }
+
     /// The snapshot (`docs/outputs.md`) of configuration `i`.
     pub fn snapshot(&self, i: usize) -> Snapshot {
         let r = &self.replayed;
@@ -151,7 +191,7 @@ pub fn until_of(args: &AlgoArgs) -> anyhow::Result<Until> {
 
 /// The cores to fold configurations on.
 pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    ladder_replay::cores()
 }
 
 /// The refusal of a replay that a projector stopped at: the event, the quantity and the player
@@ -240,5 +280,6 @@ pub fn replay_configs_predicting(
         }
         Err(e) => return Err(e.into()),
     };
-    Ok(Replay { projectors, replayed })
+    drop(history);
+    Ok(Replay { projectors, replayed, closing: Closing::start(ledger) })
 }

@@ -22,6 +22,14 @@
 //! | 3 | MidnightTick | at `i64` |
 //! | 4 | QueueTimeout | at `i64`, player `u32` |
 //! | 5 | MatchVoided | at `i64` (which match it voids is kept beside the records, by sequence number) |
+//! | 6 | a plain two-seat MatchResult | at `i64`, first seat's player `u32`, second seat's player `u32`, flags `u8`, the seats' seconds `f64` if given |
+//!
+//! Tag 6 is the common match in 18 or 26 bytes instead of tag 2's 45 or 61: two seats on two
+//! sides (sides 0 and 1), scores exactly 1 and 0, 0 and 1, or 0.5 and 0.5, and either no
+//! `seconds` or the same `seconds` on both seats (scores and seconds compared bit for bit, so
+//! `-0.0` takes tag 2). Its flags: bits 0 and 1 the scores (0: 1 and 0, 1: 0 and 1, 2: 0.5 and
+//! 0.5), bit 2 the first seat at home, bit 3 the second, bit 4 the seconds given. It reads back
+//! as the same seats tag 2 would give. Every other match takes tag 2.
 //!
 //! Every stored event has exactly one record, in sequence order, so an event's sequence number
 //! is its position among the event records.
@@ -36,6 +44,10 @@ const MATCH: u8 = 2;
 const TICK: u8 = 3;
 const TIMEOUT: u8 = 4;
 const VOIDED: u8 = 5;
+const MATCH2: u8 = 6;
+
+/// The scores of tag 6's outcomes, by the flags' bits 0 and 1.
+const OUTCOMES: [(f64, f64); 3] = [(1.0, 0.0), (0.0, 1.0), (0.5, 0.5)];
 
 /// Why bytes are not folded records.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,6 +66,14 @@ pub enum FoldedError {
         at: usize,
         /// The tag read.
         tag: u8,
+    },
+    /// A plain two-seat match's flags that name no outcome.
+    #[error("folded record at byte {at} has flags {flags:#04x}, which name no outcome")]
+    Flags {
+        /// Where the record starts.
+        at: usize,
+        /// The flags read.
+        flags: u8,
     },
     /// A name that is not UTF-8.
     #[error("folded name at byte {at} is not UTF-8")]
@@ -107,38 +127,83 @@ pub enum FoldedBody<'a> {
 /// The seats of a folded match, checked when the record was read.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FoldedSeats<'a> {
-    bytes: &'a [u8],
-    len: usize,
+    repr: Seats<'a>,
+}
+
+/// How a record holds its seats.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Seats<'a> {
+    /// Tag 2: `len` seats of the general layout.
+    General { bytes: &'a [u8], len: usize },
+    /// Tag 6: two players, the flags, and both seats' seconds.
+    Two { a: u32, b: u32, flags: u8, seconds: Option<f64> },
 }
 
 impl<'a> FoldedSeats<'a> {
     /// How many seats.
     pub fn len(&self) -> usize {
-        self.len
+        match self.repr {
+            Seats::General { len, .. } => len,
+            Seats::Two { .. } => 2,
+        }
     }
 
     /// True when the match has no seat (never stored: the append rules refuse it).
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// The seats in order.
-    pub fn iter(&self) -> impl Iterator<Item = FoldedSeat> + 'a {
-        let mut rest = self.bytes;
-        (0..self.len).map(move |_| {
-            // The record was checked whole when read, so every read here is in bounds.
-            let player = u32::from_le_bytes(rest[0..4].try_into().unwrap_or_default());
-            let side = u32::from_le_bytes(rest[4..8].try_into().unwrap_or_default());
-            let flags = rest[8];
-            let score = f64::from_le_bytes(rest[9..17].try_into().unwrap_or_default());
-            let (seconds, len) = if flags & 2 != 0 {
-                (Some(f64::from_le_bytes(rest[17..25].try_into().unwrap_or_default())), 25)
-            } else {
-                (None, 17)
-            };
-            rest = &rest[len..];
-            FoldedSeat { player, side, score, seconds, home: flags & 1 != 0 }
-        })
+    pub fn iter(&self) -> SeatIter<'a> {
+        SeatIter { repr: self.repr, next: 0 }
+    }
+}
+
+/// The seats of a [`FoldedSeats`], in order.
+pub struct SeatIter<'a> {
+    repr: Seats<'a>,
+    next: usize,
+}
+
+impl Iterator for SeatIter<'_> {
+    type Item = FoldedSeat;
+
+    #[inline]
+    fn next(&mut self) -> Option<FoldedSeat> {
+        match &mut self.repr {
+            Seats::Two { a, b, flags, seconds } => {
+                let (player, side) = match self.next {
+                    0 => (*a, 0),
+                    1 => (*b, 1),
+                    _ => return None,
+                };
+                // Checked when read: bits 0 and 1 are 0, 1 or 2.
+                let (x, y) = OUTCOMES[usize::from(*flags & 3).min(2)];
+                let score = if side == 0 { x } else { y };
+                let home = *flags & (4 << side) != 0;
+                self.next += 1;
+                Some(FoldedSeat { player, side, score, seconds: *seconds, home })
+            }
+            Seats::General { bytes, len } => {
+                if self.next >= *len {
+                    return None;
+                }
+                self.next += 1;
+                let rest = *bytes;
+                // The record was checked whole when read, so every read here is in bounds.
+                let player = u32::from_le_bytes(rest[0..4].try_into().unwrap_or_default());
+                let side = u32::from_le_bytes(rest[4..8].try_into().unwrap_or_default());
+                let flags = rest[8];
+                let score = f64::from_le_bytes(rest[9..17].try_into().unwrap_or_default());
+                let (seconds, n) = if flags & 2 != 0 {
+                    (Some(f64::from_le_bytes(rest[17..25].try_into().unwrap_or_default())), 25)
+                } else {
+                    (None, 17)
+                };
+                *bytes = &rest[n..];
+                Some(FoldedSeat { player, side, score, seconds, home: flags & 1 != 0 })
+            }
+        }
     }
 }
 
@@ -234,8 +299,20 @@ impl<'a> Reader<'a> {
                     let flags = self.u8(start)?;
                     self.take(start, if flags & 2 != 0 { 16 } else { 8 })?;
                 }
-                let seats = FoldedSeats { bytes: &self.bytes[from..self.pos], len };
-                (at, FoldedBody::Match { seats })
+                let seats = Seats::General { bytes: &self.bytes[from..self.pos], len };
+                (at, FoldedBody::Match { seats: FoldedSeats { repr: seats } })
+            }
+            MATCH2 => {
+                let at = self.at(start)?;
+                let a = self.u32(start)?;
+                let b = self.u32(start)?;
+                let flags = self.u8(start)?;
+                if flags & 3 == 3 || flags >> 5 != 0 {
+                    return Err(FoldedError::Flags { at: start, flags });
+                }
+                let seconds = if flags & 16 != 0 { Some(self.f64(start)?) } else { None };
+                let seats = Seats::Two { a, b, flags, seconds };
+                (at, FoldedBody::Match { seats: FoldedSeats { repr: seats } })
             }
             TICK => (self.at(start)?, FoldedBody::Tick),
             TIMEOUT => {
@@ -343,6 +420,17 @@ impl Encoder {
                     }));
                 }
                 let ids: Vec<u32> = all.iter().map(|s| self.player(s.player)).collect();
+                if let Some(flags) = plain_two(&all, &self.sides) {
+                    self.out.push(MATCH2);
+                    self.out.extend_from_slice(&at);
+                    self.out.extend_from_slice(&ids[0].to_le_bytes());
+                    self.out.extend_from_slice(&ids[1].to_le_bytes());
+                    self.out.push(flags);
+                    if let Some(s) = all[0].seconds {
+                        self.out.extend_from_slice(&s.to_bits().to_le_bytes());
+                    }
+                    return;
+                }
                 self.out.push(MATCH);
                 self.out.extend_from_slice(&at);
                 // The append rules bound a match's seats far below 2^16.
@@ -374,6 +462,23 @@ impl Encoder {
             }
         }
     }
+}
+
+/// Tag 6's flags for `seats` on `sides`, when the match is a plain two-seat one (see the
+/// module's table); `None` when it takes tag 2.
+fn plain_two(seats: &[crate::codec::SeatView<'_>], sides: &[u32]) -> Option<u8> {
+    let [x, y] = seats else { return None };
+    if sides != [0, 1] || x.seconds.map(f64::to_bits) != y.seconds.map(f64::to_bits) {
+        return None;
+    }
+    let bits = (x.score.to_bits(), y.score.to_bits());
+    let outcome = OUTCOMES.iter().position(|(a, b)| (a.to_bits(), b.to_bits()) == bits)?;
+    Some(
+        outcome as u8
+            | u8::from(x.home) << 2
+            | u8::from(y.home) << 3
+            | u8::from(x.seconds.is_some()) << 4,
+    )
 }
 
 #[cfg(test)]
@@ -471,5 +576,129 @@ mod tests {
         }
         let items: Vec<_> = Reader::new(&[9]).collect();
         assert_eq!(items, [Err(FoldedError::Tag { at: 0, tag: 9 })]);
+    }
+
+    /// The seats a record reads back as, with the record's tag.
+    fn seats_of(line: &str) -> (u8, Vec<FoldedSeat>) {
+        let bytes = codec::encode(&json::parse_line(line).expect("a valid line"));
+        let mut enc = Encoder::new();
+        enc.push(&codec::view(&bytes).expect("encoded bytes read back"));
+        let out = enc.take();
+        let mut tag = None;
+        let mut seats = Vec::new();
+        let mut at = 0;
+        for item in Reader::new(&out) {
+            match item.expect("encoded records read back") {
+                Item::Name(n) => at += 5 + n.len(),
+                Item::Event { body: FoldedBody::Match { seats: s }, .. } => {
+                    tag = Some(out[at]);
+                    seats = s.iter().collect();
+                    assert_eq!(s.len(), seats.len());
+                }
+                other => panic!("a match: {other:?}"),
+            }
+        }
+        (tag.expect("a match record"), seats)
+    }
+
+    /// A plain two-seat match takes tag 6 and reads back as the seats tag 2 gives; any other
+    /// match (a score not exactly 1, 0 or 0.5 as the outcome needs, `-0.0`, seconds, a team
+    /// shared, three seats) takes tag 2.
+    #[test]
+    fn plain_two_seat_matches_take_the_short_record_and_read_back_the_same() {
+        let seat = |p: &str, score: &str, extra: &str| {
+            format!(r#"{{"player":"{p}","score":{score}{extra}}}"#)
+        };
+        let line = |a: String, b: String| {
+            format!(r#"{{"type":"MatchResult","at":"2024-01-01T00:01:00Z","seats":[{a},{b}]}}"#)
+        };
+        let plain = |a: &str, b: &str, ha: bool, hb: bool| FoldedSeats {
+            repr: Seats::Two {
+                a: 0,
+                b: 1,
+                flags: OUTCOMES
+                    .iter()
+                    .position(|o| (o.0.to_string(), o.1.to_string()) == (a.into(), b.into()))
+                    .map(|o| o as u8 | u8::from(ha) << 2 | u8::from(hb) << 3)
+                    .expect("an outcome"),
+                seconds: None,
+            },
+        };
+        for (a, b) in [("1", "0"), ("0", "1"), ("0.5", "0.5")] {
+            for (ha, hb) in [(false, false), (true, false), (false, true)] {
+                let home = |h: bool| if h { r#","home":true"# } else { "" };
+                let (tag, seats) = seats_of(&line(seat("x", a, home(ha)), seat("y", b, home(hb))));
+                assert_eq!(tag, MATCH2, "{a} {b} {ha} {hb}");
+                let expected = [
+                    FoldedSeat {
+                        player: 0,
+                        side: 0,
+                        score: a.parse().unwrap(),
+                        seconds: None,
+                        home: ha,
+                    },
+                    FoldedSeat {
+                        player: 1,
+                        side: 1,
+                        score: b.parse().unwrap(),
+                        seconds: None,
+                        home: hb,
+                    },
+                ];
+                assert_eq!(seats, expected);
+                assert_eq!(plain(a, b, ha, hb).iter().collect::<Vec<_>>(), expected);
+            }
+        }
+        for (x, y, tag) in [
+            (seat("x", "1", ""), seat("y", "0.5", ""), MATCH),
+            (seat("x", "2", ""), seat("y", "0", ""), MATCH),
+            (seat("x", "1", ""), seat("y", "-0.0", ""), MATCH),
+            (seat("x", "0.5", r#","seconds":60"#), seat("y", "0.5", ""), MATCH),
+            (seat("x", "1", r#","seconds":60"#), seat("y", "0", r#","seconds":61"#), MATCH),
+            // The same seconds on both seats (a whole game): the short record with them.
+            (seat("x", "1", r#","seconds":60.5"#), seat("y", "0", r#","seconds":60.5"#), MATCH2),
+            (
+                seat("x", "0.5", r#","seconds":60,"home":true"#),
+                seat("y", "0.5", r#","seconds":60"#),
+                MATCH2,
+            ),
+            // Teams 1 and 2 are two sides, 0 and 1: the short record holds them.
+            (seat("x", "1", r#","team":1"#), seat("y", "0", r#","team":2"#), MATCH2),
+        ] {
+            let text = line(x, y);
+            let (got, seats) = seats_of(&text);
+            assert_eq!(got, tag, "{text}");
+            let event = json::parse_line(&text).expect("a valid line");
+            let crate::Body::MatchResult { seats: stored } = &event.body else { panic!() };
+            let scores: Vec<u64> = seats.iter().map(|s| s.score.to_bits()).collect();
+            let want: Vec<u64> = stored.iter().map(|s| s.score.to_bits()).collect();
+            assert_eq!(scores, want, "{text}");
+            let seconds: Vec<Option<f64>> = seats.iter().map(|s| s.seconds).collect();
+            assert_eq!(seconds, stored.iter().map(|s| s.seconds).collect::<Vec<_>>(), "{text}");
+            let sides: Vec<u32> = seats.iter().map(|s| s.side).collect();
+            assert_eq!(sides, crate::Event::sides(stored), "{text}");
+        }
+        let three = line(seat("x", "1", ""), seat("y", "0", ""))
+            .replace(r#"}]}"#, r#"},{"player":"z","score":0}]}"#);
+        assert_eq!(seats_of(&three).0, MATCH);
+        // Every cut of the short record is an error; flags naming no outcome are refused.
+        let mut rec = vec![MATCH2];
+        rec.extend_from_slice(&[0; 16]);
+        rec.push(16);
+        rec.extend_from_slice(&60f64.to_bits().to_le_bytes());
+        assert!(Reader::new(&rec).all(|i| i.is_ok()));
+        for cut in 1..rec.len() {
+            assert_eq!(
+                Reader::new(&rec[..cut]).collect::<Vec<_>>(),
+                [Err(FoldedError::Truncated { at: 0 })]
+            );
+        }
+        for flags in [3u8, 0x20, 0x80] {
+            rec[17] = flags;
+            assert_eq!(
+                Reader::new(&rec).collect::<Vec<_>>(),
+                [Err(FoldedError::Flags { at: 0, flags })]
+            );
+        }
     }
 }

@@ -11,7 +11,7 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 8 | magic `LDFOLD\0\x01` |
+//! | 8 | magic `LDFOLD\0` and the layout's version, 2 (version 1 had no short two-seat record) |
 //! | 8 | the head's sequence number it was built through |
 //! | 32 | that head's chain hash |
 //! | 8 | the length of the records' part |
@@ -42,7 +42,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The folded form's file in the ledger directory.
 pub const FOLDED_FILE: &str = "ladder-folded";
 
-const MAGIC: [u8; 8] = *b"LDFOLD\x00\x01";
+/// The magic: `LDFOLD\0`, then the layout's version. A file of another version is not read
+/// (it is built again, as any damaged one is): the folded form is derived data, so a new layout
+/// needs no upgrade step.
+const MAGIC: [u8; 8] = *b"LDFOLD\x00\x02";
 const HEADER: usize = 96;
 /// The checksum's offset in the header: the 64 bytes before it are hashed after the body.
 const SUM_AT: usize = 64;
@@ -304,6 +307,12 @@ fn check_whole(path: &Path) -> (FoldedState, Option<Whole>) {
         return damaged("shorter than its header".into());
     }
     let Some(header) = Header::parse(&h) else {
+        if h[..7] == MAGIC[..7] {
+            return damaged(format!(
+                "a folded form of layout version {}, and this build reads version {}",
+                h[7], MAGIC[7]
+            ));
+        }
         return damaged("not a folded form (wrong magic)".into());
     };
     let len = file.metadata().map(|m| m.len()).ok();

@@ -483,7 +483,10 @@ impl Ledger {
         let sled_dir = kept_copy.as_ref().map_or(path, |c: &headfile::TempCopy| c.path());
         let store =
             wrap(SledStore::open_retrying(sled_dir, faults, crate::store::OWN_HANDLE_RETRY)?);
-        let mut ledger = Ledger::with_store(store, Some(path.to_path_buf()))?;
+        // Files that match their seals are as this build closed them, with nothing a clean close
+        // leaves behind that only a whole scan of the tree nodes finds ([`Ledger::discard_beyond`]).
+        let sealed = recorded.as_ref().is_some_and(|r| !r.seals.is_empty()) && !checked_on_copy;
+        let mut ledger = Ledger::with_store_scanning(store, Some(path.to_path_buf()), !sealed)?;
         match &recorded {
             // After a check on a copy this passes; opened in place (seals intact), a failure
             // means sled may have written, and the error says so.
@@ -568,7 +571,17 @@ impl Ledger {
     /// A ledger over any [`Store`]; `path` is only for messages. A store of an older format is
     /// [`LogError::OldFormat`] (see [`Ledger::upgrade`]).
     pub fn with_store(store: Box<dyn Store>, path: Option<PathBuf>) -> Result<Ledger, LogError> {
-        let ledger = Ledger::with_store_any_format(store, path)?;
+        Ledger::with_store_scanning(store, path, true)
+    }
+
+    /// [`Ledger::with_store`], scanning every stored tree node for malformed keys only when
+    /// `whole_scan` ([`Ledger::discard_beyond`]).
+    fn with_store_scanning(
+        store: Box<dyn Store>,
+        path: Option<PathBuf>,
+        whole_scan: bool,
+    ) -> Result<Ledger, LogError> {
+        let ledger = Ledger::with_store_format(store, path, whole_scan)?;
         if ledger.format != LEDGER_FORMAT {
             return Err(LogError::OldFormat {
                 path: ledger.path.clone().unwrap_or_default(),
@@ -582,6 +595,16 @@ impl Ledger {
     pub(crate) fn with_store_any_format(
         store: Box<dyn Store>,
         path: Option<PathBuf>,
+    ) -> Result<Ledger, LogError> {
+        Ledger::with_store_format(store, path, true)
+    }
+
+    /// [`Ledger::with_store_any_format`], with [`Ledger::discard_beyond`]'s whole scan of the
+    /// tree nodes only when `whole_scan`.
+    fn with_store_format(
+        store: Box<dyn Store>,
+        path: Option<PathBuf>,
+        whole_scan: bool,
     ) -> Result<Ledger, LogError> {
         let format = match store.get(Tree::Meta, META_FORMAT)? {
             Some(v) if v[..] == [LEDGER_FORMAT] || LEGACY_FORMATS.iter().any(|f| v[..] == [*f]) => {
@@ -626,7 +649,7 @@ impl Ledger {
             frontier: None,
             disk: None,
         };
-        if ledger.discard_beyond(head.seq)? > 0 {
+        if ledger.discard_beyond(head.seq, whole_scan)? > 0 {
             ledger.store.flush()?;
         }
         ledger.load_facts()?;
@@ -634,8 +657,19 @@ impl Ledger {
         Ok(ledger)
     }
 
-    /// Removes every block and facts chunk with a key beyond `seq`; returns how many.
-    pub(crate) fn discard_beyond(&self, seq: u64) -> Result<usize, LogError> {
+    /// Removes every block and facts chunk with a key beyond `seq`, and every stored tree node
+    /// whose leaves reach beyond `seq` or whose key is not a node key; returns how many.
+    ///
+    /// The nodes beyond `seq` are found by one range scan per level (the key is the level byte,
+    /// then the index big-endian, so a level's nodes beyond `seq` are the end of its range), and
+    /// keys of a level byte of 64 or more by one range scan from there: an open reads only what it
+    /// removes, not the whole tree (8,592 nodes at 1M events). A malformed key (not 9 bytes) can
+    /// sort among the nodes that stay, so only a scan of every node finds it: with `whole_scan`
+    /// the whole tree is scanned as well. The ledger asks for it whenever its files are not as
+    /// this build sealed them when it last closed them (a crash, a copy, damage, no head file):
+    /// every open since this change, and every open before it, removed any malformed key, and
+    /// this build writes none, so files that still match their seals hold none.
+    pub(crate) fn discard_beyond(&self, seq: u64, whole_scan: bool) -> Result<usize, LogError> {
         let mut n = 0;
         for tree in [Tree::Events, Tree::Facts] {
             let keys: Vec<Value> = self
@@ -648,13 +682,30 @@ impl Ledger {
                 n += 1;
             }
         }
-        // Subtree hashes whose leaves reach beyond `seq`, level by level.
+        // Subtree hashes whose leaves reach beyond `seq`: at `level`, index `i` covers leaves
+        // through `(i + 1) << level`, which reaches beyond `seq` exactly when `i >= seq >> level`.
         let mut beyond = Vec::new();
-        for entry in self.store.scan(Tree::Nodes, &[]) {
-            let (k, _) = entry?;
-            match tree::parse_node_key(&k) {
-                Some((level, index)) if level < 64 && (index + 1) << level <= seq => {}
-                _ => beyond.push(k),
+        if whole_scan {
+            for entry in self.store.scan(Tree::Nodes, &[]) {
+                let (k, _) = entry?;
+                match tree::parse_node_key(&k) {
+                    Some((level, index)) if level < 64 && index < seq >> level => {}
+                    _ => beyond.push(k),
+                }
+            }
+        } else {
+            for level in 0..64u32 {
+                for entry in self.store.scan(Tree::Nodes, &tree::node_key(level, seq >> level)) {
+                    let (k, _) = entry?;
+                    if k.first() != Some(&(level as u8)) {
+                        break;
+                    }
+                    beyond.push(k);
+                }
+            }
+            // Level bytes of 64 and more name no node.
+            for entry in self.store.scan(Tree::Nodes, &[64]) {
+                beyond.push(entry?.0);
             }
         }
         for k in beyond {

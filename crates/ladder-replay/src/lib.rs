@@ -31,6 +31,13 @@ pub use output::{
     leaderboard, left_out_line, put_fields, BoardRules, Leaderboard, LeftOut, Ranked, Row,
     Snapshot, DEFAULT_ACTIVE_WITHIN, DEFAULT_MIN_GAMES,
 };
+/// The cores this process may use ([`std::thread::available_parallelism`]; 1 when unknown),
+/// asked once: each ask reads the process's cgroup files again.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 pub use parallel::{
     replay_algos, replay_algos_each, replay_algos_scores, replay_parallel, EachReplayed,
 };

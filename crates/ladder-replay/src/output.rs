@@ -114,8 +114,7 @@ const PARALLEL_PLAYERS: usize = 16_384;
 /// snapshot is written in as many slices as the machine has cores, each on its own thread, and
 /// joined in order: the same bytes as one thread writes (a test checks it).
 fn players_json(out: &mut String, rows: &[Row]) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    players_json_on(out, rows, threads);
+    players_json_on(out, rows, crate::cores());
 }
 
 /// [`players_json`] on up to `threads` threads.
@@ -153,19 +152,34 @@ fn write_players(o: &mut String, rows: &[Row], first: bool) {
         }
         o.push_str("{\"player\":");
         string(o, &row.player);
-        for (k, n, b, null) in fields(&row.standing) {
-            let _ = write!(o, ",\"{k}\":");
-            match (n, b, null) {
-                (_, _, true) => o.push_str("null"),
-                (_, Some(b), _) => o.push_str(if b { "true" } else { "false" }),
-                (Some(x), _, _) if k == "games" => {
-                    let _ = write!(o, "{}", x as u64);
-                }
-                (Some(x), _, _) => num(o, x),
-                (None, None, false) => o.push_str("null"),
-            }
-        }
+        player_fields(o, &row.standing);
         o.push('}');
+    }
+}
+
+/// The fields of [`Standing::fields`] as JSON members, each after a comma: the same keys, order
+/// and values, written without building the list (a test holds the two to the same bytes for
+/// every combination of fields).
+fn player_fields(o: &mut String, s: &Standing) {
+    o.push_str(",\"rating\":");
+    num(o, s.rating);
+    if let Some(rd) = s.rd {
+        o.push_str(",\"rd\":");
+        num(o, rd);
+    }
+    if let Some(v) = s.volatility {
+        o.push_str(",\"volatility\":");
+        num(o, v);
+    }
+    if let Some(sigma) = s.sigma {
+        o.push_str(",\"sigma\":");
+        num(o, sigma);
+    }
+    let _ = write!(o, ",\"games\":{}", s.games);
+    if let Some(d) = s.display {
+        o.push_str(if d.provisional { ",\"provisional\":true" } else { ",\"provisional\":false" });
+        o.push_str(",\"glixare\":");
+        opt(o, d.glixare);
     }
 }
 
@@ -637,5 +651,55 @@ mod tests {
         }
         assert!(one.starts_with(r#"{"player":"p000000\"\\","rating":1500.0,"rd":0.0,"volatility":0.06,"sigma":8.25,"games":0,"provisional":true,"glixare":0.0}"#));
         assert_eq!(one.matches(r#"{"player":"#).count(), rows.len());
+    }
+
+    /// The members of `s` written from the list [`Standing::fields`] gives, one by one, as the
+    /// replay's JSON wrote them before [`player_fields`]: what it must equal.
+    fn members_from_the_list(s: &Standing) -> String {
+        let mut o = String::new();
+        for (k, n, b, null) in fields(s) {
+            let _ = write!(o, ",\"{k}\":");
+            match (n, b, null) {
+                (_, _, true) => o.push_str("null"),
+                (_, Some(b), _) => o.push_str(if b { "true" } else { "false" }),
+                (Some(x), _, _) if k == "games" => {
+                    let _ = write!(o, "{}", x as u64);
+                }
+                (Some(x), _, _) => num(&mut o, x),
+                (None, None, false) => o.push_str("null"),
+            }
+        }
+        o
+    }
+
+    /// [`player_fields`] writes the keys, order and values of [`Standing::fields`] for every
+    /// combination of the optional fields and TGR's display, over floats of every form Rust
+    /// prints (integral, fractional, tiny and huge in exponent form, negative zero).
+    #[test]
+    fn player_fields_are_the_members_standing_fields_lists() {
+        let numbers = [1500.0, -0.0, 0.1 + 0.2, 1e-7, 1.5e16, 1234.5678901234567, 0.06];
+        let mut checked = 0;
+        for mask in 0..64u32 {
+            for (i, &x) in numbers.iter().enumerate() {
+                let y = numbers[(i + 3) % numbers.len()];
+                let s = Standing {
+                    player: PlayerId(i as u32),
+                    rating: x,
+                    rd: (mask & 1 != 0).then_some(y),
+                    volatility: (mask & 2 != 0).then_some(x / 3.0),
+                    sigma: (mask & 4 != 0).then_some(y * 7.0),
+                    games: [0, 1, 12_345_678][i % 3],
+                    display: (mask & 8 != 0).then_some(Display {
+                        provisional: mask & 16 != 0,
+                        glixare: (mask & 32 != 0).then_some(y / 11.0),
+                    }),
+                };
+                let mut fast = String::new();
+                player_fields(&mut fast, &s);
+                assert_eq!(fast, members_from_the_list(&s), "{s:?}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 64 * numbers.len());
     }
 }

@@ -59,11 +59,19 @@ fn replays_are_the_same_whatever_state_the_folded_form_is_in() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(!r.stderr.contains("folded"), "{}", r.stderr);
     // A folded form edited with its checksum made right is whole and bound to the head, so a
-    // replay would read it: verify derives it again, finds it, and removes it.
+    // replay would read it: verify derives it again, finds it, and removes it. The edit turns
+    // the first match (c1: bob 1, carol 0) around: its record is the short two-seat one of
+    // ladder_events::folded (tag 6, the instant, players 1 and 2 in order of first appearance,
+    // then the flags, 0 for scores 1 and 0), and flags 1 make it 0 and 1.
     let mut bytes = good.clone();
-    let one = 1.0f64.to_le_bytes();
-    let at = bytes[96..].windows(8).position(|w| w == one).unwrap() + 96;
-    bytes[at..at + 8].copy_from_slice(&0.25f64.to_le_bytes());
+    let c1 = std::fs::read_to_string(fixture("club.jsonl")).unwrap();
+    let c1 = c1.lines().find(|l| l.contains(r#""id":"c1""#)).unwrap();
+    let c1 = ladder_events::json::parse_line(c1).unwrap();
+    let mut record = vec![6u8];
+    record.extend_from_slice(&c1.at.0.to_le_bytes());
+    record.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0, 0]);
+    let at = bytes[96..].windows(record.len()).position(|w| w == record).unwrap() + 96;
+    bytes[at + record.len() - 1] = 1;
     let mut sum = blake3::Hasher::new();
     sum.update(&bytes[96..]);
     sum.update(&bytes[..64]);

@@ -80,6 +80,8 @@ fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
 
     let damage: Vec<(&str, Harm)> = vec![
         ("a flipped byte in the magic", Box::new(|b: &mut Vec<u8>| b[0] ^= 1)),
+        // A file of the layout before the short two-seat record: built again, never read.
+        ("layout version 1", Box::new(|b: &mut Vec<u8>| b[7] = 1)),
         ("a flipped byte in the head", Box::new(|b: &mut Vec<u8>| b[20] ^= 0x40)),
         ("a flipped byte in the checksum", Box::new(|b: &mut Vec<u8>| b[70] ^= 1)),
         ("a flipped byte in the records", Box::new(|b: &mut Vec<u8>| b[500] ^= 0x10)),
@@ -123,6 +125,17 @@ fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
         drop(again);
         assert_eq!(file(&path), good, "{what}: rebuilt to the same bytes");
     }
+    let mut old = good.clone();
+    old[7] = 1;
+    std::fs::write(path.join(FOLDED_FILE), &old).unwrap();
+    assert_eq!(
+        ledger.folded_state(),
+        FoldedState::Damaged {
+            detail: "a folded form of layout version 1, and this build reads version 2".into()
+        }
+    );
+    drop(ledger.folded());
+    assert_eq!(file(&path), good);
     // A check of a whole file is taken as it is; a check of another directory is not used.
     let checked = FoldedCheck::read(&path);
     assert_eq!(checked.state(), &FoldedState::Current);

@@ -3,6 +3,7 @@
 
 mod child;
 mod crash;
+mod discard;
 mod faults;
 mod folded;
 mod fuzz_corpus;
