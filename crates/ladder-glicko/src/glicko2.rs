@@ -625,7 +625,13 @@ pub(crate) fn rate4(
     let ln_a = math::ln4(sigma2);
     // Step 5.2's B where Delta^2 > phi^2 + v: ln(Delta^2 - phi^2 - v).
     let ln_gap = if (0..L).any(|i| ok[i] && wide[i]) {
-        math::ln4(std::array::from_fn(|i| if ok[i] && wide[i] { gap[i] } else { 1.0 }))
+        let mut x = [1.0; L];
+        for i in 0..L {
+            if ok[i] && wide[i] {
+                x[i] = gap[i];
+            }
+        }
+        math::ln4(x)
     } else {
         [0.0; L]
     };
@@ -685,8 +691,10 @@ pub(crate) fn rate4(
     // |B - A| > epsilon, and every live lane has made the same number of iterations.
     let mut n = 0u32;
     loop {
-        let live: [bool; L] =
-            std::array::from_fn(|i| ok[i] && (big_b[i] - big_a[i]).abs() > epsilon[i]);
+        let mut live = [false; L];
+        for i in 0..L {
+            live[i] = ok[i] && (big_b[i] - big_a[i]).abs() > epsilon[i];
+        }
         if !live.iter().any(|&l| l) {
             break;
         }
@@ -698,13 +706,12 @@ pub(crate) fn rate4(
             break;
         }
         // Step 5.4(a); a lane that is not live computes at 0, and its result is dropped.
-        let c: [f64; L] = std::array::from_fn(|i| {
+        let mut c = [0.0; L];
+        for i in 0..L {
             if live[i] {
-                big_a[i] + (big_a[i] - big_b[i]) * fa[i] / (fb[i] - fa[i])
-            } else {
-                0.0
+                c[i] = big_a[i] + (big_a[i] - big_b[i]) * fa[i] / (fb[i] - fa[i]);
             }
-        });
+        }
         let e_c = math::exp4(c);
         for i in 0..L {
             if !live[i] {

@@ -30,10 +30,10 @@
 //! batch's result for every other configuration is still that of its own replay. Only when every
 //! lane has failed does a step return an error.
 
-use super::{rate4, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
-use ladder_projector::math::LANES;
+use super::{g_of_square, rate4, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
+use ladder_projector::math::{self, LANES};
 use crate::clock::{Clock, Cursor};
-use crate::periods::{add_game, entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
+use crate::periods::{entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::{check_seats, Home, Input, Period, PlayerId, ProjectError, SeatIn, Step};
 
@@ -283,15 +283,29 @@ impl Glicko2Lanes {
         // Where each player enters from does not depend on the constants: found once, not per
         // lane (the period index is a division).
         let (sa, sb) = (self.entry_of(a, at), self.entry_of(b, at));
-        for l in 0..k {
-            if self.has_failed(l) {
-                out.push(f64::NAN);
-                continue;
+        // Each lane's `Glicko2Rule::expectation`, E = 1 / (1 + exp(-g (mu_a - mu_b))) with g of
+        // both deviations, with its exp taken four lanes at a time (`exp4`, the same bits).
+        let mut x = [0.0; LANES];
+        let mut l = 0;
+        while l < k {
+            let n = LANES.min(k - l);
+            for (i, x) in x.iter_mut().enumerate() {
+                *x = if i < n && !self.has_failed(l + i) {
+                    let (mu_a, phi_a) = self.entering(l + i, a, sa, at);
+                    let edge = home.edge(self.lanes[l + i].common.home);
+                    let mu_a =
+                        if edge == 0.0 { mu_a } else { Glicko2Rule::shift_location(mu_a, edge) };
+                    let (mu_b, phi_b) = self.entering(l + i, b, sb, at);
+                    -g_of_square(phi_a * phi_a + phi_b * phi_b) * (mu_a - mu_b)
+                } else {
+                    0.0
+                };
             }
-            let (mu_a, phi_a) = self.entering(l, a, sa, at);
-            let edge = home.edge(self.lanes[l].common.home);
-            let mu_a = if edge == 0.0 { mu_a } else { Glicko2Rule::shift_location(mu_a, edge) };
-            out.push(Glicko2Rule::expectation((mu_a, phi_a), self.entering(l, b, sb, at)));
+            let e = math::exp4(x);
+            for i in 0..n {
+                out.push(if self.has_failed(l + i) { f64::NAN } else { 1.0 / (1.0 + e[i]) });
+            }
+            l += n;
         }
         Ok(())
     }
@@ -541,12 +555,39 @@ impl Glicko2Lanes {
 
     /// Adds one game `pair` (between slots `a` and `b`) in every lane (`add_game` on lane `l`'s
     /// slots, with lane `l`'s `home`).
+    ///
+    /// Two lanes at a time: the engine's `add_game` of each (Glickman's step 3 both ways, as
+    /// `versus_both` computes it) with the four exps of the two taken at once (`exp4`, the same
+    /// bits), then each slot's sums added to in the engine's order.
     #[inline]
     fn add_game(&mut self, pair: Pair) {
-        let k = self.lanes.len() as u32;
-        for l in 0..k {
-            let lane = Pair { a: pair.a * k + l, b: pair.b * k + l, ..pair };
-            add_game::<Glicko2Rule>(&mut self.slots, lane, self.lanes[l as usize].common.home);
+        let k = self.lanes.len();
+        let (pa, pb) = (pair.a as usize * k, pair.b as usize * k);
+        let mut l = 0;
+        while l < k {
+            let n = 2.min(k - l);
+            let mut x = [0.0; LANES];
+            let mut g = [0.0; LANES];
+            for i in 0..n {
+                let (a, b) = (&self.slots[pa + l + i].start, &self.slots[pb + l + i].start);
+                let edge = pair.h * self.lanes[l + i].common.home;
+                // versus_both: each side against the other's location moved by the edge.
+                let (b_mu, a_mu) = if edge == 0.0 {
+                    (b.mu, a.mu)
+                } else {
+                    (Glicko2Rule::shifted(b, -edge).mu, Glicko2Rule::shifted(a, edge).mu)
+                };
+                x[2 * i] = -b.g * (a.mu - b_mu);
+                x[2 * i + 1] = -a.g * (b.mu - a_mu);
+                (g[2 * i], g[2 * i + 1]) = (b.g, a.g);
+            }
+            let e = math::exp4(x);
+            for i in 0..n {
+                let (e_ab, e_ba) = (1.0 / (1.0 + e[2 * i]), 1.0 / (1.0 + e[2 * i + 1]));
+                self.slots[pa + l + i].sums.add(g[2 * i], e_ab, pair.s);
+                self.slots[pb + l + i].sums.add(g[2 * i + 1], e_ba, 1.0 - pair.s);
+            }
+            l += n;
         }
     }
 
