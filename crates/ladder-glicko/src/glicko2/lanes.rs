@@ -289,14 +289,17 @@ impl Glicko2Lanes {
         let mut l = 0;
         while l < k {
             let n = LANES.min(k - l);
+            let (mu_a, phi_a) = self.entering4(l, n, a, sa, at);
+            let (mu_b, phi_b) = self.entering4(l, n, b, sb, at);
             for (i, x) in x.iter_mut().enumerate() {
                 *x = if i < n && !self.has_failed(l + i) {
-                    let (mu_a, phi_a) = self.entering(l + i, a, sa, at);
                     let edge = home.edge(self.lanes[l + i].common.home);
-                    let mu_a =
-                        if edge == 0.0 { mu_a } else { Glicko2Rule::shift_location(mu_a, edge) };
-                    let (mu_b, phi_b) = self.entering(l + i, b, sb, at);
-                    -g_of_square(phi_a * phi_a + phi_b * phi_b) * (mu_a - mu_b)
+                    let mu_a = if edge == 0.0 {
+                        mu_a[i]
+                    } else {
+                        Glicko2Rule::shift_location(mu_a[i], edge)
+                    };
+                    -g_of_square(phi_a[i] * phi_a[i] + phi_b[i] * phi_b[i]) * (mu_a - mu_b[i])
                 } else {
                     0.0
                 };
@@ -372,6 +375,51 @@ impl Glicko2Lanes {
             return lane.rule.idle(&values, idle);
         }
         lane.rule.idle(values, idle)
+    }
+
+    /// `(mu, phi)` with which `player` enters a game at `at` in lanes `l..l + n` (`n` at most
+    /// [`LANES`]; the rest of the four hold filler): [`Glicko2Lanes::entering`] of each, with
+    /// the case found once for all of them, so that each case is a loop over adjacent lanes
+    /// (its square roots and divisions IEEE 754's own, whichever unit computes them).
+    #[inline]
+    fn entering4(
+        &self,
+        l: usize,
+        n: usize,
+        player: PlayerId,
+        from: Entering,
+        at: Timestamp,
+    ) -> ([f64; LANES], [f64; LANES]) {
+        let k = self.lanes.len();
+        let (mut mu, mut phi) = ([0.0; LANES], [1.0; LANES]);
+        match from {
+            Entering::Slot(slot) => {
+                let slots = &self.slots[slot as usize * k + l..][..n];
+                let mut phi2 = [1.0; LANES];
+                for (i, s) in slots.iter().enumerate() {
+                    (mu[i], phi2[i]) = Glicko2Rule::position(&s.start);
+                }
+                for (phi, phi2) in phi.iter_mut().zip(phi2) {
+                    *phi = phi2.sqrt();
+                }
+            }
+            Entering::Idle { idle, now, since, games }
+                if !self.lanes[l..l + n]
+                    .iter()
+                    .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
+            {
+                let values = &self.values[player.index() * k + l..][..n];
+                for (i, (v, lane)) in values.iter().zip(&self.lanes[l..l + n]).enumerate() {
+                    (mu[i], phi[i]) = lane.rule.idle(v, idle);
+                }
+            }
+            _ => {
+                for i in 0..n {
+                    (mu[i], phi[i]) = self.entering(l + i, player, from, at);
+                }
+            }
+        }
+        (mu, phi)
     }
 
     /// The idle mark of the open period's players once it closes ([`Glicko2`]'s).
