@@ -590,55 +590,15 @@ fn rate_in<const TRACED: bool>(
 /// itself, at anything off the common path: a non-finite quantity, a bound of step 5 reached,
 /// a volatility whose square leaves the normal range. So its result, error included, is
 /// always the scalar one.
-///
-/// On an x86-64 processor with AVX2 (checked at run time) the same code is compiled for AVX2's
-/// 256-bit registers, four lanes to a register ([`rate4_avx2`]); it performs the same IEEE 754
-/// operations (AVX2 brings no fused multiply-add: that is the separate `fma` feature, which is
-/// not enabled), so both give the same bits, and `rate4_is_rate_lane_by_lane` tests both.
 #[inline]
 pub(crate) fn rate4(
     rules: [&Glicko2Rule; math::LANES],
     slots: [&Slot<Start>; math::LANES],
 ) -> [Result<Values, ProjectErrorKind>; math::LANES] {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return rate4_avx2_checked(rules, slots);
-    }
-    rate4_portable(rules, slots)
-}
-
-/// [`rate4_avx2`], called once AVX2 is known to be there.
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)] // One of the workspace's two `unsafe` blocks: see docs/ARCHITECTURE.md.
-fn rate4_avx2_checked(
-    rules: [&Glicko2Rule; math::LANES],
-    slots: [&Slot<Start>; math::LANES],
-) -> [Result<Values, ProjectErrorKind>; math::LANES] {
-    debug_assert!(std::arch::is_x86_feature_detected!("avx2"));
-    // SAFETY: a `target_feature` function may be called only on a processor that has the
-    // feature, and both callers (`rate4` and the test) have just asked the processor.
-    unsafe { rate4_avx2(rules, slots) }
-}
-
-/// [`rate4`]'s body compiled for AVX2 (see [`rate4`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn rate4_avx2(
-    rules: [&Glicko2Rule; math::LANES],
-    slots: [&Slot<Start>; math::LANES],
-) -> [Result<Values, ProjectErrorKind>; math::LANES] {
     rate4_in(rules, slots)
 }
 
-/// [`rate4`]'s body compiled for the baseline of the target.
-fn rate4_portable(
-    rules: [&Glicko2Rule; math::LANES],
-    slots: [&Slot<Start>; math::LANES],
-) -> [Result<Values, ProjectErrorKind>; math::LANES] {
-    rate4_in(rules, slots)
-}
-
-/// The body of [`rate4`], inlined into each of its compilations.
+/// The body of [`rate4`].
 #[inline(always)]
 fn rate4_in(
     rules: [&Glicko2Rule; math::LANES],
@@ -898,32 +858,16 @@ mod tests {
     /// `rate4` is each lane's `rate`, bit for bit and error for error, over 400,000 lanes of
     /// random slots under random constants, common ones and every kind that fails or leaves
     /// the lockstep (v infinite, Delta overflowing, sigma^2 outside the normal range, 1/tau^2
-    /// zero, step 5's bounds, an RD cap below any phi); both its portable and (on a processor
-    /// that has it) its AVX2 compilation.
+    /// zero, step 5's bounds, an RD cap below any phi).
     #[test]
     fn rate4_is_rate_lane_by_lane() {
         let mut g = Mix(0x5eed_0005);
         let (mut errors, mut oks) = (0, 0);
-        let mut avx2 = 0;
         for _ in 0..100_000 {
             let rules: [Glicko2Rule; math::LANES] = std::array::from_fn(|_| rule(&mut g));
             let slots: [Slot<Start>; math::LANES] = std::array::from_fn(|_| slot(&mut g));
             let (r, sl) = (std::array::from_fn(|i| &rules[i]), std::array::from_fn(|i| &slots[i]));
-            let four = rate4_portable(r, sl);
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                avx2 += 1;
-                let wide = rate4_avx2_checked(r, sl);
-                for (x, y) in wide.iter().zip(&four) {
-                    match (x, y) {
-                        (Ok(x), Ok(y)) => assert_eq!(
-                            [x.rating, x.rd, x.volatility].map(f64::to_bits),
-                            [y.rating, y.rd, y.volatility].map(f64::to_bits)
-                        ),
-                        (x, y) => assert_eq!(x, y),
-                    }
-                }
-            }
+            let four = rate4(r, sl);
             for i in 0..math::LANES {
                 let one = rules[i].rate(&slots[i]);
                 match (&four[i], &one) {
@@ -943,6 +887,6 @@ mod tests {
         }
         // Both kinds are well represented.
         assert!(oks > 200_000 && errors > 10_000, "{oks} rated, {errors} errors");
-        eprintln!("{oks} lanes rated, {errors} errors, the AVX2 form checked on {avx2} groups");
+        eprintln!("{oks} lanes rated, {errors} errors");
     }
 }

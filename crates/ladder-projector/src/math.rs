@@ -159,7 +159,7 @@ pub const LANES: usize = 4;
 /// rounds differently (and Rust never contracts them into fused multiply-adds). Otherwise each
 /// argument goes through [`exp`] itself. The test `exp4_and_ln4_are_exp_and_ln` holds the two
 /// to the bit over millions of arguments.
-#[inline(always)]
+#[inline]
 #[cfg(not(feature = "platform-math"))]
 pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
     if x.iter().all(|x| (-680.0..=700.0).contains(x)) {
@@ -212,7 +212,7 @@ fn exp4_body(x: [f64; LANES]) -> [f64; LANES] {
 /// operations in the same order, lane by lane, with no branch between them (see [`exp4`]);
 /// otherwise each goes through [`ln`] itself. The test `exp4_and_ln4_are_exp_and_ln` holds the
 /// two to the bit over millions of arguments.
-#[inline(always)]
+#[inline]
 #[cfg(not(feature = "platform-math"))]
 pub fn ln4(x: [f64; LANES]) -> [f64; LANES] {
     let normal = |x: &f64| {
