@@ -93,9 +93,7 @@ impl Score {
             p if p < 0.5 => (1.0 - p, 1.0 - y),
             _ => (0.5, 0.5),
         };
-        // fp >= 0.5, so truncating to an integer is its floor (and needs no call of the C
-        // library's floor, which x86-64's baseline has no instruction for).
-        let bin = ((fp * BINS as f64) as usize).min(BINS - 1);
+        let bin = ((fp * BINS as f64).floor() as usize).min(BINS - 1);
         let b = &mut self.bins[bin];
         b.n += 1;
         b.sum_p += fp;
