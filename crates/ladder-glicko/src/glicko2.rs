@@ -590,6 +590,7 @@ fn rate_in<const TRACED: bool>(
 /// itself, at anything off the common path: a non-finite quantity, a bound of step 5 reached,
 /// a volatility whose square leaves the normal range. So its result, error included, is
 /// always the scalar one.
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
 pub(crate) fn rate4(
     rules: [&Glicko2Rule; math::LANES],
     slots: [&Slot<Start>; math::LANES],
@@ -597,7 +598,8 @@ pub(crate) fn rate4(
     const L: usize = math::LANES;
     // Lanes still on the common path.
     let mut ok = [true; L];
-    let (mut v, mut gap, mut spread, mut a, mut sigma2) = ([0.0; L], [0.0; L], [0.0; L], [0.0; L], [1.0; L]);
+    let (mut v, mut gap, mut spread, mut a, mut sigma2) =
+        ([0.0; L], [0.0; L], [0.0; L], [0.0; L], [1.0; L]);
     let mut wide = [false; L];
     for i in 0..L {
         let (sums, start, steps) = (&slots[i].sums, &slots[i].start, &rules[i].steps);
@@ -784,9 +786,14 @@ fn steps_6_to_8(
     if !rating.is_finite() {
         return fail("r'", "173.7178 mu' + 1500 overflowed");
     }
-    Ok(After { values: Values { rating, rd, volatility: sigma }, phi_star2, capped, phi_new, mu_new })
+    Ok(After {
+        values: Values { rating, rd, volatility: sigma },
+        phi_star2,
+        capped,
+        phi_new,
+        mu_new,
+    })
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -808,7 +815,7 @@ mod tests {
         }
         /// One of `odd` with chance 1 in 16, else uniform in `lo..hi`.
         fn mostly(&mut self, lo: f64, hi: f64, odd: &[f64]) -> f64 {
-            if self.next() % 16 == 0 {
+            if self.next().is_multiple_of(16) {
                 odd[(self.next() % odd.len() as u64) as usize]
             } else {
                 self.uniform(lo, hi)
@@ -854,7 +861,8 @@ mod tests {
         for _ in 0..100_000 {
             let rules: [Glicko2Rule; math::LANES] = std::array::from_fn(|_| rule(&mut g));
             let slots: [Slot<Start>; math::LANES] = std::array::from_fn(|_| slot(&mut g));
-            let four = rate4(std::array::from_fn(|i| &rules[i]), std::array::from_fn(|i| &slots[i]));
+            let four =
+                rate4(std::array::from_fn(|i| &rules[i]), std::array::from_fn(|i| &slots[i]));
             for i in 0..math::LANES {
                 let one = rules[i].rate(&slots[i]);
                 match (&four[i], &one) {

@@ -172,6 +172,7 @@ pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
 /// [`exp`]'s middle branch (the result's exponent k in -1000..=1023) over four lanes.
 #[inline(always)]
 #[cfg(not(feature = "platform-math"))]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
 fn exp4_body(x: [f64; LANES]) -> [f64; LANES] {
     use tables::{EXP2_J, INV_LN2_N, LN2_N_HI, LN2_N_LO, N};
     const SHIFT: f64 = 6_755_399_441_055_744.0;
@@ -229,6 +230,7 @@ pub fn ln4(x: [f64; LANES]) -> [f64; LANES] {
 /// [`ln`] of four positive normal finite arguments.
 #[inline(always)]
 #[cfg(not(feature = "platform-math"))]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
 fn ln4_body(x: [f64; LANES]) -> [f64; LANES] {
     use tables::{LN2_HI, LN2_LO, LN_F};
     const SHIFT: f64 = 6_755_399_441_055_744.0;

@@ -31,10 +31,10 @@
 //! lane has failed does a step return an error.
 
 use super::{g_of_square, rate4, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
-use ladder_projector::math::{self, LANES};
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
+use ladder_projector::math::{self, LANES};
 use ladder_projector::{check_seats, Home, Input, Period, PlayerId, ProjectError, SeatIn, Step};
 
 /// The fields of a player's record that are the same in every lane: the engine's bookkeeping,
@@ -268,6 +268,7 @@ impl Glicko2Lanes {
     /// projector gives; NaN for a lane that has failed). Closes a period that `at` ends first
     /// ([`Glicko2Lanes::advance`]), as applying the step would: a projector computes that closing
     /// on the side for its expectation, with the same values.
+    #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     pub fn expectations(
         &mut self,
         seq: u64,
@@ -382,6 +383,7 @@ impl Glicko2Lanes {
     /// the case found once for all of them, so that each case is a loop over adjacent lanes
     /// (its square roots and divisions IEEE 754's own, whichever unit computes them).
     #[inline]
+    #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     fn entering4(
         &self,
         l: usize,
@@ -484,9 +486,8 @@ impl Glicko2Lanes {
                 if n == 0 {
                     break;
                 }
-                for i in n..LANES {
-                    group[i] = group[0];
-                }
+                let first = group[0];
+                group[n..].fill(first);
                 let rules = group.map(|l| &self.lanes[l].rule);
                 let rated = rate4(rules, group.map(|l| &lanes[l]));
                 for (&l, rated) in group.iter().zip(rated).take(n) {
@@ -608,6 +609,7 @@ impl Glicko2Lanes {
     /// `versus_both` computes it) with the four exps of the two taken at once (`exp4`, the same
     /// bits), then each slot's sums added to in the engine's order.
     #[inline]
+    #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     fn add_game(&mut self, pair: Pair) {
         let k = self.lanes.len();
         let (pa, pb) = (pair.a as usize * k, pair.b as usize * k);
