@@ -513,7 +513,7 @@ fn rate_in<const TRACED: bool>(
     slot: &Slot<Start>,
     trace: Option<&mut Trace>,
 ) -> Result<Values, ProjectErrorKind> {
-    let sums = &slot.sums;
+    let (whole, sums) = (slot, &slot.sums);
     let (player, slot) = (slot.player, &slot.start);
     let mut trace = if TRACED { trace } else { None };
     let who = Some(PlayerId(player));
@@ -565,6 +565,207 @@ fn rate_in<const TRACED: bool>(
         who,
         trace.as_deref_mut(),
     )?;
+    // Glickman, steps 6 to 8.
+    let After { values, phi_star2, capped, phi_new, mu_new } = steps_6_to_8(params, whole, sigma)?;
+    if let Some(t) = trace {
+        t.quantity(who, "phi*", "min(sqrt(phi^2 + sigma'^2), rd_max / 173.7178)", phi_star2.sqrt());
+        if capped {
+            t.flag(who, "rd-at-cap", format!("phi* reached rd_max = {}", params.rd_max));
+        }
+        t.quantity(who, "phi'", "1 / sqrt(1/phi*^2 + 1/v)", phi_new);
+        t.quantity(who, "mu'", "mu + phi'^2 Σ g(phi_j) (s_j - E)", mu_new);
+        t.quantity(who, "r'", "173.7178 mu' + 1500", values.rating);
+        t.quantity(who, "RD'", "173.7178 phi'", values.rd);
+    }
+    Ok(values)
+}
+
+/// Glickman, steps 3 to 8 ([`Rule::rate`]) for four slots at once, each under its own rule
+/// (the lanes of a sweep: one player's slot in four configurations). Result `i` is bit for bit
+/// `rules[i].rate(slots[i])`: every lane runs the operations of [`rate_in`] in the same order,
+/// but step 5's Illinois iterations of the four run in lockstep, their `exp` and `ln` four at a
+/// time ([`math::exp4`], [`math::ln4`]) and their branches as selections, so that neither the
+/// lanes' differing iteration counts nor the data-dependent branch of step 5.4(b) cost a
+/// mispredicted jump each. A lane leaves the lockstep, and is rated by [`Glicko2Rule::rate`]
+/// itself, at anything off the common path: a non-finite quantity, a bound of step 5 reached,
+/// a volatility whose square leaves the normal range. So its result, error included, is
+/// always the scalar one.
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+pub(crate) fn rate4(
+    rules: [&Glicko2Rule; math::LANES],
+    slots: [&Slot<Start>; math::LANES],
+) -> [Result<Values, ProjectErrorKind>; math::LANES] {
+    const L: usize = math::LANES;
+    // Lanes still on the common path.
+    let mut ok = [true; L];
+    let (mut v, mut gap, mut spread, mut a, mut sigma2) =
+        ([0.0; L], [0.0; L], [0.0; L], [0.0; L], [1.0; L]);
+    let mut wide = [false; L];
+    for i in 0..L {
+        let (sums, start, steps) = (&slots[i].sums, &slots[i].start, &rules[i].steps);
+        // Steps 3 and 4, as rate_in.
+        v[i] = 1.0 / sums.info;
+        let delta = v[i] * sums.gain;
+        // Step 5.1, as volatility_in.
+        let s2 = start.sigma * start.sigma;
+        if !(v[i].is_finite()
+            && v[i] > 0.0
+            && delta.is_finite()
+            && s2 >= f64::MIN_POSITIVE
+            && s2.is_finite()
+            && steps.inv_tau2 > 0.0
+            && steps.inv_tau2.is_finite())
+        {
+            ok[i] = false;
+            continue;
+        }
+        sigma2[i] = s2;
+        let delta2 = delta * delta;
+        (gap[i], spread[i]) = (delta2 - start.phi2 - v[i], start.phi2 + v[i]);
+        wide[i] = delta2 > start.phi2 + v[i];
+    }
+    let ln_a = math::ln4(sigma2);
+    // Step 5.2's B where Delta^2 > phi^2 + v: ln(Delta^2 - phi^2 - v).
+    let ln_gap = if (0..L).any(|i| ok[i] && wide[i]) {
+        let mut x = [1.0; L];
+        for i in 0..L {
+            if ok[i] && wide[i] {
+                x[i] = gap[i];
+            }
+        }
+        math::ln4(x)
+    } else {
+        [0.0; L]
+    };
+    let (mut big_a, mut e_big_a, mut fa) = ([0.0; L], [0.0; L], [0.0; L]);
+    let (mut big_b, mut e_big_b, mut fb) = ([0.0; L], [0.0; L], [0.0; L]);
+    let mut inv_tau2 = [0.0; L];
+    let mut epsilon = [0.0; L];
+    for i in 0..L {
+        if !ok[i] {
+            continue;
+        }
+        a[i] = ln_a[i];
+        let steps = &rules[i].steps;
+        (inv_tau2[i], epsilon[i]) = (steps.inv_tau2, steps.epsilon);
+        if !a[i].is_finite() {
+            ok[i] = false;
+            continue;
+        }
+        let f = |x: f64, ex: f64| f_of(x, ex, gap[i], spread[i], a[i], inv_tau2[i]);
+        // Step 5.2, as volatility_in (the bracket search needs no exp: e^(a - k tau) is
+        // sigma^2 (e^-tau)^k).
+        let found = if wide[i] {
+            Some((ln_gap[i], gap[i], f(ln_gap[i], gap[i])))
+        } else {
+            let mut ex = sigma2[i];
+            let mut k = 0u32;
+            loop {
+                k += 1;
+                if k > MAX_BRACKET_STEPS {
+                    break None;
+                }
+                let x = a[i] - f64::from(k) * steps.tau;
+                ex *= steps.exp_neg_tau;
+                let fx = f(x, ex);
+                if fx.is_nan() {
+                    break None;
+                }
+                if fx >= 0.0 {
+                    break Some((x, ex, fx));
+                }
+            }
+        };
+        let Some((b, e_b, f_b)) = found else {
+            ok[i] = false;
+            continue;
+        };
+        // Step 5.3.
+        let f_a = f(a[i], sigma2[i]);
+        if !(b.is_finite() && f_a.is_finite() && f_b.is_finite()) {
+            ok[i] = false;
+            continue;
+        }
+        (big_a[i], e_big_a[i], fa[i]) = (a[i], sigma2[i], f_a);
+        (big_b[i], e_big_b[i], fb[i]) = (b, e_b, f_b);
+    }
+    // Step 5.4, the live lanes in lockstep: a lane is live while it is on the common path and
+    // |B - A| > epsilon, and every live lane has made the same number of iterations.
+    let mut n = 0u32;
+    loop {
+        let mut live = [false; L];
+        for i in 0..L {
+            live[i] = ok[i] && (big_b[i] - big_a[i]).abs() > epsilon[i];
+        }
+        if !live.iter().any(|&l| l) {
+            break;
+        }
+        n += 1;
+        if n > MAX_ILLINOIS_ITERATIONS {
+            for i in 0..L {
+                ok[i] &= !live[i];
+            }
+            break;
+        }
+        // Step 5.4(a); a lane that is not live computes at 0, and its result is dropped.
+        let mut c = [0.0; L];
+        for i in 0..L {
+            if live[i] {
+                c[i] = big_a[i] + (big_a[i] - big_b[i]) * fa[i] / (fb[i] - fa[i]);
+            }
+        }
+        let e_c = math::exp4(c);
+        for i in 0..L {
+            if !live[i] {
+                continue;
+            }
+            let fc = f_of(c[i], e_c[i], gap[i], spread[i], a[i], inv_tau2[i]);
+            if !(c[i].is_finite() && fc.is_finite()) {
+                ok[i] = false;
+                continue;
+            }
+            // Step 5.4(b), 2022 revision, and 5.4(c).
+            let swap = fc * fb[i] <= 0.0;
+            big_a[i] = if swap { big_b[i] } else { big_a[i] };
+            e_big_a[i] = if swap { e_big_b[i] } else { e_big_a[i] };
+            fa[i] = if swap { fb[i] } else { fa[i] / 2.0 };
+            (big_b[i], e_big_b[i], fb[i]) = (c[i], e_c[i], fc);
+        }
+    }
+    std::array::from_fn(|i| {
+        // Step 5.5 (e^(A/2) below the normal range is left to the scalar path), then 6 to 8.
+        if ok[i] && e_big_a[i] >= f64::MIN_POSITIVE {
+            let sigma_new = e_big_a[i].sqrt();
+            if sigma_new.is_finite() && sigma_new > 0.0 {
+                if let Ok(after) = steps_6_to_8(rules[i], slots[i], sigma_new) {
+                    return Ok(after.values);
+                }
+            }
+        }
+        rules[i].rate(slots[i])
+    })
+}
+
+/// What Glickman's steps 6 to 8 compute from the new volatility (kept for the trace).
+struct After {
+    values: Values,
+    phi_star2: f64,
+    capped: bool,
+    phi_new: f64,
+    mu_new: f64,
+}
+
+/// Glickman, steps 6 to 8 for one slot given its new volatility `sigma` (step 5's result).
+#[inline(always)]
+fn steps_6_to_8(
+    params: &Glicko2Rule,
+    slot: &Slot<Start>,
+    sigma: f64,
+) -> Result<After, ProjectErrorKind> {
+    let (sums, player, slot) = (&slot.sums, slot.player, &slot.start);
+    let fail = |quantity, why: &str| {
+        Err(ProjectErrorKind::NonFinite { quantity, detail: format!("player #{player}: {why}") })
+    };
     // Glickman, step 6: phi* = sqrt(phi^2 + sigma'^2), capped at rd_max (docs/spec.md); kept
     // squared, as step 7 uses it.
     let grown2 = slot.phi2 + sigma * sigma;
@@ -585,15 +786,101 @@ fn rate_in<const TRACED: bool>(
     if !rating.is_finite() {
         return fail("r'", "173.7178 mu' + 1500 overflowed");
     }
-    if let Some(t) = trace {
-        t.quantity(who, "phi*", "min(sqrt(phi^2 + sigma'^2), rd_max / 173.7178)", phi_star2.sqrt());
-        if capped {
-            t.flag(who, "rd-at-cap", format!("phi* reached rd_max = {}", params.rd_max));
+    Ok(After {
+        values: Values { rating, rd, volatility: sigma },
+        phi_star2,
+        capped,
+        phi_new,
+        mu_new,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::periods::Acc;
+
+    /// A seeded generator (SplitMix64) for the cases.
+    struct Mix(u64);
+    impl Mix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
         }
-        t.quantity(who, "phi'", "1 / sqrt(1/phi*^2 + 1/v)", phi_new);
-        t.quantity(who, "mu'", "mu + phi'^2 Σ g(phi_j) (s_j - E)", mu_new);
-        t.quantity(who, "r'", "173.7178 mu' + 1500", rating);
-        t.quantity(who, "RD'", "173.7178 phi'", rd);
+        fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+            lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+        }
+        /// One of `odd` with chance 1 in 16, else uniform in `lo..hi`.
+        fn mostly(&mut self, lo: f64, hi: f64, odd: &[f64]) -> f64 {
+            if self.next().is_multiple_of(16) {
+                odd[(self.next() % odd.len() as u64) as usize]
+            } else {
+                self.uniform(lo, hi)
+            }
+        }
     }
-    Ok(Values { rating, rd, volatility: sigma })
+
+    fn rule(g: &mut Mix) -> Glicko2Rule {
+        let tau = g.mostly(0.1, 1.5, &[1e-3, 50.0, 1e200, 1e-200]);
+        let epsilon = g.mostly(1e-9, 1e-5, &[1e-300, 1e-14, 0.5]);
+        let rd_max = g.mostly(50.0, 500.0, &[1e-300, 1e300]);
+        let sigma = g.uniform(0.01, 0.2);
+        Glicko2Rule { steps: Steps::new(tau, epsilon), sigma, rd_max, phi_max: rd_max / SCALE }
+    }
+
+    fn slot(g: &mut Mix) -> Slot<Start> {
+        let phi2 = g.mostly(1e-4, 4.0, &[0.0, 1e-300, 1e300]);
+        let start = Start {
+            mu: g.mostly(-4.0, 4.0, &[1e300, -60.0, 60.0]),
+            phi2,
+            sigma: g.mostly(0.01, 0.3, &[1e-200, 1e200, 5.0, 1e-9, f64::MIN_POSITIVE]),
+            g: g_of_square(phi2),
+            k: 0.0,
+            capped: false,
+        };
+        let sums = Acc {
+            info: g.mostly(1e-3, 5.0, &[0.0, 1e-320, 1e-30, 1e30]),
+            gain: g.mostly(-4.0, 4.0, &[1e300, -1e300, 0.0, 40.0]),
+            score: 1.0,
+            m: 2,
+        };
+        Slot { player: (g.next() % 1000) as u32, start, sums }
+    }
+
+    /// `rate4` is each lane's `rate`, bit for bit and error for error, over 400,000 lanes of
+    /// random slots under random constants, common ones and every kind that fails or leaves
+    /// the lockstep (v infinite, Delta overflowing, sigma^2 outside the normal range, 1/tau^2
+    /// zero, step 5's bounds, an RD cap below any phi).
+    #[test]
+    fn rate4_is_rate_lane_by_lane() {
+        let mut g = Mix(0x5eed_0005);
+        let (mut errors, mut oks) = (0, 0);
+        for _ in 0..100_000 {
+            let rules: [Glicko2Rule; math::LANES] = std::array::from_fn(|_| rule(&mut g));
+            let slots: [Slot<Start>; math::LANES] = std::array::from_fn(|_| slot(&mut g));
+            let four =
+                rate4(std::array::from_fn(|i| &rules[i]), std::array::from_fn(|i| &slots[i]));
+            for i in 0..math::LANES {
+                let one = rules[i].rate(&slots[i]);
+                match (&four[i], &one) {
+                    (Ok(x), Ok(y)) => {
+                        oks += 1;
+                        let bits = |v: &Values| {
+                            [v.rating.to_bits(), v.rd.to_bits(), v.volatility.to_bits()]
+                        };
+                        assert_eq!(bits(x), bits(y), "lane {i}: {:?} {:?}", rules[i], slots[i]);
+                    }
+                    (x, y) => {
+                        errors += usize::from(y.is_err());
+                        assert_eq!(x, y, "lane {i}: {:?} {:?}", rules[i], slots[i]);
+                    }
+                }
+            }
+        }
+        // Both kinds are well represented.
+        assert!(oks > 200_000 && errors > 10_000, "{oks} rated, {errors} errors");
+    }
 }

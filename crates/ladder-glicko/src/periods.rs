@@ -256,7 +256,7 @@ pub struct Acc {
 
 impl Acc {
     #[inline]
-    fn add(&mut self, g: f64, e: f64, s: f64) {
+    pub(crate) fn add(&mut self, g: f64, e: f64, s: f64) {
         self.info += g * g * e * (1.0 - e);
         self.gain += g * (s - e);
         self.score += s;

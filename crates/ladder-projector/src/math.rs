@@ -147,6 +147,142 @@ pub fn ln(x: f64) -> f64 {
     s + (e + (u2 + (lo + poly)))
 }
 
+/// How many arguments [`exp4`] and [`ln4`] take at once.
+pub const LANES: usize = 4;
+
+/// [`exp`] of four arguments at once, bit for bit the four results of [`exp`].
+///
+/// When every argument lies in [-680, 700] (where [`exp`] takes neither its overflow nor its
+/// subnormal branch) the four run through [`exp`]'s own operations in the same order, lane by
+/// lane, with no branch between them, so the compiler can keep them in vector registers: each
+/// lane is IEEE 754's add, multiply and bit operations on its own value, which no vector unit
+/// rounds differently (and Rust never contracts them into fused multiply-adds). Otherwise each
+/// argument goes through [`exp`] itself. The test `exp4_and_ln4_are_exp_and_ln` holds the two
+/// to the bit over millions of arguments.
+#[inline]
+#[cfg(not(feature = "platform-math"))]
+pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
+    if x.iter().all(|x| (-680.0..=700.0).contains(x)) {
+        exp4_body(x)
+    } else {
+        x.map(exp)
+    }
+}
+
+/// [`exp`]'s middle branch (the result's exponent k in -1000..=1023) over four lanes.
+#[inline(always)]
+#[cfg(not(feature = "platform-math"))]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+fn exp4_body(x: [f64; LANES]) -> [f64; LANES] {
+    use tables::{EXP2_J, INV_LN2_N, LN2_N_HI, LN2_N_LO, N};
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    // floor(n / 128) for |n| < 2^20 without an arithmetic shift of 64-bit lanes (which the
+    // vector units lack): (n + 2^20) / 128 - 2^13, all exact integer operations.
+    const BIAS: i64 = 1 << 20;
+    let mut out = [0.0; LANES];
+    let mut kd = [0.0; LANES];
+    let mut n = [0i64; LANES];
+    for i in 0..LANES {
+        let z = x[i] * INV_LN2_N;
+        let s = z + SHIFT;
+        n[i] = (s.to_bits() as i64).wrapping_sub(SHIFT.to_bits() as i64);
+        kd[i] = s - SHIFT;
+    }
+    let mut t = [0.0; LANES];
+    let mut tail = [0.0; LANES];
+    for i in 0..LANES {
+        let (a, b) = EXP2_J[(n[i] as usize) & (N - 1)];
+        t[i] = a;
+        tail[i] = b;
+    }
+    for i in 0..LANES {
+        let r = (x[i] - kd[i] * LN2_N_HI) - kd[i] * LN2_N_LO;
+        let k = (((n[i] + BIAS) as u64) >> 7) as i64 - (BIAS >> 7);
+        let r2 = r * r;
+        let p = r + r2 * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0))));
+        let q = tail[i] + p + tail[i] * p;
+        let scale = f64::from_bits(t[i].to_bits().wrapping_add((k as u64) << 52));
+        out[i] = scale + scale * q;
+    }
+    out
+}
+
+/// [`ln`] of four arguments at once, bit for bit the four results of [`ln`].
+///
+/// When every argument is a positive normal finite number the four run through [`ln`]'s own
+/// operations in the same order, lane by lane, with no branch between them (see [`exp4`]);
+/// otherwise each goes through [`ln`] itself. The test `exp4_and_ln4_are_exp_and_ln` holds the
+/// two to the bit over millions of arguments.
+#[inline]
+#[cfg(not(feature = "platform-math"))]
+pub fn ln4(x: [f64; LANES]) -> [f64; LANES] {
+    let normal = |x: &f64| {
+        x.to_bits().wrapping_sub(0x0010_0000_0000_0000)
+            < 0x7ff0_0000_0000_0000 - 0x0010_0000_0000_0000
+    };
+    if x.iter().all(normal) {
+        ln4_body(x)
+    } else {
+        x.map(ln)
+    }
+}
+
+/// [`ln`] of four positive normal finite arguments.
+#[inline(always)]
+#[cfg(not(feature = "platform-math"))]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+fn ln4_body(x: [f64; LANES]) -> [f64; LANES] {
+    use tables::{LN2_HI, LN2_LO, LN_F};
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    let mut j = [0usize; LANES];
+    let mut m = [0.0; LANES];
+    let mut kd = [0.0; LANES];
+    for i in 0..LANES {
+        let bits = x[i].to_bits();
+        let k = (bits >> 52) as i64 - 1023;
+        m[i] = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+        j[i] = ((((bits >> 44) & 0xff) + 1) >> 1) as usize;
+        kd[i] = f64::from_bits(SHIFT.to_bits().wrapping_add(k as u64)) - SHIFT;
+    }
+    let mut lf = [(0.0, 0.0, 0.0); LANES];
+    for i in 0..LANES {
+        lf[i] = LN_F[j[i]];
+    }
+    let mut out = [0.0; LANES];
+    for i in 0..LANES {
+        let (log_f_hi, log_f_lo, inv_f) = lf[i];
+        let big_f = f64::from_bits(0x3ff0_0000_0000_0000 + ((j[i] as u64) << 45));
+        let f = m[i] - big_f;
+        let uh = f * inv_f;
+        let u1 = f64::from_bits(uh.to_bits() & !0x1f_ffff);
+        let u2 = (f - u1 * big_f) * inv_f;
+        let hi = kd[i] * LN2_HI + log_f_hi;
+        let lo = kd[i] * LN2_LO + log_f_lo;
+        let w = uh * uh;
+        let poly = w * (-0.5 + uh * (1.0 / 3.0))
+            + (w * w) * ((-0.25 + uh * 0.2) + w * (-1.0 / 6.0 + uh * (1.0 / 7.0)));
+        let s = hi + u1;
+        let v = s - hi;
+        let e = (hi - (s - v)) + (u1 - v);
+        out[i] = s + (e + (u2 + (lo + poly)));
+    }
+    out
+}
+
+/// [`exp`] of four arguments (the platform's maths library: `platform-math` is on).
+#[inline]
+#[cfg(feature = "platform-math")]
+pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
+    x.map(exp)
+}
+
+/// [`ln`] of four arguments (the platform's maths library: `platform-math` is on).
+#[inline]
+#[cfg(feature = "platform-math")]
+pub fn ln4(x: [f64; LANES]) -> [f64; LANES] {
+    x.map(ln)
+}
+
 /// `x` raised to the real power `y`: the pure-Rust `libm` crate (a port of FreeBSD's msun),
 /// the same bits on every IEEE 754 target. No projector calls it (only the simulator does, off
 /// any replay's path), so it keeps the slower library.
@@ -383,6 +519,57 @@ mod tests {
             );
             assert!(normal <= normal_bound, "{name}: {line}");
             assert!(subnormal <= 1.0, "{name}: {line}");
+        }
+    }
+
+    /// The four-lane forms give exactly the scalar functions' bits: on the arguments of
+    /// `exp_and_ln_against_mpmath` (every kind, edges included) and on a million more drawn
+    /// where the projectors call, in groups that mix in-range and out-of-range arguments.
+    #[test]
+    fn exp4_and_ln4_are_exp_and_ln() {
+        let mut g = Mix(0x0004_1a4e);
+        for exp_side in [true, false] {
+            let mut xs = arguments(exp_side, 1_000_000);
+            for _ in 0..1_000_000 {
+                xs.push(if exp_side { g.uniform(-20.0, 5.0) } else { g.uniform(1e-12, 4.0) });
+            }
+            // Edges: the fast path's bounds and just beyond them, specials.
+            let edges = [
+                -680.0,
+                700.0,
+                f64::from_bits((-680.0f64).to_bits() + 1),
+                f64::from_bits(700.0f64.to_bits() + 1),
+                0.0,
+                -0.0,
+                f64::MIN_POSITIVE,
+                f64::MIN_POSITIVE / 2.0,
+                f64::MAX,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                -1.0,
+                1.0,
+            ];
+            xs.extend(edges);
+            xs.extend(edges.iter().rev());
+            for group in xs.chunks(LANES) {
+                let mut x = [1.0; LANES];
+                x[..group.len()].copy_from_slice(group);
+                let (four, one): ([f64; LANES], fn(f64) -> f64) =
+                    if exp_side { (exp4(x), exp) } else { (ln4(x), ln) };
+                for i in 0..LANES {
+                    let want = one(x[i]);
+                    assert!(
+                        four[i].to_bits() == want.to_bits() || (four[i].is_nan() && want.is_nan()),
+                        "{} of {:e} ({:#x}): {:e} against {:e}",
+                        if exp_side { "exp4" } else { "ln4" },
+                        x[i],
+                        x[i].to_bits(),
+                        four[i],
+                        want
+                    );
+                }
+            }
         }
     }
 

@@ -67,8 +67,17 @@ impl Score {
         }
         self.matches += 1;
         let pc = p.clamp(CLIP, 1.0 - CLIP);
-        self.sum_log_loss -=
-            y * ladder_projector::math::ln(pc) + (1.0 - y) * ladder_projector::math::ln(1.0 - pc);
+        let ln = ladder_projector::math::ln;
+        // y ln(p) + (1 - y) ln(1 - p). For a win or a loss one term is 0 times a negative
+        // finite logarithm (p is clipped inside (0, 1)), which is -0, and adding -0 leaves the
+        // other term's bits as they are: so that logarithm is not taken.
+        self.sum_log_loss -= if y == 1.0 {
+            ln(pc)
+        } else if y == 0.0 {
+            ln(1.0 - pc)
+        } else {
+            y * ln(pc) + (1.0 - y) * ln(1.0 - pc)
+        };
         self.sum_brier += (p - y) * (p - y);
         self.sum_accuracy += if y == 0.5 || p == 0.5 {
             0.5
@@ -163,6 +172,28 @@ mod tests {
         assert_eq!(n, vec![0, 0, 0, 0, 0, 1, 2, 0, 1, 1]);
         assert_eq!(first.bins[6].sum_y, 0.0);
         assert_eq!(first.bins[9].sum_y, 1.0);
+    }
+
+    /// A win's and a loss's log loss, taking one logarithm, are bit for bit the two-term sum
+    /// y ln(p) + (1 - y) ln(1 - p) of the definition, over 100,000 seeded p (edges included).
+    #[test]
+    fn one_logarithm_for_a_win_or_a_loss_is_the_two_term_sum() {
+        let ln = ladder_projector::math::ln;
+        let mut x = 0x5c0e_u64;
+        let mut ps = vec![0.0, 1.0, CLIP, 1.0 - CLIP, 0.5, 1e-300, 1.0 - 1e-17];
+        for _ in 0..100_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ps.push((x >> 11) as f64 / (1u64 << 53) as f64);
+        }
+        for p in ps {
+            for y in [0.0, 1.0] {
+                let mut s = Score::new(0);
+                s.record(p, y);
+                let pc = p.clamp(CLIP, 1.0 - CLIP);
+                let both = y * ln(pc) + (1.0 - y) * ln(1.0 - pc);
+                assert_eq!(s.sum_log_loss.to_bits(), (0.0 - both).to_bits(), "p {p}, y {y}");
+            }
+        }
     }
 
     #[test]

@@ -860,6 +860,39 @@ fn glicko2_lanes_fail_alone_as_single_replays_do() {
 }
 
 #[test]
+fn glicko2_lanes_equal_single_replays_in_groups_of_every_size() {
+    // The lanes rate a period's slots and take a game's exps four lanes at a time (`rate4`,
+    // `exp4`): sets of 1 to 9 lanes of one clock (full groups, a last group of 1 to 3, on 1 to
+    // 3 threads), a grid over tau and sigma with home and revert on, and for sizes from 3 on a
+    // lane in the middle of a group that fails at the first period it rates (epsilon finer than
+    // any step 5 can meet) while the lanes beside it go on.
+    let sim = ladder_sim::simulate(&ladder_sim::SimParams::new(120, 4_000, 5)).unwrap();
+    let history = Memory::new(sim.collect());
+    let grid: Vec<Vec<(String, String)>> = [0.3, 0.5, 0.7, 0.9, 1.1, 1.3, 0.4, 0.6, 0.8]
+        .iter()
+        .zip([0.04, 0.06, 0.08, 0.05, 0.07, 0.03, 0.09, 0.06, 0.05])
+        .map(|(tau, sigma)| {
+            vec![
+                ("tau".to_string(), tau.to_string()),
+                ("sigma".to_string(), sigma.to_string()),
+                ("home".to_string(), "25".to_string()),
+                ("revert".to_string(), "0.2".to_string()),
+                ("revert_after".to_string(), "20d".to_string()),
+            ]
+        })
+        .collect();
+    for size in 1..=9 {
+        let mut batch: Vec<_> = grid[..size].iter().map(|sets| ("glicko2", sets.clone())).collect();
+        let failing = size >= 3;
+        if failing {
+            batch[size / 2].1.push(("epsilon".to_string(), "1e-300".to_string()));
+        }
+        let n = each_equals_single_replays(&history, &batch, &format!("{size} lanes"));
+        assert_eq!(n, usize::from(failing), "{size} lanes");
+    }
+}
+
+#[test]
 fn other_batches_fail_alone_as_single_replays_do() {
     // Not lanes: a mixed batch folds configuration by configuration, each failing alone.
     let set = |pairs: &[(&str, &str)]| {

@@ -30,10 +30,11 @@
 //! batch's result for every other configuration is still that of its own replay. Only when every
 //! lane has failed does a step return an error.
 
-use super::{Glicko2, Glicko2Rule, Glicko2State, Start, Values};
+use super::{g_of_square, rate4, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
 use crate::clock::{Clock, Cursor};
-use crate::periods::{add_game, entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
+use crate::periods::{entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
+use ladder_projector::math::{self, LANES};
 use ladder_projector::{check_seats, Home, Input, Period, PlayerId, ProjectError, SeatIn, Step};
 
 /// The fields of a player's record that are the same in every lane: the engine's bookkeeping,
@@ -267,6 +268,7 @@ impl Glicko2Lanes {
     /// projector gives; NaN for a lane that has failed). Closes a period that `at` ends first
     /// ([`Glicko2Lanes::advance`]), as applying the step would: a projector computes that closing
     /// on the side for its expectation, with the same values.
+    #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     pub fn expectations(
         &mut self,
         seq: u64,
@@ -282,15 +284,32 @@ impl Glicko2Lanes {
         // Where each player enters from does not depend on the constants: found once, not per
         // lane (the period index is a division).
         let (sa, sb) = (self.entry_of(a, at), self.entry_of(b, at));
-        for l in 0..k {
-            if self.has_failed(l) {
-                out.push(f64::NAN);
-                continue;
+        // Each lane's `Glicko2Rule::expectation`, E = 1 / (1 + exp(-g (mu_a - mu_b))) with g of
+        // both deviations, with its exp taken four lanes at a time (`exp4`, the same bits).
+        let mut x = [0.0; LANES];
+        let mut l = 0;
+        while l < k {
+            let n = LANES.min(k - l);
+            let (mu_a, phi_a) = self.entering4(l, n, a, sa, at);
+            let (mu_b, phi_b) = self.entering4(l, n, b, sb, at);
+            for (i, x) in x.iter_mut().enumerate() {
+                *x = if i < n && !self.has_failed(l + i) {
+                    let edge = home.edge(self.lanes[l + i].common.home);
+                    let mu_a = if edge == 0.0 {
+                        mu_a[i]
+                    } else {
+                        Glicko2Rule::shift_location(mu_a[i], edge)
+                    };
+                    -g_of_square(phi_a[i] * phi_a[i] + phi_b[i] * phi_b[i]) * (mu_a - mu_b[i])
+                } else {
+                    0.0
+                };
             }
-            let (mu_a, phi_a) = self.entering(l, a, sa, at);
-            let edge = home.edge(self.lanes[l].common.home);
-            let mu_a = if edge == 0.0 { mu_a } else { Glicko2Rule::shift_location(mu_a, edge) };
-            out.push(Glicko2Rule::expectation((mu_a, phi_a), self.entering(l, b, sb, at)));
+            let e = math::exp4(x);
+            for i in 0..n {
+                out.push(if self.has_failed(l + i) { f64::NAN } else { 1.0 / (1.0 + e[i]) });
+            }
+            l += n;
         }
         Ok(())
     }
@@ -359,6 +378,52 @@ impl Glicko2Lanes {
         lane.rule.idle(values, idle)
     }
 
+    /// `(mu, phi)` with which `player` enters a game at `at` in lanes `l..l + n` (`n` at most
+    /// [`LANES`]; the rest of the four hold filler): [`Glicko2Lanes::entering`] of each, with
+    /// the case found once for all of them, so that each case is a loop over adjacent lanes
+    /// (its square roots and divisions IEEE 754's own, whichever unit computes them).
+    #[inline]
+    #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+    fn entering4(
+        &self,
+        l: usize,
+        n: usize,
+        player: PlayerId,
+        from: Entering,
+        at: Timestamp,
+    ) -> ([f64; LANES], [f64; LANES]) {
+        let k = self.lanes.len();
+        let (mut mu, mut phi) = ([0.0; LANES], [1.0; LANES]);
+        match from {
+            Entering::Slot(slot) => {
+                let slots = &self.slots[slot as usize * k + l..][..n];
+                let mut phi2 = [1.0; LANES];
+                for (i, s) in slots.iter().enumerate() {
+                    (mu[i], phi2[i]) = Glicko2Rule::position(&s.start);
+                }
+                for (phi, phi2) in phi.iter_mut().zip(phi2) {
+                    *phi = phi2.sqrt();
+                }
+            }
+            Entering::Idle { idle, now, since, games }
+                if !self.lanes[l..l + n]
+                    .iter()
+                    .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
+            {
+                let values = &self.values[player.index() * k + l..][..n];
+                for (i, (v, lane)) in values.iter().zip(&self.lanes[l..l + n]).enumerate() {
+                    (mu[i], phi[i]) = lane.rule.idle(v, idle);
+                }
+            }
+            _ => {
+                for i in 0..n {
+                    (mu[i], phi[i]) = self.entering(l + i, player, from, at);
+                }
+            }
+        }
+        (mu, phi)
+    }
+
     /// The idle mark of the open period's players once it closes ([`Glicko2`]'s).
     fn since_closing(&self) -> i64 {
         match self.clock.period {
@@ -404,16 +469,34 @@ impl Glicko2Lanes {
         let before = self.failures;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
+        // The live lanes of a slot are rated four at a time (`rate4`: step 5 in lockstep, the
+        // same bits as each lane's `rate`); a last group of fewer repeats its first lane.
+        let mut group = [0usize; LANES];
         for (lanes, out) in self.slots.chunks_exact(k).zip(self.out.chunks_exact_mut(k)) {
-            for (l, (slot, out)) in lanes.iter().zip(out).enumerate() {
-                if self.failures != 0 && self.failed[l].is_some() {
-                    continue;
+            let mut l = 0;
+            while l < k {
+                let mut n = 0;
+                while l < k && n < LANES {
+                    if self.failures == 0 || self.failed[l].is_none() {
+                        group[n] = l;
+                        n += 1;
+                    }
+                    l += 1;
                 }
-                match self.lanes[l].rule.rate(slot) {
-                    Ok(rated) => *out = rated,
-                    Err(kind) => {
-                        self.failed[l] = Some(ProjectError::new(seq, kind));
-                        self.failures += 1;
+                if n == 0 {
+                    break;
+                }
+                let first = group[0];
+                group[n..].fill(first);
+                let rules = group.map(|l| &self.lanes[l].rule);
+                let rated = rate4(rules, group.map(|l| &lanes[l]));
+                for (&l, rated) in group.iter().zip(rated).take(n) {
+                    match rated {
+                        Ok(rated) => out[l] = rated,
+                        Err(kind) => {
+                            self.failed[l] = Some(ProjectError::new(seq, kind));
+                            self.failures += 1;
+                        }
                     }
                 }
             }
@@ -521,12 +604,40 @@ impl Glicko2Lanes {
 
     /// Adds one game `pair` (between slots `a` and `b`) in every lane (`add_game` on lane `l`'s
     /// slots, with lane `l`'s `home`).
+    ///
+    /// Two lanes at a time: the engine's `add_game` of each (Glickman's step 3 both ways, as
+    /// `versus_both` computes it) with the four exps of the two taken at once (`exp4`, the same
+    /// bits), then each slot's sums added to in the engine's order.
     #[inline]
+    #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     fn add_game(&mut self, pair: Pair) {
-        let k = self.lanes.len() as u32;
-        for l in 0..k {
-            let lane = Pair { a: pair.a * k + l, b: pair.b * k + l, ..pair };
-            add_game::<Glicko2Rule>(&mut self.slots, lane, self.lanes[l as usize].common.home);
+        let k = self.lanes.len();
+        let (pa, pb) = (pair.a as usize * k, pair.b as usize * k);
+        let mut l = 0;
+        while l < k {
+            let n = 2.min(k - l);
+            let mut x = [0.0; LANES];
+            let mut g = [0.0; LANES];
+            for i in 0..n {
+                let (a, b) = (&self.slots[pa + l + i].start, &self.slots[pb + l + i].start);
+                let edge = pair.h * self.lanes[l + i].common.home;
+                // versus_both: each side against the other's location moved by the edge.
+                let (b_mu, a_mu) = if edge == 0.0 {
+                    (b.mu, a.mu)
+                } else {
+                    (Glicko2Rule::shifted(b, -edge).mu, Glicko2Rule::shifted(a, edge).mu)
+                };
+                x[2 * i] = -b.g * (a.mu - b_mu);
+                x[2 * i + 1] = -a.g * (b.mu - a_mu);
+                (g[2 * i], g[2 * i + 1]) = (b.g, a.g);
+            }
+            let e = math::exp4(x);
+            for i in 0..n {
+                let (e_ab, e_ba) = (1.0 / (1.0 + e[2 * i]), 1.0 / (1.0 + e[2 * i + 1]));
+                self.slots[pa + l + i].sums.add(g[2 * i], e_ab, pair.s);
+                self.slots[pb + l + i].sums.add(g[2 * i + 1], e_ba, 1.0 - pair.s);
+            }
+            l += n;
         }
     }
 
