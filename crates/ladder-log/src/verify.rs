@@ -21,6 +21,7 @@
 //! [`IN_FLIGHT`] jobs are out at once, so memory does not grow with the ledger.
 
 use crate::block::{self, Block};
+use crate::chain_many::ChainMany;
 use crate::index;
 use crate::ledger::Ledger;
 use crate::store::{Store, Tree, Value};
@@ -219,7 +220,8 @@ impl Ledger {
         let mut broken = None;
         // How many of `leaves` follow one another from the job's first block (see [`Pieces`]).
         let mut joined: Option<usize> = None;
-        let mut line = Vec::with_capacity(512);
+        let mut chain = ChainMany::new();
+        let mut computed: Vec<[u8; 32]> = Vec::with_capacity(128);
         for entry in blocks {
             let (k, v) = match entry {
                 Ok(e) => e,
@@ -254,6 +256,12 @@ impl Ledger {
                 facts: (0, 0, 0),
                 ids: Vec::new(),
             };
+            let block_leaves = leaves.len();
+            // Every record's line goes into `chain`, whose chain hashes are computed together
+            // once the block is read: the first that differs from its stored hash comes before
+            // any other failure at or after its record (the record whose facts are wrong
+            // included: its chain hash is checked first), as checking record by record would.
+            chain.clear();
             let mut prev = b.prev;
             let mut rest = b.body();
             for i in 0..b.count {
@@ -277,15 +285,9 @@ impl Ledger {
                         break;
                     }
                 };
-                line.clear();
-                json::write_view_line(&event, &mut line);
-                if block::chain_hash(&prev, &line) != *stored {
-                    c.failure = Some((
-                        seq,
-                        "its chain hash does not match its JSON line and the previous hash".into(),
-                    ));
-                    break;
-                }
+                let line = chain.push(&prev, |buf| json::write_view_line(&event, buf));
+                let leaf = ladder_proof::leaf_hash(line);
+                c.hashes.push(*stored);
                 if let Err(why) = self.check_fact(seq, &event, &mut c.facts) {
                     c.failure = Some((seq, why));
                     break;
@@ -293,9 +295,20 @@ impl Ledger {
                 if let Some(id) = event.id {
                     c.ids.push((seq, index::fingerprint(id)));
                 }
-                leaves.push(ladder_proof::leaf_hash(&line));
-                c.hashes.push(*stored);
+                leaves.push(leaf);
                 prev = *stored;
+            }
+            chain.hashes(&mut computed);
+            if let Some(at) = computed.iter().zip(&c.hashes).position(|(h, s)| h != s) {
+                c.failure = Some((
+                    b.first + at as u64,
+                    "its chain hash does not match its JSON line and the previous hash".into(),
+                ));
+                c.hashes.truncate(at);
+                leaves.truncate(block_leaves + at);
+            } else if c.failure.is_some() && c.hashes.len() > leaves.len() - block_leaves {
+                // The record whose facts are wrong: its stored hash was kept for the comparison.
+                c.hashes.pop();
             }
             if c.failure.is_none() && !rest.is_empty() {
                 c.failure = Some((b.last(), "bytes after the block's last record".into()));
@@ -676,6 +689,84 @@ mod tests {
                     );
                 }
                 other => panic!("{damaged:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// The test ledger with a midnight after its matches and a hundred matches on the next day
+    /// after it: the midnight is at seq 3003.
+    fn ledger_with_midnight() -> Ledger {
+        let mut l = ledger();
+        let opts = AppendOptions { auto_join: true, ..AppendOptions::default() };
+        let mut events = vec![parse_line(r#"{"type":"MidnightTick","at":"2026-03-02T00:00:00Z"}"#)];
+        events.extend((0..100).map(|i| {
+            parse_line(&format!(
+                r#"{{"type":"MatchResult","at":"2026-03-02T01:{:02}:{:02}Z","id":"n-{i}","seats":[{{"player":"a","score":1}},{{"player":"b","score":0}}]}}"#,
+                i / 60,
+                i % 60
+            ))
+        }));
+        l.append(events, &opts).unwrap();
+        l
+    }
+
+    /// Flips a byte of the stored chain hash of `seq`.
+    fn damage_chain_hash(l: &Ledger, seq: u64) {
+        let blocks: Vec<_> = l.store.scan(Tree::Events, &[]).map(|e| e.unwrap()).collect();
+        for (k, v) in blocks {
+            let b = Block::parse(&k, &v).unwrap();
+            if !(b.first..=b.last()).contains(&seq) {
+                continue;
+            }
+            let mut at = block::HEADER_LEN;
+            for _ in b.first..seq {
+                let len = u32::from_le_bytes(v[at..at + 4].try_into().unwrap()) as usize;
+                at += block::RECORD_HEADER_LEN + len;
+            }
+            let mut bytes = v.to_vec();
+            bytes[at + 4 + 7] ^= 0x20;
+            l.store.insert(Tree::Events, &k, &bytes).unwrap();
+            return;
+        }
+        panic!("no block holds seq {seq}");
+    }
+
+    /// The chain hashes of a block are computed together, after its records are read: the first
+    /// bad record in sequence order is still the one named, a bad chain hash before a record
+    /// whose facts are wrong, and at that record, coming first, as checking one record after
+    /// the other would find.
+    #[test]
+    fn the_first_bad_record_is_named_whether_its_chain_or_its_facts_are_wrong() {
+        let chain = "its chain hash does not match";
+        let facts = "the facts index files the midnight of 2026-03-02T00:00:00Z at seq 7, not here";
+        let l = ledger_with_midnight();
+        assert_eq!(l.verify(None).unwrap().seq, 3103);
+        // (chain hashes damaged, the midnight filed elsewhere, the seq and reason named)
+        for (damaged, wrong_fact, seq, reason) in [
+            (vec![1], false, 1, chain),
+            (vec![3003], false, 3003, chain),
+            (vec![3103], false, 3103, chain),
+            (vec![2990, 2995], false, 2990, chain),
+            (vec![], true, 3003, facts),
+            (vec![3003], true, 3003, chain),
+            (vec![3002], true, 3002, chain),
+            (vec![3004], true, 3003, facts),
+            (vec![3050, 3004], true, 3003, facts),
+        ] {
+            let mut l = ledger_with_midnight();
+            for &at in &damaged {
+                damage_chain_hash(&l, at);
+            }
+            if wrong_fact {
+                let day = *l.ticks.keys().next().unwrap();
+                l.ticks.insert(day, 7);
+            }
+            match l.verify(None) {
+                Err(VerifyError::Broken { seq: at, reason: why }) => {
+                    assert_eq!(at, seq, "{damaged:?} {wrong_fact}: {why}");
+                    assert!(why.contains(reason), "{damaged:?} {wrong_fact}: {why}");
+                }
+                other => panic!("{damaged:?} {wrong_fact}: {other:?}"),
             }
         }
     }
