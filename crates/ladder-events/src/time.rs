@@ -111,34 +111,44 @@ impl Timestamp {
         let year = yoe + era * 400 + i64::from(month <= 2);
         let secs = nanos / NANOS_PER_SECOND;
         let frac = nanos % NANOS_PER_SECOND;
-        let digits = |out: &mut Vec<u8>, v: i64, n: u32| {
-            for k in (0..n).rev() {
-                out.push(b'0' + (v / 10i64.pow(k) % 10) as u8);
-            }
+        // The whole form in a buffer on the stack, then one copy: `YYYY-MM-DDTHH:MM:SS`, then
+        // the fraction and `Z` (at most 30 bytes). The range (1677 to 2262) keeps the year at
+        // four digits; every other field is below 100, written as a pair of digits.
+        let mut buf = *b"0000-00-00T00:00:00.000000000Z";
+        let pair = |buf: &mut [u8; 30], at: usize, v: i64| {
+            let v = v as usize;
+            buf[at] = b'0' + (v / 10) as u8;
+            buf[at + 1] = b'0' + (v % 10) as u8;
         };
-        // The range (1677 to 2262) keeps the year at four digits.
-        digits(out, year, 4);
-        out.push(b'-');
-        digits(out, month, 2);
-        out.push(b'-');
-        digits(out, day, 2);
-        out.push(b'T');
-        digits(out, secs / 3_600, 2);
-        out.push(b':');
-        digits(out, secs / 60 % 60, 2);
-        out.push(b':');
-        digits(out, secs % 60, 2);
-        if frac != 0 {
-            out.push(b'.');
-            if frac % 1_000_000 == 0 {
-                digits(out, frac / 1_000_000, 3);
+        pair(&mut buf, 0, year / 100);
+        pair(&mut buf, 2, year % 100);
+        pair(&mut buf, 5, month);
+        pair(&mut buf, 8, day);
+        pair(&mut buf, 11, secs / 3_600);
+        pair(&mut buf, 14, secs / 60 % 60);
+        pair(&mut buf, 17, secs % 60);
+        let len = if frac == 0 {
+            19
+        } else {
+            // 3, 6 or 9 digits: the fewest that hold the fraction exactly.
+            let (digits, mut v) = if frac % 1_000_000 == 0 {
+                (3, frac / 1_000_000)
             } else if frac % 1_000 == 0 {
-                digits(out, frac / 1_000, 6);
+                (6, frac / 1_000)
             } else {
-                digits(out, frac, 9);
+                (9, frac)
+            };
+            for at in (20..20 + digits).rev() {
+                buf[at] = b'0' + (v % 10) as u8;
+                v /= 10;
             }
-        }
-        out.push(b'Z');
+            20 + digits
+        };
+        buf[len] = b'Z';
+        // A copy of a known length is a few moves; the bytes past the `Z` are cut off again.
+        let end = out.len() + len + 1;
+        out.extend_from_slice(&buf);
+        out.truncate(end);
     }
 
     /// The midnight that starts UTC day number `day`, if in range.
