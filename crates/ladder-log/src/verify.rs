@@ -109,7 +109,9 @@ impl Pieces {
 #[derive(Default)]
 struct Ids {
     fps: Vec<u64>,
-    has_id: Vec<bool>,
+    /// One bit per seq: the event has an id (a bitmap small enough to stay in the cache while
+    /// `check_ids` looks up seqs in random order).
+    has_id: Vec<u64>,
 }
 
 impl Ids {
@@ -117,10 +119,15 @@ impl Ids {
         let at = seq as usize;
         if self.fps.len() <= at {
             self.fps.resize(at + 1, 0);
-            self.has_id.resize(at + 1, false);
+            self.has_id.resize(at / 64 + 1, 0);
         }
         self.fps[at] = fp;
-        self.has_id[at] = true;
+        self.has_id[at / 64] |= 1 << (at % 64);
+    }
+
+    /// True when `at` is an event's seq with an id of fingerprint `fp`.
+    fn is(&self, at: usize, fp: u64) -> bool {
+        self.fps.get(at) == Some(&fp) && self.has_id[at / 64] & (1 << (at % 64)) != 0
     }
 }
 
@@ -538,24 +545,38 @@ impl Ledger {
     /// one thread reading them all would be verify's tail, with the other cores idle.
     fn check_ids(&self, ids: &Ids) -> Result<(), VerifyError> {
         let runs = crate::runs::Runs::load(&*self.store, self.head.seq)?;
-        let keys: Vec<_> =
-            runs.live.iter().flat_map(|r| (0..r.buckets()).map(move |b| r.key(b))).collect();
         let parts = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let per = keys.len().div_ceil(parts).max(1);
-        let n = ids.fps.len();
+        let words = ids.has_id.len();
         let store: &dyn Store = &*self.store;
+        let live = &runs.live[..];
         // One bit per seq: found under its own id.
         let found = std::thread::scope(|scope| {
-            let handles: Vec<_> = keys
-                .chunks(per)
+            let handles: Vec<_> = (0..parts)
                 .map(|part| {
                     scope.spawn(move || -> Result<Vec<u64>, LogError> {
-                        let mut found = vec![0u64; n.div_ceil(64)];
-                        for key in part {
-                            let Some(v) = store.get(Tree::Ids, key)? else { continue };
-                            for (fp, seq) in index::entries_of(key, &v)? {
+                        // Every `parts`-th bucket of every run: the runs differ in size (a merged
+                        // run holds most of the entries), and each run's entries are spread
+                        // evenly over its buckets, so every thread gets its share.
+                        let keys = live.iter().flat_map(|r| {
+                            (0..r.buckets()).skip(part).step_by(parts).map(move |b| r.key(b))
+                        });
+                        let mut found = vec![0u64; words];
+                        let mut entries = Vec::new();
+                        for key in keys {
+                            let Some(v) = store.get(Tree::Ids, &key)? else { continue };
+                            entries.clear();
+                            entries.extend(index::entries_of(&key, &v)?);
+                            // The seqs of a bucket come in the order of their fingerprints, so
+                            // each is a miss in the cache: the one a few entries ahead is asked
+                            // for while this one is compared.
+                            for (i, &(fp, seq)) in entries.iter().enumerate() {
+                                if let Some(&(_, ahead)) = entries.get(i + 8) {
+                                    if let Some(slot) = ids.fps.get(ahead as usize) {
+                                        ladder_projector::prefetch(slot);
+                                    }
+                                }
                                 let Ok(at) = usize::try_from(seq) else { continue };
-                                if at < n && ids.has_id[at] && ids.fps[at] == fp {
+                                if ids.is(at, fp) {
                                     found[at / 64] |= 1 << (at % 64);
                                 }
                             }
@@ -564,7 +585,7 @@ impl Ledger {
                     })
                 })
                 .collect();
-            let mut all = vec![0u64; n.div_ceil(64)];
+            let mut all = vec![0u64; words];
             for h in handles {
                 let part = h.join().unwrap_or_else(|_| {
                     Err(LogError::Corrupt {
@@ -578,7 +599,11 @@ impl Ledger {
             }
             Ok::<_, LogError>(all)
         })?;
-        match (0..n).find(|&at| ids.has_id[at] && found[at / 64] & (1 << (at % 64)) == 0) {
+        let missing = ids.has_id.iter().zip(&found).enumerate().find_map(|(w, (has, found))| {
+            let lost = has & !found;
+            (lost != 0).then(|| w * 64 + lost.trailing_zeros() as usize)
+        });
+        match missing {
             None => Ok(()),
             Some(at) => Err(VerifyError::Index {
                 what: "the id index".into(),
