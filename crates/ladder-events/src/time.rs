@@ -111,22 +111,28 @@ impl Timestamp {
         let year = yoe + era * 400 + i64::from(month <= 2);
         let secs = nanos / NANOS_PER_SECOND;
         let frac = nanos % NANOS_PER_SECOND;
-        // The whole form in a buffer on the stack, then one copy: `YYYY-MM-DDTHH:MM:SS`, then
-        // the fraction and `Z` (at most 30 bytes). The range (1677 to 2262) keeps the year at
-        // four digits; every other field is below 100, written as a pair of digits.
-        let mut buf = *b"0000-00-00T00:00:00.000000000Z";
-        let pair = |buf: &mut [u8; 30], at: usize, v: i64| {
-            let v = v as usize;
-            buf[at] = b'0' + (v / 10) as u8;
-            buf[at + 1] = b'0' + (v % 10) as u8;
+        // The whole form written in place: a template of the longest form copied at once,
+        // `YYYY-MM-DDTHH:MM:SS.fffffffffZ` (30 bytes), its digits set, and what the form does not
+        // use cut off again. The range (1677 to 2262) keeps the year at four digits; every other
+        // field is below 100, set as a pair of digits. (Filling a buffer on the stack and copying
+        // it made the copy wait for the bytes just stored, a quarter of this function's time.)
+        let base = out.len();
+        out.extend_from_slice(b"0000-00-00T00:00:00.000000000Z");
+        let Some(form) = out.get_mut(base..).and_then(|f| f.first_chunk_mut::<30>()) else {
+            return;
         };
-        pair(&mut buf, 0, year / 100);
-        pair(&mut buf, 2, year % 100);
-        pair(&mut buf, 5, month);
-        pair(&mut buf, 8, day);
-        pair(&mut buf, 11, secs / 3_600);
-        pair(&mut buf, 14, secs / 60 % 60);
-        pair(&mut buf, 17, secs % 60);
+        let pair = |form: &mut [u8; 30], at: usize, v: i64| {
+            let v = v as u8;
+            form[at] = b'0' + v / 10;
+            form[at + 1] = b'0' + v % 10;
+        };
+        pair(form, 0, year / 100);
+        pair(form, 2, year % 100);
+        pair(form, 5, month);
+        pair(form, 8, day);
+        pair(form, 11, secs / 3_600);
+        pair(form, 14, secs / 60 % 60);
+        pair(form, 17, secs % 60);
         let len = if frac == 0 {
             19
         } else {
@@ -139,16 +145,13 @@ impl Timestamp {
                 (9, frac)
             };
             for at in (20..20 + digits).rev() {
-                buf[at] = b'0' + (v % 10) as u8;
+                form[at] = b'0' + (v % 10) as u8;
                 v /= 10;
             }
             20 + digits
         };
-        buf[len] = b'Z';
-        // A copy of a known length is a few moves; the bytes past the `Z` are cut off again.
-        let end = out.len() + len + 1;
-        out.extend_from_slice(&buf);
-        out.truncate(end);
+        form[len] = b'Z';
+        out.truncate(base + len + 1);
     }
 
     /// The midnight that starts UTC day number `day`, if in range.
