@@ -5,7 +5,9 @@
 //! the block layout and gapless sequence numbers, read the event in place, check the facts index
 //! (joins, voids, ticks) against it, write its canonical JSON line (the leaf bytes), and check its
 //! chain hash against the stored one: `blake3(stored hash before it || line)`, the hash before the
-//! first record being the one its block names. The worker also hashes each leaf (SHA-256) and
+//! first record being the one its block names. Every input is known once the block is read, so
+//! the block's chain hashes are computed together, in the CPU's SIMD lanes ([`ChainMany`]), and
+//! then compared in order. The worker also hashes each leaf (SHA-256) and
 //! the tree inside its job: the job's leaves cut into the largest aligned perfect subtrees of at
 //! most a tile (256 leaves, whose 255 inner nodes are most of the tree's hashing), each reduced
 //! to its root. This thread takes the jobs in their order, checks that each block names the last
