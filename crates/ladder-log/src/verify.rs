@@ -551,23 +551,34 @@ impl Ledger {
         let words = ids.has_id.len();
         let store: &dyn Store = &*self.store;
         let live = &runs.live[..];
-        // One bit per seq: found under its own id.
+        // One bit per seq: found under its own id. A bucket that cannot be read is reported by
+        // its place in the index (run, then bucket), the first of those that fail whichever
+        // thread read it, so the answer does not depend on the number of threads.
+        type Failed = ((usize, u32), LogError);
         let found = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..parts)
                 .map(|part| {
-                    scope.spawn(move || -> Result<Vec<u64>, LogError> {
+                    scope.spawn(move || -> Result<Vec<u64>, Failed> {
                         // Every `parts`-th bucket of every run: the runs differ in size (a merged
                         // run holds most of the entries), and each run's entries are spread
                         // evenly over its buckets, so every thread gets its share.
-                        let keys = live.iter().flat_map(|r| {
-                            (0..r.buckets()).skip(part).step_by(parts).map(move |b| r.key(b))
+                        let keys = live.iter().enumerate().flat_map(|(run, r)| {
+                            (0..r.buckets())
+                                .skip(part)
+                                .step_by(parts)
+                                .map(move |b| ((run, b), r.key(b)))
                         });
                         let mut found = vec![0u64; words];
                         let mut entries = Vec::new();
-                        for key in keys {
-                            let Some(v) = store.get(Tree::Ids, &key)? else { continue };
-                            entries.clear();
-                            entries.extend(index::entries_of(&key, &v)?);
+                        for (at, key) in keys {
+                            let read = store.get(Tree::Ids, &key).and_then(|v| {
+                                entries.clear();
+                                if let Some(v) = v {
+                                    entries.extend(index::entries_of(&key, &v)?);
+                                }
+                                Ok(())
+                            });
+                            read.map_err(|e| (at, e))?;
                             // The seqs of a bucket come in the order of their fingerprints, so
                             // each is a miss in the cache: the one a few entries ahead is asked
                             // for while this one is compared.
@@ -588,18 +599,32 @@ impl Ledger {
                 })
                 .collect();
             let mut all = vec![0u64; words];
+            let mut first: Option<Failed> = None;
             for h in handles {
                 let part = h.join().unwrap_or_else(|_| {
-                    Err(LogError::Corrupt {
+                    let e = LogError::Corrupt {
                         place: "the id index".into(),
                         detail: "a thread reading it panicked".into(),
-                    })
-                })?;
-                for (a, p) in all.iter_mut().zip(part) {
-                    *a |= p;
+                    };
+                    Err(((usize::MAX, u32::MAX), e))
+                });
+                match part {
+                    Ok(part) => {
+                        for (a, p) in all.iter_mut().zip(part) {
+                            *a |= p;
+                        }
+                    }
+                    Err(failed) => {
+                        if first.as_ref().is_none_or(|f| failed.0 < f.0) {
+                            first = Some(failed);
+                        }
+                    }
                 }
             }
-            Ok::<_, LogError>(all)
+            match first {
+                Some((_, e)) => Err(e),
+                None => Ok(all),
+            }
         })?;
         let missing = ids.has_id.iter().zip(&found).enumerate().find_map(|(w, (has, found))| {
             let lost = has & !found;
@@ -715,6 +740,33 @@ mod tests {
                         "{damaged:?}: {reason}"
                     );
                 }
+                other => panic!("{damaged:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// Damaged id buckets read by different threads: the first in the index's order is named,
+    /// whichever thread met its damage first.
+    #[test]
+    fn the_first_unreadable_id_bucket_is_named() {
+        let l = ledger();
+        let runs = crate::runs::Runs::load(&*l.store, l.head.seq).unwrap();
+        let run = &runs.live[0];
+        let stored: Vec<_> = (0..run.buckets())
+            .map(|b| run.key(b))
+            .filter(|k| l.store.get(Tree::Ids, k).unwrap().is_some())
+            .collect();
+        assert!(stored.len() > 4, "the index has several buckets");
+        // Buckets next to one another (read by two threads when there are two) and far apart.
+        for damaged in [[1, 2], [2, 1], [1, 3], [0, stored.len() - 1]] {
+            let l = ledger();
+            for &at in &damaged {
+                l.store.insert(Tree::Ids, &stored[at], &[9, 9, 9]).unwrap();
+            }
+            let first = &stored[*damaged.iter().min().unwrap()];
+            let place = format!("id bucket {:02x?}", &first[..]);
+            match l.verify(None) {
+                Err(e) => assert!(e.to_string().contains(&place), "{damaged:?}: {e}"),
                 other => panic!("{damaged:?}: {other:?}"),
             }
         }
