@@ -166,9 +166,11 @@ fn push_num(out: &mut Vec<u8>, x: f64) {
         out.extend_from_slice(b"0.0");
     } else if x == 0.5 {
         out.extend_from_slice(b"0.5");
-    } else if x != 0.0 && x.fract() == 0.0 && x.abs() < 1e15 {
+    } else if x != 0.0 && x.abs() < 1e15 && (x as i64) as f64 == x {
         // A whole number (seconds in a game, most priors): its digits and ".0", as the shortest
-        // round-trip form writes every whole number below 10^15 (`whole_numbers_...`).
+        // round-trip form writes every whole number below 10^15 (`whole_numbers_...`). Below
+        // 10^15 the conversion to an integer and back is exact for whole numbers only (without
+        // `fract`, which is a call to libm's `trunc` on the x86-64 baseline).
         push_int(out, x as i64);
         out.extend_from_slice(b".0");
     } else {

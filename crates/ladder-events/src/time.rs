@@ -111,34 +111,47 @@ impl Timestamp {
         let year = yoe + era * 400 + i64::from(month <= 2);
         let secs = nanos / NANOS_PER_SECOND;
         let frac = nanos % NANOS_PER_SECOND;
-        let digits = |out: &mut Vec<u8>, v: i64, n: u32| {
-            for k in (0..n).rev() {
-                out.push(b'0' + (v / 10i64.pow(k) % 10) as u8);
-            }
+        // The whole form written in place: a template of the longest form copied at once,
+        // `YYYY-MM-DDTHH:MM:SS.fffffffffZ` (30 bytes), its digits set, and what the form does not
+        // use cut off again. The range (1677 to 2262) keeps the year at four digits; every other
+        // field is below 100, set as a pair of digits. (Filling a buffer on the stack and copying
+        // it made the copy wait for the bytes just stored, a quarter of this function's time.)
+        let base = out.len();
+        out.extend_from_slice(b"0000-00-00T00:00:00.000000000Z");
+        let Some(form) = out.get_mut(base..).and_then(|f| f.first_chunk_mut::<30>()) else {
+            return;
         };
-        // The range (1677 to 2262) keeps the year at four digits.
-        digits(out, year, 4);
-        out.push(b'-');
-        digits(out, month, 2);
-        out.push(b'-');
-        digits(out, day, 2);
-        out.push(b'T');
-        digits(out, secs / 3_600, 2);
-        out.push(b':');
-        digits(out, secs / 60 % 60, 2);
-        out.push(b':');
-        digits(out, secs % 60, 2);
-        if frac != 0 {
-            out.push(b'.');
-            if frac % 1_000_000 == 0 {
-                digits(out, frac / 1_000_000, 3);
+        let pair = |form: &mut [u8; 30], at: usize, v: i64| {
+            let v = v as u8;
+            form[at] = b'0' + v / 10;
+            form[at + 1] = b'0' + v % 10;
+        };
+        pair(form, 0, year / 100);
+        pair(form, 2, year % 100);
+        pair(form, 5, month);
+        pair(form, 8, day);
+        pair(form, 11, secs / 3_600);
+        pair(form, 14, secs / 60 % 60);
+        pair(form, 17, secs % 60);
+        let len = if frac == 0 {
+            19
+        } else {
+            // 3, 6 or 9 digits: the fewest that hold the fraction exactly.
+            let (digits, mut v) = if frac % 1_000_000 == 0 {
+                (3, frac / 1_000_000)
             } else if frac % 1_000 == 0 {
-                digits(out, frac / 1_000, 6);
+                (6, frac / 1_000)
             } else {
-                digits(out, frac, 9);
+                (9, frac)
+            };
+            for at in (20..20 + digits).rev() {
+                form[at] = b'0' + (v % 10) as u8;
+                v /= 10;
             }
-        }
-        out.push(b'Z');
+            20 + digits
+        };
+        form[len] = b'Z';
+        out.truncate(base + len + 1);
     }
 
     /// The midnight that starts UTC day number `day`, if in range.

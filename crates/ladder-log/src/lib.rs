@@ -37,6 +37,7 @@
 
 mod append;
 mod block;
+mod chain_many;
 mod folded;
 mod headfile;
 mod index;

@@ -5,7 +5,9 @@
 //! the block layout and gapless sequence numbers, read the event in place, check the facts index
 //! (joins, voids, ticks) against it, write its canonical JSON line (the leaf bytes), and check its
 //! chain hash against the stored one: `blake3(stored hash before it || line)`, the hash before the
-//! first record being the one its block names. The worker also hashes each leaf (SHA-256) and
+//! first record being the one its block names. Every input is known once the block is read, so
+//! the block's chain hashes are computed together, in the CPU's SIMD lanes ([`ChainMany`]), and
+//! then compared in order. The worker also hashes each leaf (SHA-256) and
 //! the tree inside its job: the job's leaves cut into the largest aligned perfect subtrees of at
 //! most a tile (256 leaves, whose 255 inner nodes are most of the tree's hashing), each reduced
 //! to its root. This thread takes the jobs in their order, checks that each block names the last
@@ -21,6 +23,7 @@
 //! [`IN_FLIGHT`] jobs are out at once, so memory does not grow with the ledger.
 
 use crate::block::{self, Block};
+use crate::chain_many::ChainMany;
 use crate::index;
 use crate::ledger::Ledger;
 use crate::store::{Store, Tree, Value};
@@ -108,7 +111,9 @@ impl Pieces {
 #[derive(Default)]
 struct Ids {
     fps: Vec<u64>,
-    has_id: Vec<bool>,
+    /// One bit per seq: the event has an id (a bitmap small enough to stay in the cache while
+    /// `check_ids` looks up seqs in random order).
+    has_id: Vec<u64>,
 }
 
 impl Ids {
@@ -116,10 +121,15 @@ impl Ids {
         let at = seq as usize;
         if self.fps.len() <= at {
             self.fps.resize(at + 1, 0);
-            self.has_id.resize(at + 1, false);
+            self.has_id.resize(at / 64 + 1, 0);
         }
         self.fps[at] = fp;
-        self.has_id[at] = true;
+        self.has_id[at / 64] |= 1 << (at % 64);
+    }
+
+    /// True when `at` is an event's seq with an id of fingerprint `fp`.
+    fn is(&self, at: usize, fp: u64) -> bool {
+        self.fps.get(at) == Some(&fp) && self.has_id[at / 64] & (1 << (at % 64)) != 0
     }
 }
 
@@ -219,7 +229,8 @@ impl Ledger {
         let mut broken = None;
         // How many of `leaves` follow one another from the job's first block (see [`Pieces`]).
         let mut joined: Option<usize> = None;
-        let mut line = Vec::with_capacity(512);
+        let mut chain = ChainMany::new();
+        let mut computed: Vec<[u8; 32]> = Vec::with_capacity(128);
         for entry in blocks {
             let (k, v) = match entry {
                 Ok(e) => e,
@@ -254,6 +265,12 @@ impl Ledger {
                 facts: (0, 0, 0),
                 ids: Vec::new(),
             };
+            let block_leaves = leaves.len();
+            // Every record's line goes into `chain`, whose chain hashes are computed together
+            // once the block is read: the first that differs from its stored hash comes before
+            // any other failure at or after its record (the record whose facts are wrong
+            // included: its chain hash is checked first), as checking record by record would.
+            chain.clear();
             let mut prev = b.prev;
             let mut rest = b.body();
             for i in 0..b.count {
@@ -277,15 +294,9 @@ impl Ledger {
                         break;
                     }
                 };
-                line.clear();
-                json::write_view_line(&event, &mut line);
-                if block::chain_hash(&prev, &line) != *stored {
-                    c.failure = Some((
-                        seq,
-                        "its chain hash does not match its JSON line and the previous hash".into(),
-                    ));
-                    break;
-                }
+                let line = chain.push(&prev, |buf| json::write_view_line(&event, buf));
+                let leaf = ladder_proof::leaf_hash(line);
+                c.hashes.push(*stored);
                 if let Err(why) = self.check_fact(seq, &event, &mut c.facts) {
                     c.failure = Some((seq, why));
                     break;
@@ -293,9 +304,20 @@ impl Ledger {
                 if let Some(id) = event.id {
                     c.ids.push((seq, index::fingerprint(id)));
                 }
-                leaves.push(ladder_proof::leaf_hash(&line));
-                c.hashes.push(*stored);
+                leaves.push(leaf);
                 prev = *stored;
+            }
+            chain.hashes(&mut computed);
+            if let Some(at) = computed.iter().zip(&c.hashes).position(|(h, s)| h != s) {
+                c.failure = Some((
+                    b.first + at as u64,
+                    "its chain hash does not match its JSON line and the previous hash".into(),
+                ));
+                c.hashes.truncate(at);
+                leaves.truncate(block_leaves + at);
+            } else if c.failure.is_some() && c.hashes.len() > leaves.len() - block_leaves {
+                // The record whose facts are wrong: its stored hash was kept for the comparison.
+                c.hashes.pop();
             }
             if c.failure.is_none() && !rest.is_empty() {
                 c.failure = Some((b.last(), "bytes after the block's last record".into()));
@@ -525,24 +547,49 @@ impl Ledger {
     /// one thread reading them all would be verify's tail, with the other cores idle.
     fn check_ids(&self, ids: &Ids) -> Result<(), VerifyError> {
         let runs = crate::runs::Runs::load(&*self.store, self.head.seq)?;
-        let keys: Vec<_> =
-            runs.live.iter().flat_map(|r| (0..r.buckets()).map(move |b| r.key(b))).collect();
         let parts = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let per = keys.len().div_ceil(parts).max(1);
-        let n = ids.fps.len();
+        let words = ids.has_id.len();
         let store: &dyn Store = &*self.store;
-        // One bit per seq: found under its own id.
+        let live = &runs.live[..];
+        // One bit per seq: found under its own id. A bucket that cannot be read is reported by
+        // its place in the index (run, then bucket), the first of those that fail whichever
+        // thread read it, so the answer does not depend on the number of threads.
+        type Failed = ((usize, u32), LogError);
         let found = std::thread::scope(|scope| {
-            let handles: Vec<_> = keys
-                .chunks(per)
+            let handles: Vec<_> = (0..parts)
                 .map(|part| {
-                    scope.spawn(move || -> Result<Vec<u64>, LogError> {
-                        let mut found = vec![0u64; n.div_ceil(64)];
-                        for key in part {
-                            let Some(v) = store.get(Tree::Ids, key)? else { continue };
-                            for (fp, seq) in index::entries_of(key, &v)? {
+                    scope.spawn(move || -> Result<Vec<u64>, Failed> {
+                        // Every `parts`-th bucket of every run: the runs differ in size (a merged
+                        // run holds most of the entries), and each run's entries are spread
+                        // evenly over its buckets, so every thread gets its share.
+                        let keys = live.iter().enumerate().flat_map(|(run, r)| {
+                            (0..r.buckets())
+                                .skip(part)
+                                .step_by(parts)
+                                .map(move |b| ((run, b), r.key(b)))
+                        });
+                        let mut found = vec![0u64; words];
+                        let mut entries = Vec::new();
+                        for (at, key) in keys {
+                            let read = store.get(Tree::Ids, &key).and_then(|v| {
+                                entries.clear();
+                                if let Some(v) = v {
+                                    entries.extend(index::entries_of(&key, &v)?);
+                                }
+                                Ok(())
+                            });
+                            read.map_err(|e| (at, e))?;
+                            // The seqs of a bucket come in the order of their fingerprints, so
+                            // each is a miss in the cache: the one a few entries ahead is asked
+                            // for while this one is compared.
+                            for (i, &(fp, seq)) in entries.iter().enumerate() {
+                                if let Some(&(_, ahead)) = entries.get(i + 8) {
+                                    if let Some(slot) = ids.fps.get(ahead as usize) {
+                                        ladder_projector::prefetch(slot);
+                                    }
+                                }
                                 let Ok(at) = usize::try_from(seq) else { continue };
-                                if at < n && ids.has_id[at] && ids.fps[at] == fp {
+                                if ids.is(at, fp) {
                                     found[at / 64] |= 1 << (at % 64);
                                 }
                             }
@@ -551,21 +598,39 @@ impl Ledger {
                     })
                 })
                 .collect();
-            let mut all = vec![0u64; n.div_ceil(64)];
+            let mut all = vec![0u64; words];
+            let mut first: Option<Failed> = None;
             for h in handles {
                 let part = h.join().unwrap_or_else(|_| {
-                    Err(LogError::Corrupt {
+                    let e = LogError::Corrupt {
                         place: "the id index".into(),
                         detail: "a thread reading it panicked".into(),
-                    })
-                })?;
-                for (a, p) in all.iter_mut().zip(part) {
-                    *a |= p;
+                    };
+                    Err(((usize::MAX, u32::MAX), e))
+                });
+                match part {
+                    Ok(part) => {
+                        for (a, p) in all.iter_mut().zip(part) {
+                            *a |= p;
+                        }
+                    }
+                    Err(failed) => {
+                        if first.as_ref().is_none_or(|f| failed.0 < f.0) {
+                            first = Some(failed);
+                        }
+                    }
                 }
             }
-            Ok::<_, LogError>(all)
+            match first {
+                Some((_, e)) => Err(e),
+                None => Ok(all),
+            }
         })?;
-        match (0..n).find(|&at| ids.has_id[at] && found[at / 64] & (1 << (at % 64)) == 0) {
+        let missing = ids.has_id.iter().zip(&found).enumerate().find_map(|(w, (has, found))| {
+            let lost = has & !found;
+            (lost != 0).then(|| w * 64 + lost.trailing_zeros() as usize)
+        });
+        match missing {
             None => Ok(()),
             Some(at) => Err(VerifyError::Index {
                 what: "the id index".into(),
@@ -676,6 +741,111 @@ mod tests {
                     );
                 }
                 other => panic!("{damaged:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// Damaged id buckets read by different threads: the first in the index's order is named,
+    /// whichever thread met its damage first.
+    #[test]
+    fn the_first_unreadable_id_bucket_is_named() {
+        let l = ledger();
+        let runs = crate::runs::Runs::load(&*l.store, l.head.seq).unwrap();
+        let run = &runs.live[0];
+        let stored: Vec<_> = (0..run.buckets())
+            .map(|b| run.key(b))
+            .filter(|k| l.store.get(Tree::Ids, k).unwrap().is_some())
+            .collect();
+        assert!(stored.len() > 4, "the index has several buckets");
+        // Buckets next to one another (read by two threads when there are two) and far apart.
+        for damaged in [[1, 2], [2, 1], [1, 3], [0, stored.len() - 1]] {
+            let l = ledger();
+            for &at in &damaged {
+                l.store.insert(Tree::Ids, &stored[at], &[9, 9, 9]).unwrap();
+            }
+            let first = &stored[*damaged.iter().min().unwrap()];
+            let place = format!("id bucket {:02x?}", &first[..]);
+            match l.verify(None) {
+                Err(e) => assert!(e.to_string().contains(&place), "{damaged:?}: {e}"),
+                other => panic!("{damaged:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// The test ledger with a midnight after its matches and a hundred matches on the next day
+    /// after it: the midnight is at seq 3003.
+    fn ledger_with_midnight() -> Ledger {
+        let mut l = ledger();
+        let opts = AppendOptions { auto_join: true, ..AppendOptions::default() };
+        let mut events = vec![parse_line(r#"{"type":"MidnightTick","at":"2026-03-02T00:00:00Z"}"#)];
+        events.extend((0..100).map(|i| {
+            parse_line(&format!(
+                r#"{{"type":"MatchResult","at":"2026-03-02T01:{:02}:{:02}Z","id":"n-{i}","seats":[{{"player":"a","score":1}},{{"player":"b","score":0}}]}}"#,
+                i / 60,
+                i % 60
+            ))
+        }));
+        l.append(events, &opts).unwrap();
+        l
+    }
+
+    /// Flips a byte of the stored chain hash of `seq`.
+    fn damage_chain_hash(l: &Ledger, seq: u64) {
+        let blocks: Vec<_> = l.store.scan(Tree::Events, &[]).map(|e| e.unwrap()).collect();
+        for (k, v) in blocks {
+            let b = Block::parse(&k, &v).unwrap();
+            if !(b.first..=b.last()).contains(&seq) {
+                continue;
+            }
+            let mut at = block::HEADER_LEN;
+            for _ in b.first..seq {
+                let len = u32::from_le_bytes(v[at..at + 4].try_into().unwrap()) as usize;
+                at += block::RECORD_HEADER_LEN + len;
+            }
+            let mut bytes = v.to_vec();
+            bytes[at + 4 + 7] ^= 0x20;
+            l.store.insert(Tree::Events, &k, &bytes).unwrap();
+            return;
+        }
+        panic!("no block holds seq {seq}");
+    }
+
+    /// The chain hashes of a block are computed together, after its records are read: the first
+    /// bad record in sequence order is still the one named, a bad chain hash before a record
+    /// whose facts are wrong, and at that record, coming first, as checking one record after
+    /// the other would find.
+    #[test]
+    fn the_first_bad_record_is_named_whether_its_chain_or_its_facts_are_wrong() {
+        let chain = "its chain hash does not match";
+        let facts = "the facts index files the midnight of 2026-03-02T00:00:00Z at seq 7, not here";
+        let l = ledger_with_midnight();
+        assert_eq!(l.verify(None).unwrap().seq, 3103);
+        // (chain hashes damaged, the midnight filed elsewhere, the seq and reason named)
+        for (damaged, wrong_fact, seq, reason) in [
+            (vec![1], false, 1, chain),
+            (vec![3003], false, 3003, chain),
+            (vec![3103], false, 3103, chain),
+            (vec![2990, 2995], false, 2990, chain),
+            (vec![], true, 3003, facts),
+            (vec![3003], true, 3003, chain),
+            (vec![3002], true, 3002, chain),
+            (vec![3004], true, 3003, facts),
+            (vec![3050, 3004], true, 3003, facts),
+        ] {
+            let mut l = ledger_with_midnight();
+            for &at in &damaged {
+                damage_chain_hash(&l, at);
+            }
+            if wrong_fact {
+                let day = *l.ticks.keys().next().unwrap();
+                l.ticks.insert(day, 7);
+            }
+            match l.verify(None) {
+                Err(VerifyError::Broken { seq: at, reason: why }) => {
+                    assert_eq!(at, seq, "{damaged:?} {wrong_fact}: {why}");
+                    assert!(why.contains(reason), "{damaged:?} {wrong_fact}: {why}");
+                }
+                other => panic!("{damaged:?} {wrong_fact}: {other:?}"),
             }
         }
     }
