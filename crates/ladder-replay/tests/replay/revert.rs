@@ -549,10 +549,21 @@ proptest::proptest! {
         let sets = format!("period=game,revert={fraction},revert_after={after_hours}h");
         let got = standings("glicko2", &sets, &games_history(5, &games));
         let want = plain_glicko2(&games, fraction, after_hours);
+        // The bounds come from step 5's stopping rule, not from rounding alone: the Illinois
+        // iteration stops once its bracket on A = ln(sigma'^2) is within epsilon = 1e-6, so two
+        // correct implementations whose inputs differ in the last bits (std's exp and ln here,
+        // ladder's portable ones in the projector) may stop one iteration apart, with sigma'
+        // up to epsilon/2 apart relatively. That reaches phi* = sqrt(phi^2 + sigma'^2) scaled by
+        // sigma'^2 / phi*^2 (under 1/25 for every sigma' <= 0.06 and phi >= 0.3, and it stays
+        // small elsewhere), so RD agrees to 1e-7 relatively and the rating, moved by phi'^2
+        // times the games' surprises, to 1e-6 points. A reverted rating that is wrong differs
+        // by whole rating points. (A run found RD 1.0003e-8 apart under an absolute 1e-8.)
         for (s, w) in got.iter().zip(&want) {
-            proptest::prop_assert!((s.rating - w.0).abs() < 1e-8, "{:?} vs {:?}", s, w);
-            proptest::prop_assert!((s.rd.unwrap() - w.1).abs() < 1e-8, "{:?} vs {:?}", s, w);
-            proptest::prop_assert!((s.volatility.unwrap() - w.2).abs() < 1e-9, "{:?} vs {:?}", s, w);
+            let rd = s.rd.unwrap();
+            let vol = s.volatility.unwrap();
+            proptest::prop_assert!((s.rating - w.0).abs() < 1e-6, "{:?} vs {:?}", s, w);
+            proptest::prop_assert!((rd - w.1).abs() <= 1e-7 * w.1.abs(), "{:?} vs {:?}", s, w);
+            proptest::prop_assert!((vol - w.2).abs() <= 5e-7 * w.2.abs(), "{:?} vs {:?}", s, w);
         }
     }
 
