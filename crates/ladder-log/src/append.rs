@@ -400,6 +400,10 @@ impl Batch {
         runs.collect_garbage(&*ledger.store)?;
         // The players index, before anything is written (opening leaves it for its first use).
         ledger.players()?;
+        // The id filter kept by the ledger (the last step: nothing fails after it, so it is
+        // given back or dropped with the batch).
+        let filter =
+            std::mem::take(&mut *ledger.id_filter.lock().unwrap_or_else(|p| p.into_inner()));
         Ok(Batch {
             opts,
             next_seq: base.seq + 1,
@@ -420,8 +424,8 @@ impl Batch {
             ids_on_disk: base.seq > 0 && !runs.live.is_empty(),
             ids_spilled: 0,
             runs,
-            bloom: None,
-            probes: 0,
+            bloom: filter.bloom,
+            probes: filter.probes,
             cache: None,
             encoded: Vec::with_capacity(256),
             line: Vec::with_capacity(256),
@@ -957,20 +961,38 @@ impl Batch {
         pending.sort_unstable();
         let store = &*ledger.store;
         let bits = runs::bits_for_spill(ledger.id_spill);
+        // The filter is given the fingerprints before they are written (so that it holds every
+        // one on disk even if the writing fails half-way), or dropped when they would take it
+        // over its capacity.
+        let had = self.bloom.is_some();
+        let kept = match self.bloom.as_mut() {
+            Some(b) if !b.would_overflow(pending.len()) => {
+                for &(fp, _) in &pending {
+                    b.insert(fp);
+                }
+                true
+            }
+            _ => {
+                self.bloom = None;
+                false
+            }
+        };
         if !pending.is_empty() {
             self.ids_on_disk = true;
             self.ids_spilled += pending.len() as u64;
             self.runs.add(store, &pending, bits, self.next_seq)?;
         }
         if !mid_batch {
-            return self.runs.settle(store, self.ids_spilled, bits, self.next_seq);
-        }
-        if self.bloom.as_ref().is_none_or(|b| b.would_overflow(pending.len())) {
-            self.build_bloom(ledger)?;
-        } else if let Some(b) = self.bloom.as_mut() {
-            for &(fp, _) in &pending {
-                b.insert(fp);
+            self.runs.settle(store, self.ids_spilled, bits, self.next_seq)?;
+            // A filter this batch had is kept for the next append (the ledger keeps it): one
+            // that would have gone over its capacity is built again, larger, from every run.
+            if had && !kept {
+                self.build_bloom(ledger)?;
             }
+            return Ok(());
+        }
+        if !kept {
+            self.build_bloom(ledger)?;
         }
         Ok(())
     }
@@ -1048,8 +1070,16 @@ impl Batch {
         Ok(())
     }
 
+    /// Gives the id filter back to the ledger for the next append ([`crate::index::IdFilter`]).
+    fn give_back_filter(&mut self, ledger: &Ledger) {
+        let mut kept = ledger.id_filter.lock().unwrap_or_else(|p| p.into_inner());
+        kept.bloom = self.bloom.take();
+        kept.probes = self.probes;
+    }
+
     /// Shows the durable batch in the ledger's memory (the head and the in-memory indexes).
     fn publish(mut self, ledger: &mut Ledger) -> AppendReport {
+        self.give_back_filter(ledger);
         let head = self.head();
         ledger.head = head;
         ledger.frontier = Some(self.frontier);
@@ -1109,9 +1139,12 @@ impl Staged<'_> {
         let report = self.report();
         let batch = match self.batch.take() {
             Some(b) if b.report.appended > 0 => b,
-            _ => {
-                // Nothing written: nothing to make durable, nothing to publish. The next append
-                // may start (the drop of `self` lets it in).
+            other => {
+                // Nothing written: nothing to make durable, nothing to publish. The filter goes
+                // back, and the next append may start (the drop of `self` lets it in).
+                if let Some(mut b) = other {
+                    b.give_back_filter(ledger);
+                }
                 return Ok(Durable { base, report, batch: None });
             }
         };
@@ -1126,7 +1159,12 @@ impl Staged<'_> {
     /// Removes what the staged append wrote and lets the next append in.
     fn abort(&mut self) -> Result<(), LogError> {
         let r = match self.batch.take() {
-            Some(b) => b.abort_writes(self.ledger),
+            Some(mut b) => {
+                let r = b.abort_writes(self.ledger);
+                // Still every fingerprint on disk: this batch's spills stay there as leftovers.
+                b.give_back_filter(self.ledger);
+                r
+            }
             None => Ok(()),
         };
         self.ledger.writing.store(false, Ordering::Release);
@@ -1482,6 +1520,8 @@ mod spill_tests {
         let (mut l, _, _) = ledger(&store, 16, u64::MAX);
         let n = 2000;
         l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        // As a ledger just opened: no filter kept from the append above.
+        *l.id_filter.lock().unwrap() = crate::index::IdFilter::default();
         let mut batch = Batch::new(&l, opts()).unwrap();
         let runs = batch.runs.live.len() as u64;
         assert!(runs >= 1 && batch.ids_on_disk);
@@ -1553,6 +1593,44 @@ mod spill_tests {
         let refused = Ledger::with_store(Box::new(probe), None).map(drop);
         let message = refused.expect_err("format 5 is refused").to_string();
         assert!(message.contains("unknown ledger format [5]"), "{message}");
+    }
+
+    /// The filter an append built is kept for the next (no bucket is read for a new id), holds
+    /// every id written since (each later append finds its duplicates through it), survives a
+    /// refused append, and is built again, larger, when it would go over its capacity.
+    #[test]
+    fn the_filter_is_kept_from_one_append_to_the_next() {
+        let store = Arc::new(MemStore::new());
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        let n = 2000;
+        l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        assert!(l.id_filter.lock().unwrap().bloom.is_some(), "the spills built it, and it is kept");
+        let mut t = n;
+        for round in 0..40 {
+            // New ids, then the same again: every one a duplicate, found through the filter.
+            let fresh: Vec<_> = (t..t + 10).map(|i| result(i, i)).collect();
+            let r = l.append(fresh.clone(), &opts()).unwrap();
+            assert_eq!(r.appended, 10, "round {round}");
+            let r = l.append(fresh, &opts()).unwrap();
+            assert_eq!((r.appended, r.duplicates), (0, 10), "round {round}");
+            if round == 20 {
+                // A refused append (its spill stays on disk as a leftover) gives it back.
+                let mut bad: Vec<_> = (t + 10..t + 30).map(|i| result(i, i)).collect();
+                bad.push(result(0, 0).map(|mut e| {
+                    e.at = ladder_events::Timestamp(0);
+                    e.id = Some("late".into());
+                    e
+                }));
+                assert!(l.append(bad, &opts()).is_err());
+                assert!(l.id_filter.lock().unwrap().bloom.is_some());
+            }
+            t += 30;
+        }
+        assert!(l.id_filter.lock().unwrap().bloom.is_some(), "kept through every append");
+        for i in 0..n {
+            let r = l.append([result(i, i)], &opts()).unwrap();
+            assert_eq!(r.duplicates, 1, "m-{i}");
+        }
     }
 
     #[test]

@@ -116,6 +116,10 @@ pub struct Ledger {
     /// Set while an append is staged or durable and not yet published ([`Ledger::stage`]): no
     /// other append may start from the same head.
     pub(crate) writing: std::sync::atomic::AtomicBool,
+    /// The idempotency index's Bloom filter and the bucket reads made without one, kept from
+    /// one append to the next ([`crate::append`]): lent to each append and given back when it
+    /// is published or refused.
+    pub(crate) id_filter: std::sync::Mutex<crate::index::IdFilter>,
     /// An append merges its id fingerprints into the on-disk index when this many are pending
     /// ([`crate::append::ID_SPILL`]; smaller in tests, to exercise the spills).
     pub(crate) id_spill: usize,
@@ -700,6 +704,7 @@ impl Ledger {
             tail_facts: Vec::new(),
             poisoned: std::sync::atomic::AtomicBool::new(false),
             writing: std::sync::atomic::AtomicBool::new(false),
+            id_filter: std::sync::Mutex::default(),
             id_spill: crate::append::ID_SPILL,
             format,
             frontier: None,
