@@ -120,8 +120,28 @@ impl Run {
         self.count.max(1).ilog2() / 2
     }
 
-    /// Removes every bucket of the run.
+    /// The key prefix every bucket of run `number >= 1` starts with (`R`, the number).
+    fn prefix(&self) -> Option<[u8; 5]> {
+        (self.number != 0).then(|| {
+            let mut p = [RUN_PREFIX, 0, 0, 0, 0];
+            p[1..].copy_from_slice(&self.number.to_be_bytes());
+            p
+        })
+    }
+
+    /// Removes every bucket of the run (for a run `>= 1`, the stored ones, found by one scan).
     fn delete(&self, store: &dyn Store) -> Result<(), LogError> {
+        if let Some(prefix) = self.prefix() {
+            let keys: Vec<Vec<u8>> = store
+                .scan(Tree::Ids, &prefix)
+                .take_while(|e| e.as_ref().map_or(true, |(k, _)| k.starts_with(&prefix)))
+                .map(|e| e.map(|(k, _)| k.to_vec()))
+                .collect::<Result<_, _>>()?;
+            for k in keys {
+                store.remove(Tree::Ids, &k)?;
+            }
+            return Ok(());
+        }
         for b in 0..self.buckets() {
             store.remove(Tree::Ids, &self.key(b))?;
         }
@@ -129,21 +149,41 @@ impl Run {
     }
 }
 
-/// Every entry of a run in order, read bucket by bucket.
+/// The stored buckets under a run's key prefix, in key order.
+type Buckets<'a> = Box<dyn Iterator<Item = Result<crate::store::Entry, LogError>> + 'a>;
+
+/// Every entry of a run in order: for a run `>= 1`, its stored buckets by one scan of its key
+/// prefix (a bucket nothing fell into is not stored, and costs nothing); for run 0, bucket by
+/// bucket.
 struct Reader<'a> {
     store: &'a dyn Store,
     run: Run,
     next_bucket: u32,
     entries: Vec<(u64, u64)>,
     pos: usize,
+    scan: Option<(Buckets<'a>, [u8; 5])>,
 }
 
 impl<'a> Reader<'a> {
     fn new(store: &'a dyn Store, run: Run) -> Reader<'a> {
-        Reader { store, run, next_bucket: 0, entries: Vec::new(), pos: 0 }
+        let scan = run.prefix().map(|p| (store.scan(Tree::Ids, &p), p));
+        Reader { store, run, next_bucket: 0, entries: Vec::new(), pos: 0, scan }
     }
 
     fn peek(&mut self) -> Result<Option<(u64, u64)>, LogError> {
+        if let Some((buckets, prefix)) = self.scan.as_mut() {
+            while self.pos == self.entries.len() {
+                let Some(next) = buckets.next() else { return Ok(None) };
+                let (key, value) = next?;
+                if !key.starts_with(prefix) {
+                    return Ok(None);
+                }
+                self.entries.clear();
+                self.pos = 0;
+                self.entries.extend(index::entries_of(&key, &value)?);
+            }
+            return Ok(Some(self.entries[self.pos]));
+        }
         while self.pos == self.entries.len() {
             if self.next_bucket == self.run.buckets() {
                 return Ok(None);
@@ -307,6 +347,17 @@ impl Runs {
     /// Calls `f` with every fingerprint of every live run.
     pub fn for_each_fp(&self, store: &dyn Store, mut f: impl FnMut(u64)) -> Result<(), LogError> {
         for run in &self.live {
+            if let Some(prefix) = run.prefix() {
+                // One scan of the run's stored buckets (see [`Reader`]).
+                for e in store.scan(Tree::Ids, &prefix) {
+                    let (key, v) = e?;
+                    if !key.starts_with(&prefix) {
+                        break;
+                    }
+                    index::fingerprints(&key, &v)?.for_each(&mut f);
+                }
+                continue;
+            }
             for b in 0..run.buckets() {
                 let key = run.key(b);
                 if let Some(v) = store.get(Tree::Ids, &key)? {
