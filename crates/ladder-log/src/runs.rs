@@ -479,8 +479,13 @@ impl Runs {
         Ok(())
     }
 
-    /// Merges the live runs at `which` (indexes, ascending) into one new run of `bits` bucket
-    /// bits, in the place of the newest of them. Crash-safe as the module documentation says.
+    /// Merges the live runs at `which` (indexes, ascending) into one new run of at most `bits`
+    /// bucket bits, about 64 entries a bucket as a spill's run ([`bits_for_spill`]), in the
+    /// place of the newest of them. Crash-safe as the module documentation says.
+    ///
+    /// Fewer buckets than `bits` for a small merge: each bucket is a key of the store, and
+    /// writing (then one day deleting) 16,384 keys for the 64,000 ids of four runs filled in
+    /// place cost most of a server's appends (docs/PERFORMANCE.md, "Serving").
     fn merge(
         &mut self,
         store: &dyn Store,
@@ -489,6 +494,8 @@ impl Runs {
         keep_below: u64,
     ) -> Result<(), LogError> {
         let sources: Vec<Run> = which.iter().map(|&i| self.live[i]).collect();
+        let total: u64 = sources.iter().map(|r| r.count).sum();
+        let bits = bits.min(bits_for_spill(usize::try_from(total).unwrap_or(usize::MAX)));
         let out = merge_runs(store, &sources, self.fresh(store, bits)?, keep_below)?;
         // The output is durable before the directory names it and drops the sources.
         store.flush()?;
@@ -655,6 +662,36 @@ mod tests {
         assert_eq!(first(&runs, shared), Some(3));
         assert_eq!(first(&runs, fp(4)), Some(8));
         assert_eq!(first(&runs, shared), Some(9));
+    }
+
+    /// A merge of small runs writes about 64 entries a bucket, not the runs' bucket count: four
+    /// runs of 14 bits (16,384 buckets each) holding 100 entries each merge into a run of 2 bits
+    /// (400 / 64 rounded down to a power of two: 4 buckets); every entry is found, and the
+    /// sources' keys are gone (found by a scan of each source's prefix).
+    #[test]
+    fn a_merge_of_small_runs_writes_few_buckets() {
+        let store = MemStore::new();
+        let mut runs = Runs { next: 1, ..Runs::default() };
+        let mut expected = Vec::new();
+        for r in 0..4u64 {
+            let entries = sorted((0..100).map(|i| (fp(r * 1000 + i), 1 + r * 100 + i)).collect());
+            let mut w = Writer::new(&store, runs.fresh(&store, 14).unwrap());
+            for &(f, s) in &entries {
+                w.push(f, s).unwrap();
+            }
+            runs.live.push(w.finish().unwrap());
+            expected.extend(entries);
+        }
+        runs.merge(&store, &[0, 1, 2, 3], 14, u64::MAX).unwrap();
+        assert_eq!(runs.live.len(), 1);
+        assert_eq!((runs.live[0].bits, runs.live[0].count), (2, 400));
+        let keys: Vec<_> = store.scan(Tree::Ids, &[]).map(|e| e.unwrap().0.to_vec()).collect();
+        // The directory and the new run's 4 buckets, nothing of the sources.
+        assert_eq!(keys.len(), 1 + 4, "{keys:?}");
+        assert_eq!(all(&runs, &store), sorted(expected.clone()));
+        for &(f, s) in &expected {
+            assert_eq!(seqs(&runs, &store, f), vec![s]);
+        }
     }
 
     #[test]
