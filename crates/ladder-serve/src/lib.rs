@@ -1,8 +1,9 @@
 //! `ladder serve`: one long-lived process that owns the ledger and serves it on the web.
 //!
 //! Design (docs/serve.md): **one writer**. HTTP handlers parse a request and put it on a bounded
-//! queue; the [`sequencer`] thread commits every request waiting in one [`ladder_log::Ledger::append`]
-//! (one durable flush for the group) and answers each only once it is durable. A full queue is
+//! queue; the [`sequencer`] thread commits every request waiting in one ledger append (one
+//! durable flush for the group; staged and flushed beside the reads, published in memory, so
+//! reads never wait for it) and answers each only once it is durable. A full queue is
 //! `503` with `Retry-After`, never an unbounded wait. **The log under `/log/`** is C2SP
 //! tlog-tiles: tiles come from [`ladder_proof::tiles::tile_bytes`] over
 //! [`ladder_tlog::LedgerTiles`], the very function `ladder publish` writes with, so the two

@@ -1,6 +1,7 @@
 //! The one writer. Requests wait in a bounded queue; the sequencer thread takes every request
 //! waiting (up to [`MAX_GROUP_EVENTS`] events), stamps the events that came without `at`, and
-//! appends them all in one [`Ledger::append`]: one durable flush for the whole group, the way
+//! appends them all in one ledger append ([`ladder_log::Ledger::stage`], then commit and
+//! publish: see `commit_group`): one durable flush for the whole group, the way
 //! sunlight and tessera sequence entries. Only then is each request answered. A request whose
 //! events break a rule is answered with its refusal and taken out of the group, and the rest is
 //! appended again (each request is all or nothing, as an import is).
