@@ -222,6 +222,12 @@ impl Ledger {
         Ok(())
     }
 
+    /// True when [`Ledger::prepare_append`] has work to do (the tail has enough small pieces to
+    /// merge): a caller that must take the ledger exclusively for it can skip that otherwise.
+    pub fn wants_prepare(&self) -> bool {
+        self.tail_wants_merge()
+    }
+
     /// The first half of [`Ledger::append`], through a shared reference: every rule checked and
     /// the events written beyond the head, where no read of this handle sees them (every read
     /// stops at [`Ledger::head`], which does not move), nothing durable yet. [`Staged::commit`]

@@ -1041,6 +1041,11 @@ impl Ledger {
         self.store.size_on_disk()
     }
 
+    /// True when [`Ledger::merge_tail`] would merge something.
+    pub(crate) fn tail_wants_merge(&self) -> bool {
+        self.tail_blocks.len() >= TAIL_MERGE || self.tail_facts.len() >= TAIL_MERGE
+    }
+
     /// Merges the tail (the trailing small blocks, and the trailing small facts chunks) once it has
     /// [`TAIL_MERGE`] pieces, each in one small atomic batch. Layout only: content is unchanged.
     pub(crate) fn merge_tail(&mut self) -> Result<(), LogError> {

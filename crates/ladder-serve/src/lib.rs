@@ -126,8 +126,10 @@ pub const EXPLAINED_STEPS: usize = 4096;
 /// How long [`Shared::exclusive`] waits between tries of the ledger's exclusive lock.
 pub const EXCLUSIVE_POLL: Duration = Duration::from_micros(50);
 
-/// How long [`Shared::exclusive`] tries before it queues for the lock like any writer.
-pub const EXCLUSIVE_PATIENCE: Duration = Duration::from_millis(100);
+/// How long [`Shared::exclusive`] tries before it queues for the lock like any writer: longer
+/// than a long read (the first fold of a million events takes about half a second), so that
+/// only reads overlapping without a gap for this long make new reads wait behind the writer.
+pub const EXCLUSIVE_PATIENCE: Duration = Duration::from_secs(1);
 
 /// What every handler shares.
 pub struct Shared {

@@ -184,9 +184,12 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
     };
     stamp(shared, &mut jobs, last_at);
     // The layout work an append does first (merging the log's small trailing blocks) needs the
-    // ledger to itself; it is memory and sled's cache, and rare (once per several groups).
-    if let Err(e) = shared.exclusive(|l| l.prepare_append()) {
-        return fail_all(jobs, &e.to_string());
+    // ledger to itself; it is memory and sled's cache, and rare (once per several groups), so
+    // the ledger is taken exclusively only when there is some.
+    if shared.read_ledger().wants_prepare() {
+        if let Err(e) = shared.exclusive(|l| l.prepare_append()) {
+            return fail_all(jobs, &e.to_string());
+        }
     }
     loop {
         if jobs.is_empty() {
