@@ -30,6 +30,7 @@ use ladder_events::{
 };
 use ladder_proof::Frontier;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
 
 /// Input events an append reads ahead of the one it checks, prefetching the players' slots of
 /// the name table ([`Names::touch`]): with 100,000 players each lookup is a cache miss, and a
@@ -195,17 +196,79 @@ impl Ledger {
         &mut self,
         events: I,
         opts: &AppendOptions,
-        mut spent: Option<F>,
+        spent: Option<F>,
     ) -> Result<AppendReport, AppendError>
     where
         I: IntoIterator<Item = Result<Event, Violation>>,
         F: FnMut(Event),
     {
-        if self.poisoned {
+        self.prepare_append()?;
+        let durable = self.stage_inner(events, opts, spent)?.commit()?;
+        self.publish(durable)
+    }
+
+    /// The layout work an append does first, which needs the ledger to itself: the trailing
+    /// small blocks and facts chunks are merged once there are enough of them (content is
+    /// unchanged). [`Ledger::stage`] works without it, but the tail then keeps growing.
+    pub fn prepare_append(&mut self) -> Result<(), AppendError> {
+        if self.poisoned.load(Ordering::Acquire) {
+            return Err(AppendError::Storage(LogError::Poisoned));
+        }
+        if self.writing.load(Ordering::Acquire) {
             return Err(AppendError::Storage(LogError::Poisoned));
         }
         self.check_before_writing()?;
         self.merge_tail()?;
+        Ok(())
+    }
+
+    /// True when [`Ledger::prepare_append`] has work to do (the tail has enough small pieces to
+    /// merge): a caller that must take the ledger exclusively for it can skip that otherwise.
+    pub fn wants_prepare(&self) -> bool {
+        self.tail_wants_merge()
+    }
+
+    /// The first half of [`Ledger::append`], through a shared reference: every rule checked and
+    /// the events written beyond the head, where no read of this handle sees them (every read
+    /// stops at [`Ledger::head`], which does not move), nothing durable yet. [`Staged::commit`]
+    /// then makes it durable, and [`Ledger::publish`] shows it to readers; dropping the staged
+    /// append instead removes what it wrote. So readers sharing the ledger (behind a
+    /// `RwLock`) read on while an append is checked and flushed, and wait only for the
+    /// publish, which touches memory alone (`ladder serve`; docs/serve.md).
+    ///
+    /// One append at a time: while one is staged or durable and not yet published, another
+    /// is refused ([`LogError::Poisoned`], as is every append after a commit that failed or a
+    /// durable append that was dropped unpublished: the handle must be opened again). While a
+    /// stage runs, the idempotency index may be merged under readers of this handle, so
+    /// [`Ledger::seq_of_id`] and [`Ledger::match_seq`] belong to the writer meanwhile.
+    pub fn stage<I>(&self, events: I, opts: &AppendOptions) -> Result<Staged<'_>, AppendError>
+    where
+        I: IntoIterator<Item = Result<Event, Violation>>,
+    {
+        self.stage_inner(events, opts, None::<fn(Event)>)
+    }
+
+    fn stage_inner<I, F>(
+        &self,
+        events: I,
+        opts: &AppendOptions,
+        mut spent: Option<F>,
+    ) -> Result<Staged<'_>, AppendError>
+    where
+        I: IntoIterator<Item = Result<Event, Violation>>,
+        F: FnMut(Event),
+    {
+        if self.poisoned.load(Ordering::Acquire) {
+            return Err(AppendError::Storage(LogError::Poisoned));
+        }
+        if self.writing.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_err()
+        {
+            return Err(AppendError::Storage(LogError::Poisoned));
+        }
+        // From here every return goes through `Staged`, whose drop removes what was written and
+        // lets the next append in.
+        let mut staged = Staged { ledger: self, batch: None, committed: false };
+        self.check_before_writing()?;
         let mut batch = Batch::new(self, *opts)?;
         if spent.is_some() {
             batch.spent = Some(Vec::new());
@@ -241,17 +304,40 @@ impl Ledger {
                     batch.report.skipped.push((index, v))
                 }
                 Err(Fail::Invalid(violation)) => {
-                    batch.abort(self)?;
+                    staged.batch = Some(batch);
+                    staged.abort()?;
                     return Err(AppendError::Refused { index, violation });
                 }
                 Err(Fail::Storage(e)) => {
                     // Best effort: what is beyond the head is discarded at the next open anyway.
-                    let _ = batch.abort(self);
+                    staged.batch = Some(batch);
+                    let _ = staged.abort();
                     return Err(AppendError::Storage(e));
                 }
             }
         }
-        batch.commit(self)
+        batch.finish_writes(self, &mut staged)?;
+        staged.batch = Some(batch);
+        Ok(staged)
+    }
+
+    /// Shows a durable append to readers: the head moves to it, with the in-memory indexes
+    /// (players, voids, ticks, the tree's frontier). Memory only; the next append may start.
+    /// Refused ([`LogError::Poisoned`]) for an append staged on a head that is no longer this
+    /// handle's.
+    pub fn publish(&mut self, durable: Durable) -> Result<AppendReport, AppendError> {
+        let Durable { base, report, batch } = durable;
+        let Some(batch) = batch else {
+            // Nothing was written: the head stays (and the next append was let in already).
+            return Ok(report);
+        };
+        if base != self.head {
+            self.poisoned.store(true, Ordering::Release);
+            return Err(AppendError::Storage(LogError::Poisoned));
+        }
+        let report = batch.publish(self);
+        self.writing.store(false, Ordering::Release);
+        Ok(report)
     }
 
     /// Appends events copied from another ledger's log (what `ladder mirror` does), so that this
@@ -265,10 +351,9 @@ impl Ledger {
     where
         I: IntoIterator<Item = Result<Event, Violation>>,
     {
-        if self.poisoned {
-            return Err(AppendError::Storage(LogError::Poisoned));
-        }
-        self.merge_tail()?;
+        self.prepare_append()?;
+        self.writing.store(true, Ordering::Release);
+        let mut staged = Staged { ledger: self, batch: None, committed: false };
         let mut batch = Batch::new(self, AppendOptions::default())?;
         batch.replicate = true;
         for (index, item) in events.into_iter().enumerate() {
@@ -288,16 +373,21 @@ impl Ledger {
                 Ok(()) => None,
                 Err(Fail::Invalid(v)) => Some(v),
                 Err(Fail::Storage(e)) => {
-                    let _ = batch.abort(self);
+                    staged.batch = Some(batch);
+                    let _ = staged.abort();
                     return Err(AppendError::Storage(e));
                 }
             };
             if let Some(violation) = refused {
-                batch.abort(self)?;
+                staged.batch = Some(batch);
+                staged.abort()?;
                 return Err(AppendError::Refused { index, violation });
             }
         }
-        batch.commit(self)
+        batch.finish_writes(self, &mut staged)?;
+        staged.batch = Some(batch);
+        let durable = staged.commit()?;
+        self.publish(durable)
     }
 }
 
@@ -316,6 +406,10 @@ impl Batch {
         runs.collect_garbage(&*ledger.store)?;
         // The players index, before anything is written (opening leaves it for its first use).
         ledger.players()?;
+        // The id filter kept by the ledger (the last step: nothing fails after it, so it is
+        // given back or dropped with the batch).
+        let filter =
+            std::mem::take(&mut *ledger.id_filter.lock().unwrap_or_else(|p| p.into_inner()));
         Ok(Batch {
             opts,
             next_seq: base.seq + 1,
@@ -336,8 +430,8 @@ impl Batch {
             ids_on_disk: base.seq > 0 && !runs.live.is_empty(),
             ids_spilled: 0,
             runs,
-            bloom: None,
-            probes: 0,
+            bloom: filter.bloom,
+            probes: filter.probes,
             cache: None,
             encoded: Vec::with_capacity(256),
             line: Vec::with_capacity(256),
@@ -873,20 +967,38 @@ impl Batch {
         pending.sort_unstable();
         let store = &*ledger.store;
         let bits = runs::bits_for_spill(ledger.id_spill);
+        // The filter is given the fingerprints before they are written (so that it holds every
+        // one on disk even if the writing fails half-way), or dropped when they would take it
+        // over its capacity.
+        let had = self.bloom.is_some();
+        let kept = match self.bloom.as_mut() {
+            Some(b) if !b.would_overflow(pending.len()) => {
+                for &(fp, _) in &pending {
+                    b.insert(fp);
+                }
+                true
+            }
+            _ => {
+                self.bloom = None;
+                false
+            }
+        };
         if !pending.is_empty() {
             self.ids_on_disk = true;
             self.ids_spilled += pending.len() as u64;
             self.runs.add(store, &pending, bits, self.next_seq)?;
         }
         if !mid_batch {
-            return self.runs.settle(store, self.ids_spilled, bits, self.next_seq);
-        }
-        if self.bloom.as_ref().is_none_or(|b| b.would_overflow(pending.len())) {
-            self.build_bloom(ledger)?;
-        } else if let Some(b) = self.bloom.as_mut() {
-            for &(fp, _) in &pending {
-                b.insert(fp);
+            self.runs.settle(store, self.ids_spilled, bits, self.next_seq)?;
+            // A filter this batch had is kept for the next append (the ledger keeps it): one
+            // that would have gone over its capacity is built again, larger, from every run.
+            if had && !kept {
+                self.build_bloom(ledger)?;
             }
+            return Ok(());
+        }
+        if !kept {
+            self.build_bloom(ledger)?;
         }
         Ok(())
     }
@@ -905,7 +1017,7 @@ impl Batch {
 
     /// Removes what this batch wrote beyond the head. Id entries stay: they are never trusted
     /// without reading the event they name.
-    fn abort(self, ledger: &Ledger) -> Result<(), LogError> {
+    fn abort_writes(&self, ledger: &Ledger) -> Result<(), LogError> {
         for (first, _, _) in &self.written {
             ledger.store.remove(Tree::Events, &key(*first))?;
         }
@@ -918,33 +1030,63 @@ impl Batch {
         Ok(())
     }
 
-    fn commit(mut self, ledger: &mut Ledger) -> Result<AppendReport, AppendError> {
+    /// The writes that end a batch: its last block, facts chunk and ids. On failure the caller's
+    /// `staged` (which does not hold the batch yet) is dropped, which lets the next append in.
+    fn finish_writes(
+        &mut self,
+        ledger: &Ledger,
+        staged: &mut Staged<'_>,
+    ) -> Result<(), AppendError> {
         if self.report.appended == 0 {
-            return Ok(self.report);
+            return Ok(());
         }
-        let head = Head { seq: self.next_seq - 1, hash: self.prev };
         let written = (|| {
             self.seal(ledger)?;
             self.write_facts(ledger)?;
             self.spill_ids(ledger, false)
         })();
         if let Err(e) = written {
-            let _ = self.abort(ledger);
+            let _ = self.abort_writes(ledger);
+            staged.batch = None;
             return Err(AppendError::Storage(e));
         }
+        Ok(())
+    }
+
+    /// The head this batch ends at.
+    fn head(&self) -> Head {
+        Head { seq: self.next_seq - 1, hash: self.prev }
+    }
+
+    /// Makes the batch durable: the commit point, then the head file.
+    fn make_durable(&self, ledger: &Ledger) -> Result<(), LogError> {
+        let head = self.head();
         // The commit point: the head record after the batch's data, and one flush for both.
         // sled recovers its log in order, stopping at the first torn write (its crash tests check
         // that what survives is a prefix of the writes), so a head record that survives a crash
         // has every write before it with it; one that does not leaves the batch beyond the
         // recovered head, where opening discards it.
-        let committed = ledger
-            .store
-            .insert(Tree::Meta, META_HEAD, &head_bytes(&head))
-            .and_then(|()| ledger.store.flush());
-        if let Err(e) = committed {
-            ledger.poisoned = true;
-            return Err(AppendError::Unconfirmed(e));
+        ledger.store.insert(Tree::Meta, META_HEAD, &head_bytes(&head))?;
+        ledger.store.flush()?;
+        // The head file follows the commit: a crash before it is written leaves a store one batch
+        // ahead of it, which the next open accepts (and records).
+        if let Some(disk) = &ledger.disk {
+            disk.commit(head)?;
         }
+        Ok(())
+    }
+
+    /// Gives the id filter back to the ledger for the next append ([`crate::index::IdFilter`]).
+    fn give_back_filter(&mut self, ledger: &Ledger) {
+        let mut kept = ledger.id_filter.lock().unwrap_or_else(|p| p.into_inner());
+        kept.bloom = self.bloom.take();
+        kept.probes = self.probes;
+    }
+
+    /// Shows the durable batch in the ledger's memory (the head and the in-memory indexes).
+    fn publish(mut self, ledger: &mut Ledger) -> AppendReport {
+        self.give_back_filter(ledger);
+        let head = self.head();
         ledger.head = head;
         ledger.frontier = Some(self.frontier);
         if let Some(players) = ledger.players.get_mut() {
@@ -967,15 +1109,100 @@ impl Batch {
             }
         }
         self.report.head = head;
-        // The head file follows the commit: a crash before it is written leaves a store one batch
-        // ahead of it, which the next open accepts (and records).
-        if let Some(disk) = &ledger.disk {
-            if let Err(e) = disk.commit(head) {
-                ledger.poisoned = true;
-                return Err(AppendError::Unconfirmed(e));
-            }
+        self.report
+    }
+}
+
+/// An append checked and written beyond the head, not durable and not shown to readers
+/// ([`Ledger::stage`]). Dropping it removes what it wrote.
+pub struct Staged<'l> {
+    ledger: &'l Ledger,
+    /// `None` once committed or aborted.
+    batch: Option<Batch>,
+    /// Set by [`Staged::commit`]: the append is no longer this value's to remove.
+    committed: bool,
+}
+
+impl Staged<'_> {
+    /// What the append did (events appended, duplicates, inserted joins and ticks); its `head`
+    /// is the head it ends at.
+    pub fn report(&self) -> AppendReport {
+        match &self.batch {
+            Some(b) if b.report.appended > 0 => AppendReport { head: b.head(), ..b.report.clone() },
+            Some(b) => AppendReport { head: self.ledger.head, ..b.report.clone() },
+            None => AppendReport { head: self.ledger.head, ..AppendReport::default() },
         }
-        Ok(self.report)
+    }
+
+    /// Makes the append durable: the head record written after its data and flushed with it,
+    /// sled's log synced, and the head recorded in the head file (docs/GUARANTEES.md, promise
+    /// 3). Readers of the ledger still see the old head until [`Ledger::publish`]. A failure
+    /// here is [`AppendError::Unconfirmed`]: the append may or may not be durable, and the
+    /// handle refuses further appends.
+    pub fn commit(mut self) -> Result<Durable, AppendError> {
+        let ledger = self.ledger;
+        let base = ledger.head;
+        let report = self.report();
+        let batch = match self.batch.take() {
+            Some(b) if b.report.appended > 0 => b,
+            other => {
+                // Nothing written: nothing to make durable, nothing to publish. The filter goes
+                // back, and the next append may start (the drop of `self` lets it in).
+                if let Some(mut b) = other {
+                    b.give_back_filter(ledger);
+                }
+                return Ok(Durable { base, report, batch: None });
+            }
+        };
+        self.committed = true;
+        if let Err(e) = batch.make_durable(ledger) {
+            ledger.poisoned.store(true, Ordering::Release);
+            return Err(AppendError::Unconfirmed(e));
+        }
+        Ok(Durable { base, report, batch: Some(batch) })
+    }
+
+    /// Removes what the staged append wrote and lets the next append in.
+    fn abort(&mut self) -> Result<(), LogError> {
+        let r = match self.batch.take() {
+            Some(mut b) => {
+                let r = b.abort_writes(self.ledger);
+                // Still every fingerprint on disk: this batch's spills stay there as leftovers.
+                b.give_back_filter(self.ledger);
+                r
+            }
+            None => Ok(()),
+        };
+        self.ledger.writing.store(false, Ordering::Release);
+        r
+    }
+}
+
+impl Drop for Staged<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = self.abort();
+        }
+    }
+}
+
+/// An append made durable ([`Staged::commit`]) and not yet shown to the ledger's readers:
+/// [`Ledger::publish`] shows it. Until then the handle takes no other append; dropping it
+/// unpublished leaves the handle refusing appends until the ledger is opened again (the events
+/// are durable, and the next open finds them).
+pub struct Durable {
+    /// The head the append was staged on.
+    base: Head,
+    /// What it did.
+    report: AppendReport,
+    /// `None` when it wrote nothing (all duplicates): nothing to publish.
+    batch: Option<Batch>,
+}
+
+impl Durable {
+    /// What the append did; its `head` is the head it ends at.
+    pub fn report(&self) -> &AppendReport {
+        &self.report
     }
 }
 
@@ -1299,6 +1526,8 @@ mod spill_tests {
         let (mut l, _, _) = ledger(&store, 16, u64::MAX);
         let n = 2000;
         l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        // As a ledger just opened: no filter kept from the append above.
+        *l.id_filter.lock().unwrap() = crate::index::IdFilter::default();
         let mut batch = Batch::new(&l, opts()).unwrap();
         let runs = batch.runs.live.len() as u64;
         assert!(runs >= 1 && batch.ids_on_disk);
@@ -1370,6 +1599,44 @@ mod spill_tests {
         let refused = Ledger::with_store(Box::new(probe), None).map(drop);
         let message = refused.expect_err("format 5 is refused").to_string();
         assert!(message.contains("unknown ledger format [5]"), "{message}");
+    }
+
+    /// The filter an append built is kept for the next (no bucket is read for a new id), holds
+    /// every id written since (each later append finds its duplicates through it), survives a
+    /// refused append, and is built again, larger, when it would go over its capacity.
+    #[test]
+    fn the_filter_is_kept_from_one_append_to_the_next() {
+        let store = Arc::new(MemStore::new());
+        let (mut l, _, _) = ledger(&store, 16, u64::MAX);
+        let n = 2000;
+        l.append((0..n).map(|i| result(i, i)), &opts()).unwrap();
+        assert!(l.id_filter.lock().unwrap().bloom.is_some(), "the spills built it, and it is kept");
+        let mut t = n;
+        for round in 0..40 {
+            // New ids, then the same again: every one a duplicate, found through the filter.
+            let fresh: Vec<_> = (t..t + 10).map(|i| result(i, i)).collect();
+            let r = l.append(fresh.clone(), &opts()).unwrap();
+            assert_eq!(r.appended, 10, "round {round}");
+            let r = l.append(fresh, &opts()).unwrap();
+            assert_eq!((r.appended, r.duplicates), (0, 10), "round {round}");
+            if round == 20 {
+                // A refused append (its spill stays on disk as a leftover) gives it back.
+                let mut bad: Vec<_> = (t + 10..t + 30).map(|i| result(i, i)).collect();
+                bad.push(result(0, 0).map(|mut e| {
+                    e.at = ladder_events::Timestamp(0);
+                    e.id = Some("late".into());
+                    e
+                }));
+                assert!(l.append(bad, &opts()).is_err());
+                assert!(l.id_filter.lock().unwrap().bloom.is_some());
+            }
+            t += 30;
+        }
+        assert!(l.id_filter.lock().unwrap().bloom.is_some(), "kept through every append");
+        for i in 0..n {
+            let r = l.append([result(i, i)], &opts()).unwrap();
+            assert_eq!(r.duplicates, 1, "m-{i}");
+        }
     }
 
     #[test]

@@ -149,6 +149,21 @@ pub struct Bloom {
     capacity: usize,
 }
 
+/// A ledger's Bloom filter over its idempotency index, kept between appends.
+///
+/// Invariant: `bloom`, when present, holds every fingerprint in the on-disk index (it may hold
+/// more: those of a refused append's spills, which stay on disk as leftovers, or of a commit
+/// that failed). An append takes it at its start, adds every fingerprint before writing it, and
+/// gives it back when it is published or refused; an append that fails otherwise drops it,
+/// and a later one builds it again.
+#[derive(Default)]
+pub struct IdFilter {
+    /// The filter, once an append built it.
+    pub bloom: Option<Bloom>,
+    /// Buckets read by lookups, in this and earlier appends, while there was no filter.
+    pub probes: u64,
+}
+
 /// Bits a [`Bloom`] sets per fingerprint.
 pub const BLOOM_K: u32 = 7;
 /// Bits per fingerprint a [`Bloom`] has at its capacity (about 1% false positives).

@@ -112,7 +112,14 @@ pub struct Ledger {
     pub(crate) tail_facts: Vec<(u64, usize)>,
     /// Set when a storage error struck between the first write of a commit and its end: the state
     /// on disk is unknown until the ledger is opened again.
-    pub(crate) poisoned: bool,
+    pub(crate) poisoned: std::sync::atomic::AtomicBool,
+    /// Set while an append is staged or durable and not yet published ([`Ledger::stage`]): no
+    /// other append may start from the same head.
+    pub(crate) writing: std::sync::atomic::AtomicBool,
+    /// The idempotency index's Bloom filter and the bucket reads made without one, kept from
+    /// one append to the next ([`crate::append`]): lent to each append and given back when it
+    /// is published or refused.
+    pub(crate) id_filter: std::sync::Mutex<crate::index::IdFilter>,
     /// An append merges its id fingerprints into the on-disk index when this many are pending
     /// ([`crate::append::ID_SPILL`]; smaller in tests, to exercise the spills).
     pub(crate) id_spill: usize,
@@ -142,7 +149,7 @@ pub(crate) struct Disk {
     slots: std::sync::Mutex<Option<headfile::SlotWriter>>,
     /// sled's log file (`db`), open since this handle's first commit, synced by each commit
     /// before the head file ([`Disk::commit`]).
-    sled_log: std::sync::Mutex<Option<std::fs::File>>,
+    sled_log: std::sync::Mutex<SledFiles>,
 }
 
 impl Disk {
@@ -179,12 +186,34 @@ impl Disk {
     }
 }
 
+/// sled's files a commit syncs ([`Disk::commit`]), open since this handle's first commit.
+#[derive(Default)]
+pub(crate) struct SledFiles {
+    /// sled's log file, `db`.
+    log: Option<std::fs::File>,
+    /// The names of the files in `blobs/` synced so far (those still there).
+    blobs: std::collections::BTreeSet<String>,
+    /// True once `blobs/` itself has been synced into the ledger's directory.
+    blob_dir_synced: bool,
+}
+
 impl Disk {
-    /// `fdatasync` of sled's log file (see [`Disk::commit`]).
+    /// Syncs sled's blob files not synced yet, then `fdatasync`s sled's log file (see
+    /// [`Disk::commit`]).
+    ///
+    /// sled 0.34 writes a log message larger than a quarter of its segment (512 KiB) to a file
+    /// of its own, `blobs/LSN`, and its flush syncs neither that file nor the directory's new
+    /// entry: only its log. A ledger makes such messages (a leaf of sled's tree holding two or
+    /// more facts chunks of up to 64 KiB, written whole when sled rewrites it), so a crash after
+    /// the head file named a commit could lose a blob its log points to (docs/GUARANTEES.md,
+    /// promise 3). Each commit lists `blobs/` (one directory read) and syncs every file it has
+    /// not synced, then the directory when one was new.
     fn sync_sled_log(&self) -> Result<(), LogError> {
+        let mut files = self.sled_log.lock().unwrap_or_else(|p| p.into_inner());
+        self.sync_blobs(&mut files)?;
         let path = self.dir.join("db");
         let io = |what: &str, e| LogError::from_io(&path, what, e);
-        let mut log = self.sled_log.lock().unwrap_or_else(|p| p.into_inner());
+        let log = &mut files.log;
         let file = match log.take() {
             Some(f) => f,
             // Write access only for the platforms whose sync needs it; nothing writes through it.
@@ -198,6 +227,59 @@ impl Disk {
         *log = Some(file);
         Ok(())
     }
+
+    /// The blob part of [`Disk::sync_sled_log`].
+    fn sync_blobs(&self, files: &mut SledFiles) -> Result<(), LogError> {
+        let dir = self.dir.join("blobs");
+        let io = |path: &Path, what: &str, e| LogError::from_io(path, what, e);
+        let listing = match std::fs::read_dir(&dir) {
+            Ok(l) => l,
+            // sled makes the directory at open; without it there is no blob to sync.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io(&dir, "listing sled's blob files", e)),
+        };
+        let mut present = std::collections::BTreeSet::new();
+        let mut new = false;
+        for entry in listing {
+            let entry = entry.map_err(|e| io(&dir, "listing sled's blob files", e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !files.blobs.contains(&name) {
+                let path = entry.path();
+                let file =
+                    std::fs::File::open(&path).map_err(|e| io(&path, "opening a blob file", e))?;
+                file.sync_all().map_err(|e| io(&path, "syncing a blob file", e))?;
+                new = true;
+            }
+            present.insert(name);
+        }
+        if new {
+            sync_dir(&dir)?;
+        }
+        if !files.blob_dir_synced {
+            sync_dir(&self.dir)?;
+            files.blob_dir_synced = true;
+        }
+        files.blobs = present;
+        Ok(())
+    }
+
+    /// The blob files synced so far ([`Ledger::synced_blob_files`]).
+    fn synced_blobs(&self) -> Vec<String> {
+        self.sled_log.lock().unwrap_or_else(|p| p.into_inner()).blobs.iter().cloned().collect()
+    }
+}
+
+/// `fsync` of a directory: its entries (new files) made durable.
+fn sync_dir(dir: &Path) -> Result<(), LogError> {
+    #[cfg(unix)]
+    {
+        let d = std::fs::File::open(dir)
+            .map_err(|e| LogError::from_io(dir, "opening a directory to sync it", e))?;
+        d.sync_all().map_err(|e| LogError::from_io(dir, "syncing a directory", e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }
 
 /// An error and every source under it, `: `-separated, for a message that names the cause.
@@ -240,7 +322,7 @@ impl Drop for Ledger {
     /// build left them. A handle whose store failed leaves the head file as it is.
     fn drop(&mut self) {
         let Some(disk) = self.disk.take() else { return };
-        if self.poisoned {
+        if self.poisoned.load(std::sync::atomic::Ordering::Acquire) {
             return;
         }
         let store = std::mem::replace(&mut self.store, Box::new(MemStore::new()));
@@ -519,7 +601,7 @@ impl Ledger {
             copy: kept_copy,
             unverified: std::sync::atomic::AtomicBool::new(checked_on_copy),
             slots: std::sync::Mutex::new(None),
-            sled_log: std::sync::Mutex::new(None),
+            sled_log: std::sync::Mutex::default(),
         };
         if recorded.as_ref().map(|r| r.head) != Some(ledger.head) {
             disk.record(ledger.head, Vec::new())?;
@@ -643,7 +725,9 @@ impl Ledger {
             ticks: HashMap::new(),
             tail_blocks: Vec::new(),
             tail_facts: Vec::new(),
-            poisoned: false,
+            poisoned: std::sync::atomic::AtomicBool::new(false),
+            writing: std::sync::atomic::AtomicBool::new(false),
+            id_filter: std::sync::Mutex::default(),
             id_spill: crate::append::ID_SPILL,
             format,
             frontier: None,
@@ -825,6 +909,14 @@ impl Ledger {
         self.head
     }
 
+    /// The names of sled's blob files (in the ledger's `blobs/` directory) that this handle's
+    /// commits have synced and that are still there: each commit syncs every one it finds before
+    /// it records its head (docs/GUARANTEES.md, promise 3). Empty for a ledger in memory. What a
+    /// test checks the directory against.
+    pub fn synced_blob_files(&self) -> Vec<String> {
+        self.disk.as_ref().map(Disk::synced_blobs).unwrap_or_default()
+    }
+
     /// The seq of the MatchVoided that voided match `match_id`, if it is voided. A replay through
     /// seq `n` treats the match as voided when this is `Some(s)` with `s <= n`.
     pub fn voided_at(&self, match_id: &str) -> Option<u64> {
@@ -998,6 +1090,11 @@ impl Ledger {
     /// Bytes the ledger uses on disk (`None` in memory).
     pub fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
         self.store.size_on_disk()
+    }
+
+    /// True when [`Ledger::merge_tail`] would merge something.
+    pub(crate) fn tail_wants_merge(&self) -> bool {
+        self.tail_blocks.len() >= TAIL_MERGE || self.tail_facts.len() >= TAIL_MERGE
     }
 
     /// Merges the tail (the trailing small blocks, and the trailing small facts chunks) once it has

@@ -120,8 +120,28 @@ impl Run {
         self.count.max(1).ilog2() / 2
     }
 
-    /// Removes every bucket of the run.
+    /// The key prefix every bucket of run `number >= 1` starts with (`R`, the number).
+    fn prefix(&self) -> Option<[u8; 5]> {
+        (self.number != 0).then(|| {
+            let mut p = [RUN_PREFIX, 0, 0, 0, 0];
+            p[1..].copy_from_slice(&self.number.to_be_bytes());
+            p
+        })
+    }
+
+    /// Removes every bucket of the run (for a run `>= 1`, the stored ones, found by one scan).
     fn delete(&self, store: &dyn Store) -> Result<(), LogError> {
+        if let Some(prefix) = self.prefix() {
+            let keys: Vec<Vec<u8>> = store
+                .scan(Tree::Ids, &prefix)
+                .take_while(|e| e.as_ref().map_or(true, |(k, _)| k.starts_with(&prefix)))
+                .map(|e| e.map(|(k, _)| k.to_vec()))
+                .collect::<Result<_, _>>()?;
+            for k in keys {
+                store.remove(Tree::Ids, &k)?;
+            }
+            return Ok(());
+        }
         for b in 0..self.buckets() {
             store.remove(Tree::Ids, &self.key(b))?;
         }
@@ -129,21 +149,41 @@ impl Run {
     }
 }
 
-/// Every entry of a run in order, read bucket by bucket.
+/// The stored buckets under a run's key prefix, in key order.
+type Buckets<'a> = Box<dyn Iterator<Item = Result<crate::store::Entry, LogError>> + 'a>;
+
+/// Every entry of a run in order: for a run `>= 1`, its stored buckets by one scan of its key
+/// prefix (a bucket nothing fell into is not stored, and costs nothing); for run 0, bucket by
+/// bucket.
 struct Reader<'a> {
     store: &'a dyn Store,
     run: Run,
     next_bucket: u32,
     entries: Vec<(u64, u64)>,
     pos: usize,
+    scan: Option<(Buckets<'a>, [u8; 5])>,
 }
 
 impl<'a> Reader<'a> {
     fn new(store: &'a dyn Store, run: Run) -> Reader<'a> {
-        Reader { store, run, next_bucket: 0, entries: Vec::new(), pos: 0 }
+        let scan = run.prefix().map(|p| (store.scan(Tree::Ids, &p), p));
+        Reader { store, run, next_bucket: 0, entries: Vec::new(), pos: 0, scan }
     }
 
     fn peek(&mut self) -> Result<Option<(u64, u64)>, LogError> {
+        if let Some((buckets, prefix)) = self.scan.as_mut() {
+            while self.pos == self.entries.len() {
+                let Some(next) = buckets.next() else { return Ok(None) };
+                let (key, value) = next?;
+                if !key.starts_with(prefix) {
+                    return Ok(None);
+                }
+                self.entries.clear();
+                self.pos = 0;
+                self.entries.extend(index::entries_of(&key, &value)?);
+            }
+            return Ok(Some(self.entries[self.pos]));
+        }
         while self.pos == self.entries.len() {
             if self.next_bucket == self.run.buckets() {
                 return Ok(None);
@@ -307,6 +347,17 @@ impl Runs {
     /// Calls `f` with every fingerprint of every live run.
     pub fn for_each_fp(&self, store: &dyn Store, mut f: impl FnMut(u64)) -> Result<(), LogError> {
         for run in &self.live {
+            if let Some(prefix) = run.prefix() {
+                // One scan of the run's stored buckets (see [`Reader`]).
+                for e in store.scan(Tree::Ids, &prefix) {
+                    let (key, v) = e?;
+                    if !key.starts_with(&prefix) {
+                        break;
+                    }
+                    index::fingerprints(&key, &v)?.for_each(&mut f);
+                }
+                continue;
+            }
             for b in 0..run.buckets() {
                 let key = run.key(b);
                 if let Some(v) = store.get(Tree::Ids, &key)? {
@@ -428,8 +479,13 @@ impl Runs {
         Ok(())
     }
 
-    /// Merges the live runs at `which` (indexes, ascending) into one new run of `bits` bucket
-    /// bits, in the place of the newest of them. Crash-safe as the module documentation says.
+    /// Merges the live runs at `which` (indexes, ascending) into one new run of at most `bits`
+    /// bucket bits, about 64 entries a bucket as a spill's run ([`bits_for_spill`]), in the
+    /// place of the newest of them. Crash-safe as the module documentation says.
+    ///
+    /// Fewer buckets than `bits` for a small merge: each bucket is a key of the store, and
+    /// writing (then one day deleting) 16,384 keys for the 64,000 ids of four runs filled in
+    /// place cost most of a server's appends (docs/PERFORMANCE.md, "Serving").
     fn merge(
         &mut self,
         store: &dyn Store,
@@ -438,6 +494,8 @@ impl Runs {
         keep_below: u64,
     ) -> Result<(), LogError> {
         let sources: Vec<Run> = which.iter().map(|&i| self.live[i]).collect();
+        let total: u64 = sources.iter().map(|r| r.count).sum();
+        let bits = bits.min(bits_for_spill(usize::try_from(total).unwrap_or(usize::MAX)));
         let out = merge_runs(store, &sources, self.fresh(store, bits)?, keep_below)?;
         // The output is durable before the directory names it and drops the sources.
         store.flush()?;
@@ -604,6 +662,36 @@ mod tests {
         assert_eq!(first(&runs, shared), Some(3));
         assert_eq!(first(&runs, fp(4)), Some(8));
         assert_eq!(first(&runs, shared), Some(9));
+    }
+
+    /// A merge of small runs writes about 64 entries a bucket, not the runs' bucket count: four
+    /// runs of 14 bits (16,384 buckets each) holding 100 entries each merge into a run of 2 bits
+    /// (400 / 64 rounded down to a power of two: 4 buckets); every entry is found, and the
+    /// sources' keys are gone (found by a scan of each source's prefix).
+    #[test]
+    fn a_merge_of_small_runs_writes_few_buckets() {
+        let store = MemStore::new();
+        let mut runs = Runs { next: 1, ..Runs::default() };
+        let mut expected = Vec::new();
+        for r in 0..4u64 {
+            let entries = sorted((0..100).map(|i| (fp(r * 1000 + i), 1 + r * 100 + i)).collect());
+            let mut w = Writer::new(&store, runs.fresh(&store, 14).unwrap());
+            for &(f, s) in &entries {
+                w.push(f, s).unwrap();
+            }
+            runs.live.push(w.finish().unwrap());
+            expected.extend(entries);
+        }
+        runs.merge(&store, &[0, 1, 2, 3], 14, u64::MAX).unwrap();
+        assert_eq!(runs.live.len(), 1);
+        assert_eq!((runs.live[0].bits, runs.live[0].count), (2, 400));
+        let keys: Vec<_> = store.scan(Tree::Ids, &[]).map(|e| e.unwrap().0.to_vec()).collect();
+        // The directory and the new run's 4 buckets, nothing of the sources.
+        assert_eq!(keys.len(), 1 + 4, "{keys:?}");
+        assert_eq!(all(&runs, &store), sorted(expected.clone()));
+        for &(f, s) in &expected {
+            assert_eq!(seqs(&runs, &store, f), vec![s]);
+        }
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! `ladder serve`: one long-lived process that owns the ledger and serves it on the web.
 //!
 //! Design (docs/serve.md): **one writer**. HTTP handlers parse a request and put it on a bounded
-//! queue; the [`sequencer`] thread commits every request waiting in one [`ladder_log::Ledger::append`]
-//! (one durable flush for the group) and answers each only once it is durable. A full queue is
+//! queue; the [`sequencer`] thread commits every request waiting in one ledger append (one
+//! durable flush for the group; staged and flushed beside the reads, published in memory, so
+//! reads never wait for it) and answers each only once it is durable. A full queue is
 //! `503` with `Retry-After`, never an unbounded wait. **The log under `/log/`** is C2SP
 //! tlog-tiles: tiles come from [`ladder_proof::tiles::tile_bytes`] over
 //! [`ladder_tlog::LedgerTiles`], the very function `ladder publish` writes with, so the two
@@ -123,6 +124,14 @@ pub const EXPLAINED: usize = 256;
 /// holds the period's whole computation (megabytes) and is made again at each read instead.
 pub const EXPLAINED_STEPS: usize = 4096;
 
+/// How long [`Shared::exclusive`] waits between tries of the ledger's exclusive lock.
+pub const EXCLUSIVE_POLL: Duration = Duration::from_micros(50);
+
+/// How long [`Shared::exclusive`] tries before it queues for the lock like any writer: longer
+/// than a long read (the first fold of a million events takes about half a second), so that
+/// only reads overlapping without a gap for this long make new reads wait behind the writer.
+pub const EXCLUSIVE_PATIENCE: Duration = Duration::from_secs(1);
+
 /// What every handler shares.
 pub struct Shared {
     ledger: RwLock<Ledger>,
@@ -164,16 +173,47 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The ledger for reading (the sequencer holds it for writing only while appending).
+    /// The ledger for reading. The sequencer holds it exclusively only to publish a durable
+    /// group (memory only) and for the occasional layout work before a group, and takes it only
+    /// when no read holds it ([`Shared::exclusive`]).
     pub fn read_ledger(&self) -> RwLockReadGuard<'_, Ledger> {
         self.ledger.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn write_ledger(&self) -> RwLockWriteGuard<'_, Ledger> {
-        self.ledger.write().unwrap_or_else(|p| p.into_inner())
+    /// Runs `f` on the ledger held exclusively, taking the lock only at an instant when no read
+    /// holds it: the sequencer does not queue for it (a queued writer would make every new read
+    /// wait behind it, here behind a long fold that holds the ledger), so reads never wait for
+    /// a write. It polls, [`EXCLUSIVE_POLL`] apart; after [`EXCLUSIVE_PATIENCE`] of reads
+    /// holding the ledger without a gap, it queues like any writer, so appends are not starved.
+    fn exclusive<R>(&self, f: impl FnOnce(&mut Ledger) -> R) -> R {
+        let start = std::time::Instant::now();
+        let mut guard: RwLockWriteGuard<'_, Ledger> = loop {
+            match self.ledger.try_write() {
+                Ok(g) => break g,
+                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock)
+                    if start.elapsed() < EXCLUSIVE_PATIENCE =>
+                {
+                    std::thread::sleep(EXCLUSIVE_POLL)
+                }
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    break self.ledger.write().unwrap_or_else(|p| p.into_inner())
+                }
+            }
+        };
+        f(&mut guard)
     }
 
-    /// The ledger for reading if no commit holds it now; `None` while one does.
+    /// Shows a durable group to readers ([`Ledger::publish`]: memory only).
+    fn publish(
+        &self,
+        durable: ladder_log::Durable,
+    ) -> Result<ladder_log::AppendReport, ladder_log::AppendError> {
+        self.exclusive(|l| l.publish(durable))
+    }
+
+    /// The ledger for reading if the sequencer does not hold it exclusively now; `None` while it
+    /// does (publishing a group: memory only).
     pub fn try_read_ledger(&self) -> Option<RwLockReadGuard<'_, Ledger>> {
         match self.ledger.try_read() {
             Ok(l) => Some(l),
@@ -199,9 +239,10 @@ impl Shared {
         self.leaves.wake();
     }
 
-    /// Makes the sequencer's next commit pause while it holds the ledger for writing, before it
-    /// appends, until the returned [`CommitHold`] is released or dropped: what a commit waiting
-    /// on its flush looks like to a read. For tests that show which reads wait for a commit.
+    /// Makes the sequencer's next commit pause once its group is staged (checked and written
+    /// beyond the head, [`Ledger::stage`]) and before the flush that makes it durable, until the
+    /// returned [`CommitHold`] is released or dropped: what a commit waiting on its flush looks
+    /// like to a read. For tests that show that reads do not wait for a commit.
     pub fn hold_next_commit(&self) -> CommitHold {
         let (entered_tx, entered) = std::sync::mpsc::sync_channel(1);
         let (release, release_rx) = std::sync::mpsc::sync_channel(1);
@@ -209,7 +250,8 @@ impl Shared {
         CommitHold { entered, release }
     }
 
-    /// Called by the sequencer holding the ledger for writing: pauses there if a test asked.
+    /// Called by the sequencer between a group's stage and its flush: pauses there if a test
+    /// asked.
     fn pause_if_held(&self) {
         let hold = self.hold.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some((entered, release)) = hold {
@@ -280,8 +322,8 @@ pub struct CommitHold {
 }
 
 impl CommitHold {
-    /// Waits at most `timeout` for the sequencer to reach the pause; true once it has (it then
-    /// holds the ledger for writing and stays there until [`CommitHold::release`]).
+    /// Waits at most `timeout` for the sequencer to reach the pause; true once it has (its group
+    /// is then staged, not durable, and stays so until [`CommitHold::release`]).
     pub fn entered(&self, timeout: Duration) -> bool {
         self.entered.recv_timeout(timeout).is_ok()
     }

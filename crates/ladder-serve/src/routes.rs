@@ -463,9 +463,9 @@ fn seq_at(ledger: &ladder_log::Ledger, t: ladder_events::Timestamp) -> Result<u6
 /// The warm fold of `config` through `until`, kept in its slot for the next read.
 ///
 /// Through the head, it is answered from the kept fold without taking the ledger when that fold
-/// holds every durable event (a commit in flight, holding the ledger, does not delay it: its
-/// events are not acknowledged yet). A fold that lacks durable events takes the ledger (waiting
-/// for a commit in flight, at most one group's) and folds only them. Through a sequence number
+/// holds every durable event (a commit in flight does not delay it: its events are not
+/// acknowledged yet). A fold that lacks durable events takes the ledger shared (a commit in
+/// flight does not hold it against reads: [`crate::sequencer`]) and folds only them. Through a sequence number
 /// or an instant before the durable head, the fold is one of its own, kept like the others.
 /// `answer` runs on the fold while its slot is held (no copy of the fold is made).
 pub fn warm_fold<R>(

@@ -1,6 +1,7 @@
 //! The one writer. Requests wait in a bounded queue; the sequencer thread takes every request
 //! waiting (up to [`MAX_GROUP_EVENTS`] events), stamps the events that came without `at`, and
-//! appends them all in one [`Ledger::append`]: one durable flush for the whole group, the way
+//! appends them all in one ledger append ([`ladder_log::Ledger::stage`], then commit and
+//! publish: see `commit_group`): one durable flush for the whole group, the way
 //! sunlight and tessera sequence entries. Only then is each request answered. A request whose
 //! events break a rule is answered with its refusal and taken out of the group, and the rest is
 //! appended again (each request is all or nothing, as an import is).
@@ -153,6 +154,23 @@ fn restamp(ledger: &ladder_log::Ledger, p: &mut Posted) -> bool {
     }
 }
 
+/// Answers every request of a group with the storage failure `message`.
+fn fail_all(jobs: Vec<Job>, message: &str) {
+    for job in jobs {
+        let _ = job.reply.send(Outcome::Storage { message: message.to_string() });
+    }
+}
+
+/// Commits one group in three steps, so that reads never wait for the disk:
+/// 1. **stage** ([`ladder_log::Ledger::stage`]) under the ledger's *shared* lock: every rule
+///    checked and the events written beyond the head, which no read sees;
+/// 2. **commit** ([`ladder_log::Staged::commit`]), still shared: the flush and the syncs that make
+///    the group durable;
+/// 3. **publish** ([`ladder_log::Ledger::publish`]) under the exclusive lock, taken only when no
+///    read holds the ledger ([`Shared::publish`]): the head moves, in memory alone.
+///
+/// Reads go on through steps 1 and 2 (what [`Shared::hold_next_commit`] pauses between) and wait
+/// for no step: the exclusive lock is never queued for while a read holds the ledger.
 fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
     let auto_join = jobs.first().is_some_and(|j| j.auto_join);
     let last_at = {
@@ -165,15 +183,23 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
         }
     };
     stamp(shared, &mut jobs, last_at);
+    // The layout work an append does first (merging the log's small trailing blocks) needs the
+    // ledger to itself; it is memory and sled's cache, and rare (once per several groups), so
+    // the ledger is taken exclusively only when there is some.
+    if shared.read_ledger().wants_prepare() {
+        if let Err(e) = shared.exclusive(|l| l.prepare_append()) {
+            return fail_all(jobs, &e.to_string());
+        }
+    }
     loop {
         if jobs.is_empty() {
             return;
         }
         let mut starts = Vec::with_capacity(jobs.len());
-        let mut all = Vec::new();
+        let mut offered = 0usize;
         for j in &jobs {
-            starts.push(all.len());
-            all.extend(j.events.iter().map(|p| Ok(p.event.clone())));
+            starts.push(offered);
+            offered += j.events.len();
         }
         let opts = AppendOptions {
             auto_join,
@@ -183,21 +209,30 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
                 (shared.clock)().0.saturating_add(ladder_events::NANOS_PER_DAY),
             )),
         };
-        let mut ledger = shared.write_ledger();
-        shared.pause_if_held();
+        let events = jobs.iter().flat_map(|j| j.events.iter().map(|p| Ok(p.event.clone())));
+        let ledger = shared.read_ledger();
         let base = ledger.head().seq;
-        match ledger.append(all, &opts) {
-            Ok(report) => {
-                let offered: usize = jobs.iter().map(|j| j.events.len()).sum();
+        let durable = match ledger.stage(events, &opts) {
+            Ok(staged) => {
+                shared.pause_if_held();
+                staged.commit()
+            }
+            Err(e) => Err(e),
+        };
+        match durable {
+            Ok(durable) => {
+                drop(ledger);
+                let report = match shared.publish(durable) {
+                    Ok(r) => r,
+                    Err(e) => return fail_all(jobs, &e.to_string()),
+                };
                 let answers = if report.appended == offered as u64 && report.auto_joined == 0 {
                     // Every event written, in order, none inserted: no need to read them back.
                     consecutive(base, &jobs, report.head)
                 } else {
-                    attribute(&ledger, base, &jobs, auto_join, report.head)
+                    attribute(&shared.read_ledger(), base, &jobs, auto_join, report.head)
                 };
-                let durable = ledger.head();
-                drop(ledger);
-                shared.committed(durable);
+                shared.committed(report.head);
                 for (job, a) in jobs.into_iter().zip(answers) {
                     let _ = job.reply.send(Outcome::Done(a));
                 }
@@ -207,6 +242,7 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
                 let j = starts.partition_point(|&s| s <= index).saturating_sub(1);
                 if is_conflict(&violation) {
                     if let Some(p) = jobs[j].events.get_mut(index - starts[j]) {
+                        // The sequencer is the ledger's one writer: the id index is its to read.
                         if restamp(&ledger, p) {
                             continue;
                         }
@@ -220,11 +256,7 @@ fn commit_group(shared: &Shared, mut jobs: Vec<Job>) {
             }
             Err(e) => {
                 drop(ledger);
-                let message = e.to_string();
-                for job in jobs {
-                    let _ = job.reply.send(Outcome::Storage { message: message.clone() });
-                }
-                return;
+                return fail_all(jobs, &e.to_string());
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Cross-module tests of the ledger: the append rules, the model property test, tamper evidence,
 //! the process lock and crash safety.
 
+mod blobs;
 mod child;
 mod crash;
 mod discard;

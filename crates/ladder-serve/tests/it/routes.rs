@@ -414,10 +414,11 @@ async fn a_player_s_history_ranks_each_event_and_ends_at_the_leaderboard_s_rank(
     f.service.stop().unwrap();
 }
 
-/// Reads never wait for a commit when the fold they need holds every durable event: with the
-/// sequencer paused in the middle of a commit, holding the ledger for writing, the warm
-/// leaderboard and the checkpoint answer; the append is answered only after the commit goes on,
-/// and a leaderboard read after its answer holds its event.
+/// Reads never wait for a commit: with the sequencer paused in the middle of a commit (its
+/// group checked and written beyond the head, not yet flushed), the warm leaderboard, the
+/// checkpoint and reads that take the ledger (an event, a proof) answer, and none sees the
+/// event being committed; the append is answered only after the commit goes on, and a
+/// leaderboard read after its answer holds its event.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_warm_read_answers_while_a_commit_holds_the_ledger() {
     let mut ledger = Ledger::memory();
@@ -439,17 +440,23 @@ async fn a_warm_read_answers_while_a_commit_holds_the_ledger() {
     });
     let (entered, hold) = entered.await.unwrap();
     assert!(entered, "the sequencer reached the pause");
-    // The commit is paused holding the ledger: these reads answer all the same (bounded wait,
-    // so a read that waited for the commit fails the test instead of hanging it).
+    // The commit is paused between its stage and its flush: these reads answer all the same
+    // (bounded wait, so a read that waited for the commit fails the test instead of hanging it).
     let limit = std::time::Duration::from_secs(60);
     let a = tokio::time::timeout(limit, call(&app, get(board))).await.expect("the read answers");
     assert_eq!(a.status, StatusCode::OK);
     assert_eq!(a.json()["through"], 66, "the event in the paused commit is not durable yet");
     let c = tokio::time::timeout(limit, call(&app, get("/log/checkpoint"))).await.unwrap();
     assert_eq!(c.status, StatusCode::OK);
+    let e = tokio::time::timeout(limit, call(&app, get("/api/events/66"))).await.unwrap();
+    assert_eq!(e.status, StatusCode::OK, "a read that takes the ledger answers");
+    let staged = tokio::time::timeout(limit, call(&app, get("/api/events/67"))).await.unwrap();
+    assert_eq!(staged.status, StatusCode::NOT_FOUND, "the staged event is not shown");
+    let p = tokio::time::timeout(limit, call(&app, get("/api/events/3/proof"))).await.unwrap();
+    assert_eq!(p.status, StatusCode::OK);
     assert!(
-        f.service.shared.try_read_ledger().is_none(),
-        "the commit still holds the ledger: the reads did not wait for it"
+        f.service.shared.try_read_ledger().is_some(),
+        "the commit in flight does not hold the ledger against reads"
     );
     assert!(!posted.is_finished(), "the append is not answered before it is durable");
     hold.release();
