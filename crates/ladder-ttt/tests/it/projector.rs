@@ -297,3 +297,52 @@ fn mu_shifts_every_rating_and_leaves_every_forecast_as_it_was() {
         }
     }
 }
+
+#[test]
+fn beta_with_sigma_and_gamma_is_only_the_unit_of_skill() {
+    // With every prior at mu = 0, multiplying beta, sigma and gamma by one factor multiplies every
+    // skill by it (every message is a Gaussian in the same units) and leaves every forecast as
+    // it was (a forecast reads (mu_a - mu_b) / sd, both in those units): beta = 1 fixes the unit,
+    // and `tune` searches sigma and gamma in it (docs/algorithms/ttt.md, "Tuning"). With revert
+    // too: it pulls toward mu = 0 with the prior's sigma, scaled alike.
+    let all = events(&club());
+    for revert in ["0", "0.3"] {
+        // Converged far below the tolerance: epsilon is in skill units, so at a looser epsilon
+        // the two would stop after different numbers of sweeps.
+        let tight = [("epsilon", "1e-13"), ("iterations", "100000")];
+        let one = [
+            ("sigma", "0.8"),
+            ("gamma", "0.05"),
+            ("revert", revert),
+            ("revert_after", "2d"),
+            tight[0],
+            tight[1],
+        ];
+        let three = [
+            tight[0],
+            tight[1],
+            ("sigma", "2.4000000000000004"),
+            ("gamma", "0.15000000000000002"),
+            ("beta", "3"),
+            ("revert", revert),
+            ("revert_after", "2d"),
+        ];
+        let (mut p1, mut p3) = (configure(&one), configure(&three));
+        let (mut f1, mut f3) = (Feeder::new(), Feeder::new());
+        let mut forecasts = 0;
+        for (i, e) in all.iter().enumerate() {
+            f1.feed(i as u64 + 1, e, &|_| false, &mut [&mut p1], None).unwrap();
+            f3.feed(i as u64 + 1, e, &|_| false, &mut [&mut p3], None).unwrap();
+            if let (Some(a), Some(g)) = (f1.roster.get("b"), f1.roster.get("f")) {
+                let (p, q) = (p1.expectation(a, g, e.at), p3.expectation(a, g, e.at));
+                assert!((p - q).abs() < 1e-9, "revert {revert}, event {}: {p} vs {q}", i + 1);
+                forecasts += 1;
+            }
+        }
+        assert!(forecasts > 30);
+        for (s, t) in p1.standings().iter().zip(p3.standings()) {
+            assert!((t.rating - 3.0 * s.rating).abs() < 1e-9, "{} vs {}", s.rating, t.rating);
+            assert!((t.sigma.unwrap() - 3.0 * s.sigma.unwrap()).abs() < 1e-9);
+        }
+    }
+}
