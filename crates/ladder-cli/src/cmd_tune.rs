@@ -9,7 +9,9 @@ use clap::{Args, ValueEnum};
 use ladder_events::Body;
 use ladder_projector::Config;
 use ladder_replay::score::Score;
-use ladder_replay::tune::{axes, default_search, edge_warnings, search_from, starts, Point};
+use ladder_replay::tune::{
+    axes, default_search, edge_warnings, plan, search_planned, starts, Point,
+};
 use ladder_replay::{
     leaderboard, registry, replay_algos, replay_algos_scores, replay_by_day, BoardRules, History,
     PredictFrom, ReplayError, Replayed, Until,
@@ -69,6 +71,11 @@ pub struct TuneArgs {
     /// before its UTC day, the day's joins applied (`day`), in training and held out alike.
     #[arg(long, value_name = "event|day", value_parser = PredictFrom::NAMES)]
     pub predict_from: Option<String>,
+    /// Evaluate at most N configurations (the search stops before a batch that would go past
+    /// it, and says so); by default no bound, but 60 for ttt, whose every configuration is a
+    /// convergence of the history day by day (docs/algorithms/ttt.md, "Tuning").
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: TuneFormat,
@@ -231,9 +238,14 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
         args.predict_from.as_deref().and_then(PredictFrom::parse).unwrap_or(PredictFrom::Event);
     let bar = spinner();
     let train_until = Until::Seq(split.through);
-    let found = search_from(
+    let mut plan = plan(algo);
+    if let Some(n) = args.budget {
+        plan.budget = Some(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    let found = search_planned(
         &axes,
         starts(&axes, &start),
+        plan,
         &mut |batch: &[Point]| -> anyhow::Result<Vec<f64>> {
             let configs = batch.iter().map(config_of).collect::<anyhow::Result<Vec<_>>>()?;
             // A configuration the algorithm cannot apply (arithmetic breaks down) loses. Predicted
@@ -300,6 +312,13 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
         held_out(&history, &[best.clone(), defaults.clone(), elo.clone()], split.train, predict)?;
     let best_sets: Vec<String> = found.best.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let mut warnings = edge_warnings(&axes, specs, &found.best);
+    if found.exhausted {
+        warnings.push(format!(
+            "the search stopped at its budget of {} configurations before it converged: the \
+             best so far is reported; --budget N allows more",
+            plan.budget.unwrap_or(found.evaluations)
+        ));
+    }
     if let (Some(b), Some(d)) = (held[0].log_loss(), held[1].log_loss()) {
         if b > d {
             warnings.push(format!(

@@ -18,6 +18,10 @@
 //!   starting value does not trap it.
 //! - [`edge_warnings`] names every chosen constant that sits on an edge of its search range that
 //!   is not an end of the constant's own range: the best value may lie beyond it.
+//! - How far the search goes is a [`Plan`] ([`plan`]): the same for every algorithm but `ttt`,
+//!   whose every configuration costs a convergence of the whole history day by day, where the
+//!   brackets start narrower, stop wider, the rounds are two and the configurations are
+//!   budgeted (docs/algorithms/ttt.md, "Tuning").
 //!
 //! Pure: the evaluation is the caller's closure, so the search is tested without a ledger.
 
@@ -255,6 +259,70 @@ pub struct Found {
     pub evaluations: usize,
     /// Batches (passes over the history).
     pub passes: usize,
+    /// The search stopped because its next batch would have gone past [`Plan::budget`].
+    pub exhausted: bool,
+}
+
+/// How far a search goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// Rounds over all the constants at most.
+    pub rounds: usize,
+    /// Half-width, on a log scale, of a continuous constant's first bracket in the first round
+    /// (ln 8: from an eighth of the value to eight times it).
+    pub first_half: f64,
+    /// The same in later rounds, when the search is already near a minimum.
+    pub later_half: f64,
+    /// A constant's pass ends when its log-scale bracket's half-width falls below this (0.01:
+    /// about 1% of the value).
+    pub tolerance: f64,
+    /// At most this many distinct configurations: the search stops before a batch that would
+    /// go past it ([`Found::exhausted`]). `None`: no bound.
+    pub budget: Option<usize>,
+    /// Leave `revert_after` alone while `revert` is 0 (every `revert_after` then replays the
+    /// same), instead of spending a batch on it.
+    pub skip_idle_revert_after: bool,
+}
+
+impl Plan {
+    /// The search of every algorithm but `ttt`: brackets from x/8 to 8x narrowed to 1%, four
+    /// rounds, no budget.
+    pub fn standard() -> Plan {
+        let first = math::ln(8.0);
+        Plan {
+            rounds: ROUNDS,
+            first_half: first,
+            later_half: first,
+            tolerance: 0.01,
+            budget: None,
+            skip_idle_revert_after: false,
+        }
+    }
+}
+
+/// Configurations `tune` evaluates at most for `ttt` by default (`--budget` changes it).
+pub const TTT_BUDGET: usize = 60;
+
+/// The search plan of `algorithm`. For `ttt` a configuration is a convergence of the history
+/// day by day (tens of CPU-seconds on a large history, docs/algorithms/ttt.md, "Tuning"), so
+/// its search is shorter: brackets from x/4 to 4x in the first round and a 2.5 times narrower
+/// one around the best in the second, each narrowed until its half-width is below 0.05 (points
+/// about 4.5% apart: TTT's log loss is flat at that scale), two rounds, `revert_after` skipped
+/// while `revert` is 0, and at most [`TTT_BUDGET`] configurations.
+pub fn plan(algorithm: &str) -> Plan {
+    if algorithm == "ttt" {
+        let first = math::ln(4.0);
+        Plan {
+            rounds: 2,
+            first_half: first,
+            later_half: first / SHRINK,
+            tolerance: 0.05,
+            budget: Some(TTT_BUDGET),
+            skip_idle_revert_after: true,
+        }
+    } else {
+        Plan::standard()
+    }
 }
 
 /// The points a search starts from: `start`, then `start` with every continuous constant low (a
@@ -350,9 +418,23 @@ pub fn search_from<E>(
     eval: &mut Evaluate<'_, E>,
     on_pass: &mut dyn FnMut(usize, f64),
 ) -> Result<Found, E> {
+    search_planned(axes, starts, Plan::standard(), eval, on_pass)
+}
+
+/// [`search_from`] as far as `plan` says. A batch that would take the distinct configurations
+/// past the plan's budget is not evaluated: the search ends there with the best point so far
+/// and [`Found::exhausted`] set (the starting points are always evaluated).
+pub fn search_planned<E>(
+    axes: &[Axis],
+    starts: Vec<Point>,
+    plan: Plan,
+    eval: &mut Evaluate<'_, E>,
+    on_pass: &mut dyn FnMut(usize, f64),
+) -> Result<Found, E> {
     let mut seen: HashMap<Point, f64> = HashMap::new();
     let mut passes = 0;
-    let mut run = |batch: Vec<Point>, seen: &mut HashMap<Point, f64>| -> Result<(), E> {
+    let mut exhausted = false;
+    let mut run = |batch: Vec<Point>, seen: &mut HashMap<Point, f64>| -> Result<bool, E> {
         let mut fresh: Vec<Point> = Vec::new();
         for p in batch {
             if !seen.contains_key(&p) && !fresh.contains(&p) {
@@ -360,7 +442,10 @@ pub fn search_from<E>(
             }
         }
         if fresh.is_empty() {
-            return Ok(());
+            return Ok(true);
+        }
+        if !seen.is_empty() && plan.budget.is_some_and(|b| seen.len() + fresh.len() > b) {
+            return Ok(false);
         }
         let losses = eval(&fresh)?;
         for (i, p) in fresh.into_iter().enumerate() {
@@ -370,7 +455,7 @@ pub fn search_from<E>(
         passes += 1;
         let best = seen.values().copied().fold(f64::INFINITY, f64::min);
         on_pass(passes, best);
-        Ok(())
+        Ok(true)
     };
     run(starts.clone(), &mut seen)?;
     let mut current = starts[0].clone();
@@ -384,16 +469,25 @@ pub fn search_from<E>(
     let with = |p: &Point, key: &str, v: String| -> Point {
         p.iter().map(|(k, x)| (*k, if *k == key { v.clone() } else { x.clone() })).collect()
     };
-    for _ in 0..ROUNDS {
+    'rounds: for round in 0..plan.rounds {
         let before = loss;
         for axis in axes {
             let key = axis.key();
             let value = |p: &Point| p.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
+            if plan.skip_idle_revert_after
+                && key == "revert_after"
+                && current.iter().any(|(k, v)| *k == "revert" && v.parse::<f64>() == Ok(0.0))
+            {
+                continue;
+            }
             match axis {
                 Axis::Choices { values, .. } => {
                     let batch: Vec<Point> =
                         values.iter().map(|v| with(&current, key, v.clone())).collect();
-                    run(batch.clone(), &mut seen)?;
+                    if !run(batch.clone(), &mut seen)? {
+                        exhausted = true;
+                        break 'rounds;
+                    }
                     for p in batch {
                         if seen[&p] < loss {
                             loss = seen[&p];
@@ -410,8 +504,9 @@ pub fn search_from<E>(
                     let (ulo, uhi) = (to(*lo), to(*hi));
                     let x: f64 = value(&current).and_then(|v| v.parse().ok()).unwrap_or(1.0);
                     let mut u = to(x.clamp(*lo, *hi));
-                    let mut half = if log { math::ln(8.0) } else { (uhi - ulo) / 2.0 };
-                    let tolerance = if log { 0.01 } else { (uhi - ulo) * 0.002 };
+                    let first = if round == 0 { plan.first_half } else { plan.later_half };
+                    let mut half = if log { first } else { (uhi - ulo) / 2.0 };
+                    let tolerance = if log { plan.tolerance } else { (uhi - ulo) * 0.002 };
                     while half > tolerance {
                         let batch: Vec<Point> = (0..POINTS)
                             .map(|i| {
@@ -420,7 +515,10 @@ pub fn search_from<E>(
                                 with(&current, key, fmt(v))
                             })
                             .collect();
-                        run(batch.clone(), &mut seen)?;
+                        if !run(batch.clone(), &mut seen)? {
+                            exhausted = true;
+                            break 'rounds;
+                        }
                         for p in batch {
                             if seen[&p] < loss {
                                 loss = seen[&p];
@@ -438,7 +536,7 @@ pub fn search_from<E>(
             break;
         }
     }
-    Ok(Found { best: current, loss, evaluations: seen.len(), passes })
+    Ok(Found { best: current, loss, evaluations: seen.len(), passes, exhausted })
 }
 
 #[cfg(test)]
@@ -557,6 +655,108 @@ mod tests {
             default_search("ttt", specs, true),
             ["sigma", "gamma", "home", "revert", "revert_after"]
         );
+    }
+
+    #[test]
+    fn ttts_plan_finds_a_bowls_minimum_in_fewer_configurations_than_the_standard_one() {
+        // loss = (ln x - ln 0.7)^2 + (ln y - ln 0.02)^2, from x = 1, y = 0.03 (TTT's sigma and
+        // gamma near where ladder's ATP ledgers put them).
+        let axes = vec![
+            Axis::Log { key: "x", lo: 1e-3, hi: 1e3 },
+            Axis::Log { key: "y", lo: 3e-5, hi: 30.0 },
+        ];
+        let start: Point = vec![("x", "1".into()), ("y", "0.03".into())];
+        let f = |p: &Point| {
+            let (x, y): (f64, f64) = (p[0].1.parse().unwrap(), p[1].1.parse().unwrap());
+            math::powi(math::ln(x) - math::ln(0.7), 2) + math::powi(math::ln(y) - math::ln(0.02), 2)
+        };
+        let run = |plan: Plan| {
+            search_planned::<()>(
+                &axes,
+                starts(&axes, &start),
+                plan,
+                &mut |b| Ok(b.iter().map(f).collect()),
+                &mut |_, _| {},
+            )
+            .unwrap()
+        };
+        let (standard, ttt) = (run(Plan::standard()), run(plan("ttt")));
+        for found in [&standard, &ttt] {
+            let x: f64 = found.best[0].1.parse().unwrap();
+            let y: f64 = found.best[1].1.parse().unwrap();
+            // Within the last bracket's spacing: 1% for the standard plan, 4.5% for TTT's.
+            assert!((math::ln(x / 0.7)).abs() < 0.045, "{found:?}");
+            assert!((math::ln(y / 0.02)).abs() < 0.045, "{found:?}");
+            assert!(!found.exhausted);
+        }
+        assert!(ttt.evaluations <= TTT_BUDGET, "{ttt:?}");
+        // 49 against 97 configurations as written.
+        assert!(ttt.evaluations * 3 < standard.evaluations * 2, "{ttt:?} {standard:?}");
+    }
+
+    #[test]
+    fn a_budget_stops_the_search_before_a_batch_would_pass_it() {
+        let axes = vec![
+            Axis::Log { key: "x", lo: 1e-3, hi: 1e3 },
+            Axis::Log { key: "y", lo: 1e-3, hi: 1e3 },
+        ];
+        let start: Point = vec![("x", "1".into()), ("y", "1".into())];
+        let f = |p: &Point| {
+            let (x, y): (f64, f64) = (p[0].1.parse().unwrap(), p[1].1.parse().unwrap());
+            math::powi(math::ln(x) - math::ln(7.0), 2) + math::powi(math::ln(y) - math::ln(0.2), 2)
+        };
+        let plan = Plan { budget: Some(12), ..Plan::standard() };
+        let mut evaluated = 0;
+        let found = search_planned::<()>(
+            &axes,
+            starts(&axes, &start),
+            plan,
+            &mut |b| {
+                evaluated += b.len();
+                Ok(b.iter().map(f).collect())
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert!(found.exhausted);
+        assert_eq!(found.evaluations, evaluated);
+        // Three starting points, then batches of at most five new points: 3 + 4 + 4 = 11, and the
+        // next batch would reach 15.
+        assert!(evaluated <= 12 && evaluated > 12 - 5, "{evaluated}");
+        // The best point so far, with its loss.
+        assert_eq!(found.loss, f(&found.best));
+    }
+
+    #[test]
+    fn revert_after_is_skipped_while_revert_is_zero_when_the_plan_says_so() {
+        // revert_after changes nothing at revert = 0, where the minimum is.
+        let axes = vec![
+            Axis::Choices {
+                key: "revert",
+                values: REVERTS.iter().map(|v| v.to_string()).collect(),
+            },
+            Axis::Choices {
+                key: "revert_after",
+                values: REVERT_AFTERS.iter().map(|v| v.to_string()).collect(),
+            },
+        ];
+        let start: Point = vec![("revert", "0".into()), ("revert_after", "90d".into())];
+        let f = |p: &Point| p[0].1.parse::<f64>().unwrap();
+        let run = |plan: Plan| {
+            search_planned::<()>(
+                &axes,
+                vec![start.clone()],
+                plan,
+                &mut |b| Ok(b.iter().map(f).collect()),
+                &mut |_, _| {},
+            )
+            .unwrap()
+        };
+        let (standard, ttt) = (run(Plan::standard()), run(plan("ttt")));
+        assert_eq!(standard.best, start);
+        assert_eq!(ttt.best, start);
+        assert_eq!(standard.evaluations, REVERTS.len() + REVERT_AFTERS.len() - 1);
+        assert_eq!(ttt.evaluations, REVERTS.len());
     }
 
     #[test]

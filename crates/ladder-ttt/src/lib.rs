@@ -152,15 +152,15 @@ struct Estimate {
     result: Converged,
 }
 
-/// Each player's last time (in time units) and posterior, `None` before their first game.
-type Lasts = Arc<Vec<Option<(f64, Ms)>>>;
+/// A player's last time (in time units) and posterior, `None` before their first game.
+type Last = Option<(f64, Ms)>;
 
-/// What a forecast of a day's matches may know: each player's last time and posterior from the
-/// games before that day, converged on their own.
+/// What a forecast of a day's matches may know: the games before that day, converged on their
+/// own. A forecast reads only its own two players' last posteriors from it ([`Model::last`]),
+/// not every player's: a day has a few dozen players, the history thousands.
 #[derive(Clone, Debug)]
 struct Forecast {
     day: i64,
-    last: Lasts,
     /// The games before `day`, converged; the next day's forecast starts from it.
     model: Box<Model>,
 }
@@ -614,14 +614,8 @@ impl Ttt {
 
     /// A player's posterior from `model` drifted to `at` (time units; the instant `instant`), and
     /// reverted where a game then would revert it, for a forecast; or their prior.
-    fn predictive(
-        &self,
-        last: &[Option<(f64, Ms)>],
-        player: PlayerId,
-        at: f64,
-        instant: Timestamp,
-    ) -> Ms {
-        match last.get(player.index()).copied().flatten() {
+    fn predictive(&self, last: Last, player: PlayerId, at: f64, instant: Timestamp) -> Ms {
+        match last {
             Some((t, m)) => {
                 let g = self.state.model.params().gamma;
                 let drifted = Ms { mu: m.mu, sigma: (m.sigma * m.sigma + (at - t) * g * g).sqrt() };
@@ -638,17 +632,22 @@ impl Ttt {
         }
     }
 
-    /// The forecast of the day holding `at`: every player's last posterior from the games before
-    /// that UTC day, converged on their own. Each day's model starts from the previous day's
-    /// converged one and re-smooths only the batches the new games reach
+    /// The forecast of the day holding `at` for players `a` and `b`: their last posteriors from
+    /// the games before that UTC day, converged on their own. Each day's model starts from the
+    /// previous day's converged one and re-smooths only the batches the new games reach
     /// ([`Model::converge_from`], the incremental update), so a scored replay costs about one
     /// convergence plus local work per day rather than a convergence of the prefix per day.
-    fn forecast(&self, at: Timestamp) -> Result<Lasts, ModelError> {
+    fn forecast(
+        &self,
+        at: Timestamp,
+        a: PlayerId,
+        b: PlayerId,
+    ) -> Result<(Last, Last), ModelError> {
         let day = at.0.div_euclid(NANOS_PER_DAY);
         let mut cache = lock(&self.forecast);
         if let Some(f) = cache.as_ref() {
             if f.day == day {
-                return Ok(f.last.clone());
+                return Ok((f.model.last(a.0), f.model.last(b.0)));
             }
         }
         let start = self.units(day * NANOS_PER_DAY);
@@ -661,9 +660,8 @@ impl Ttt {
         if model.games() > before {
             model.converge_from(first, self.epsilon, self.iterations)?;
         }
-        let n = self.state.players.len() as u32;
-        let last: Lasts = Arc::new((0..n).map(|a| model.last(a)).collect());
-        *cache = Some(Forecast { day, last: last.clone(), model });
+        let last = (model.last(a.0), model.last(b.0));
+        *cache = Some(Forecast { day, model });
         Ok(last)
     }
 }
@@ -760,9 +758,9 @@ impl Projector for Ttt {
     /// [`Projector::expectation`] with `home` added to the mean of the home seat's performance
     /// (so to the mean of the difference, `mu_a - mu_b`, with its sign).
     fn expectation_at(&self, a: PlayerId, b: PlayerId, at: Timestamp, home: Home) -> f64 {
-        let Ok(last) = self.forecast(at) else { return 0.5 };
+        let Ok((last_a, last_b)) = self.forecast(at, a, b) else { return 0.5 };
         let t = self.units(at.0);
-        let (pa, pb) = (self.predictive(&last, a, t, at), self.predictive(&last, b, t, at));
+        let (pa, pb) = (self.predictive(last_a, a, t, at), self.predictive(last_b, b, t, at));
         let sd = (pa.sigma * pa.sigma + pb.sigma * pb.sigma + 2.0 * self.beta * self.beta).sqrt();
         let mu = pa.mu - pb.mu + home.edge(self.home);
         let m = if self.p_draw == 0.0 {

@@ -122,3 +122,42 @@ fn ttt_explain_shows_the_messages_of_a_match() {
     assert!((value("posterior mu") - rating).abs() < 1e-9, "{text}");
     assert!(text.contains("iterations"), "{text}");
 }
+
+#[test]
+fn ttt_tune_searches_its_constants_within_a_budget() {
+    // docs/algorithms/ttt.md, "Tuning": sigma, gamma, revert and revert_after by default (no
+    // home seats here), and never more configurations than the budget; stopping at it is said.
+    let e = Env::new();
+    let csv = fixture("tennis/atp_matches_2019_slice.csv");
+    e.ok(&["import", "--auto-join", "--preset", "tennis", csv.to_str().unwrap()]);
+    let r = e.run(
+        &[
+            "tune",
+            "--algo",
+            "ttt",
+            "--set",
+            "epsilon=0.01",
+            "--set",
+            "iterations=10",
+            "--budget",
+            "8",
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["searched"], serde_json::json!(["sigma", "gamma", "revert", "revert_after"]));
+    let n = v["search"]["configurations"].as_u64().unwrap();
+    // Three starting points, then sigma's first bracket of five (one of them the start).
+    assert_eq!(n, 7, "{v}");
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w.as_str().unwrap().contains("budget of 8 configurations")),
+        "{warnings:?}"
+    );
+    assert!(r.stderr.contains("--budget N allows more"), "{}", r.stderr);
+    let r = e.run(&["tune", "--algo", "ttt", "--budget", "0"], b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

@@ -183,3 +183,166 @@ fn home_zero_leaves_a_replay_as_it_was_and_home_wins_teach_less() {
     assert!(at_home[0].rating < plain[0].rating, "{} vs {}", at_home[0].rating, plain[0].rating);
     assert_eq!(all.len(), 4);
 }
+
+/// Two weeks of a small club: each day a few games between seven players, some of whom join
+/// late, at hours that put several games of a day at one instant and others apart.
+fn club() -> String {
+    let names = ["a", "b", "c", "d", "e", "f", "g"];
+    let mut out = String::new();
+    for n in &names[..5] {
+        out.push_str(&format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"{n}"}}"#
+        ));
+        out.push('\n');
+    }
+    // A fixed pseudo-random sequence (a linear congruential generator, Knuth's MMIX constants),
+    // so the history is the same on every run.
+    let mut x: u64 = 7;
+    let mut next = |n: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    };
+    for day in 1..=14 {
+        if day == 6 {
+            for n in &names[5..] {
+                out.push_str(&format!(
+                    r#"{{"type":"PlayerJoined","at":"2026-03-06T07:00:00Z","player":"{n}"}}"#
+                ));
+                out.push('\n');
+            }
+        }
+        let playing = if day >= 6 { 7 } else { 5 };
+        for g in 0..4 {
+            let a = next(playing) as usize;
+            let b = (a + 1 + next(playing - 1) as usize) % playing as usize;
+            let hour = 9 + 3 * (g / 2);
+            let won = next(2);
+            out.push_str(&format!(
+                r#"{{"type":"MatchResult","at":"2026-03-{day:02}T{hour:02}:00:00Z","seats":[{{"player":"{}","score":{won}}},{{"player":"{}","score":{}}}]}}"#,
+                names[a],
+                names[b],
+                1 - won
+            ));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn a_days_forecasts_do_not_depend_on_which_pairs_were_asked_before() {
+    // A forecast reads only its own two players from the day's model; asking every pair of the
+    // club in one order or the reverse, or only one pair, gives the same bits for every pair.
+    let all = events(&club());
+    let names = ["a", "b", "c", "d", "e", "f", "g"];
+    let sets = [("epsilon", "0.01"), ("iterations", "10")];
+    let (mut forward, mut backward, mut alone) =
+        (configure(&sets), configure(&sets), configure(&sets));
+    let mut feeder = Feeder::new();
+    let mut asked = 0;
+    for (i, e) in all.iter().enumerate() {
+        feeder
+            .feed(i as u64 + 1, e, &|_| false, &mut [&mut forward, &mut backward, &mut alone], None)
+            .unwrap();
+        let ids: Vec<_> = names.iter().filter_map(|n| feeder.roster.get(n)).collect();
+        let pairs: Vec<_> = ids
+            .iter()
+            .flat_map(|&a| ids.iter().filter(move |&&b| b != a).map(move |&b| (a, b)))
+            .collect();
+        let got: Vec<u64> =
+            pairs.iter().map(|&(a, b)| forward.expectation(a, b, e.at).to_bits()).collect();
+        let mut reversed: Vec<u64> =
+            pairs.iter().rev().map(|&(a, b)| backward.expectation(a, b, e.at).to_bits()).collect();
+        reversed.reverse();
+        assert_eq!(got, reversed, "event {}", i + 1);
+        // A projector asked only one pair at each event (so it built the same days' models)
+        // agrees too.
+        if !pairs.is_empty() {
+            let k = i % pairs.len();
+            let (a, b) = pairs[k];
+            assert_eq!(alone.expectation(a, b, e.at).to_bits(), got[k], "event {}", i + 1);
+            asked += 1;
+        }
+    }
+    assert!(asked > 50, "{asked}");
+}
+
+#[test]
+fn mu_shifts_every_rating_and_leaves_every_forecast_as_it_was() {
+    // With no player's prior given (as `--auto-join` writes them), every player starts at mu:
+    // mu moves the whole scale, so a rating moves by the shift and a forecast, which reads a
+    // difference of two skills, does not move (to rounding). With revert on too: it pulls toward
+    // mu. So `tune` has nothing to find in mu (docs/algorithms/ttt.md, "Constants").
+    let all = events(&club());
+    for revert in ["0", "0.3"] {
+        let base = [("revert", revert), ("revert_after", "2d"), ("gamma", "0.1")];
+        let mut at0 = configure(&base);
+        let mut shifted = configure(&[base[0], base[1], base[2], ("mu", "3.5")]);
+        let mut f0 = Feeder::new();
+        let mut f1 = Feeder::new();
+        let mut forecasts = 0;
+        for (i, e) in all.iter().enumerate() {
+            f0.feed(i as u64 + 1, e, &|_| false, &mut [&mut at0], None).unwrap();
+            f1.feed(i as u64 + 1, e, &|_| false, &mut [&mut shifted], None).unwrap();
+            if let (Some(a), Some(g)) = (f0.roster.get("a"), f0.roster.get("g")) {
+                let (p, q) = (at0.expectation(a, g, e.at), shifted.expectation(a, g, e.at));
+                assert!((p - q).abs() < 1e-9, "revert {revert}, event {}: {p} vs {q}", i + 1);
+                forecasts += 1;
+            }
+        }
+        assert!(forecasts > 30);
+        for (s, t) in at0.standings().iter().zip(shifted.standings()) {
+            assert!((t.rating - s.rating - 3.5).abs() < 1e-9, "{} vs {}", s.rating, t.rating);
+            assert!((t.sigma.unwrap() - s.sigma.unwrap()).abs() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn beta_with_sigma_and_gamma_is_only_the_unit_of_skill() {
+    // With every prior at mu = 0, multiplying beta, sigma and gamma by one factor multiplies every
+    // skill by it (every message is a Gaussian in the same units) and leaves every forecast as
+    // it was (a forecast reads (mu_a - mu_b) / sd, both in those units): beta = 1 fixes the unit,
+    // and `tune` searches sigma and gamma in it (docs/algorithms/ttt.md, "Tuning"). With revert
+    // too: it pulls toward mu = 0 with the prior's sigma, scaled alike.
+    let all = events(&club());
+    for revert in ["0", "0.3"] {
+        // Converged far below the tolerance: epsilon is in skill units, so at a looser epsilon
+        // the two would stop after different numbers of sweeps.
+        let tight = [("epsilon", "1e-13"), ("iterations", "100000")];
+        let one = [
+            ("sigma", "0.8"),
+            ("gamma", "0.05"),
+            ("revert", revert),
+            ("revert_after", "2d"),
+            tight[0],
+            tight[1],
+        ];
+        let three = [
+            tight[0],
+            tight[1],
+            ("sigma", "2.4000000000000004"),
+            ("gamma", "0.15000000000000002"),
+            ("beta", "3"),
+            ("revert", revert),
+            ("revert_after", "2d"),
+        ];
+        let (mut p1, mut p3) = (configure(&one), configure(&three));
+        let (mut f1, mut f3) = (Feeder::new(), Feeder::new());
+        let mut forecasts = 0;
+        for (i, e) in all.iter().enumerate() {
+            f1.feed(i as u64 + 1, e, &|_| false, &mut [&mut p1], None).unwrap();
+            f3.feed(i as u64 + 1, e, &|_| false, &mut [&mut p3], None).unwrap();
+            if let (Some(a), Some(g)) = (f1.roster.get("b"), f1.roster.get("f")) {
+                let (p, q) = (p1.expectation(a, g, e.at), p3.expectation(a, g, e.at));
+                assert!((p - q).abs() < 1e-9, "revert {revert}, event {}: {p} vs {q}", i + 1);
+                forecasts += 1;
+            }
+        }
+        assert!(forecasts > 30);
+        for (s, t) in p1.standings().iter().zip(p3.standings()) {
+            assert!((t.rating - 3.0 * s.rating).abs() < 1e-9, "{} vs {}", s.rating, t.rating);
+            assert!((t.sigma.unwrap() - 3.0 * s.sigma.unwrap()).abs() < 1e-9);
+        }
+    }
+}
