@@ -516,9 +516,19 @@ impl Ledger {
             // Before anything opens a file: sled would hang on a FIFO, block on a device.
             refuse_special_files(path)?;
         }
-        let has_store = path.join("conf").is_file() || path.join("db").is_file();
+        let mut has_store = path.join("conf").is_file() || path.join("db").is_file();
         if !has_store && !create {
             return Err(LogError::NoLedger { path: path.to_path_buf() });
+        }
+        // A new ledger is built beside the path and renamed into place whole (`create.rs`); its
+        // lock, still held, is the one this open takes.
+        let mut held = None;
+        if create {
+            crate::create::remove_abandoned(path);
+            if !has_store && matches!(crate::create::target(path)?, crate::create::Target::Fresh) {
+                held = crate::create::create_whole(path, faults)?;
+                has_store = true;
+            }
         }
         if has_store {
             // Before the lock file or sled touch anything: a ledger of another format is refused
@@ -529,7 +539,10 @@ impl Ledger {
             std::fs::create_dir_all(path)
                 .map_err(|e| LogError::from_io(path, "creating the ledger directory", e))?;
         }
-        let lock = lock_dir(path)?;
+        let lock = match held {
+            Some(lock) => lock,
+            None => lock_dir(path)?,
+        };
         let recorded = headfile::read(path)?;
         let mut checked_on_copy = false;
         let mut kept_copy = None;

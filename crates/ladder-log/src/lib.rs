@@ -38,6 +38,7 @@
 mod append;
 mod block;
 mod chain_many;
+mod create;
 mod folded;
 mod headfile;
 mod index;

@@ -4,6 +4,7 @@
 mod blobs;
 mod child;
 mod crash;
+mod create;
 mod discard;
 mod faults;
 mod folded;

@@ -1,0 +1,161 @@
+//! A ledger killed while it is being created: the path then holds no ledger or a whole empty
+//! one, never a half-made one that every later open refuses (`src/create.rs`).
+//!
+//! The child creates a ledger and appends one event. It runs under `strace`, which kills it with
+//! SIGKILL on entering the N-th call of one system call (`-e inject=SYSCALL:signal=KILL:when=N`),
+//! for every call that changes files (mkdir, open, write, pwrite64, rename, unlink, fsync, ...)
+//! and every N until the child finishes before its N-th call: each state a kill during creation
+//! can leave is visited once, deterministically. A ledger created in place, sled's `conf` written
+//! with two writes, was refused for good after a kill between them (`write` number 2).
+//!
+//! `strace` is an outside tool: under `CI=true` (`.ci/run` installs it) this test fails without
+//! it; elsewhere it says so and checks nothing.
+
+use crate::child::{role, CHILD_ENV, LEDGER_ENV};
+use crate::items;
+use ladder_log::{AppendOptions, Ledger, LogError};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const TEST: &str =
+    "create::a_kill_at_any_system_call_of_a_creation_leaves_no_ledger_or_a_whole_one";
+const JOIN: &str = r#"{"type":"PlayerJoined","at":"2026-03-01T00:00:00Z","player":"alice"}"#;
+/// The system calls a kill is injected at: those that change files or their durability.
+const CALLS: [&str; 12] = [
+    "mkdir",
+    "openat",
+    "write",
+    "pwrite64",
+    "rename",
+    "unlink",
+    "unlinkat",
+    "rmdir",
+    "fsync",
+    "fdatasync",
+    "flock",
+    "sync_file_range",
+];
+/// The most calls of one kind a child makes before it finishes (a bound on the loop).
+const MAX_N: u32 = 200;
+
+/// Calls of `openat` and `write` the child makes before it creates the ledger. strace counts
+/// calls per thread, and the test harness's main thread makes a few of them (5 and 2) before
+/// the test's thread starts: without these, a kill meant for the test thread's second `write`
+/// (the middle of sled's `conf`) would strike the main thread's first.
+const PAD: u32 = 8;
+
+/// The child: creates the ledger (or opens it), appends one join, exits.
+fn child_create() -> ! {
+    use std::io::Write as _;
+    for _ in 0..PAD {
+        let mut null = std::fs::OpenOptions::new().write(true).open("/dev/null").unwrap();
+        null.write_all(b"x").unwrap();
+    }
+    let path = std::env::var(LEDGER_ENV).expect("ledger path");
+    let mut l = Ledger::open(&path).expect("the ledger opens in the child");
+    l.append(items(JOIN), &AppendOptions::default()).expect("the join appends");
+    println!("\nCHILD acked {}", l.head().seq);
+    std::process::exit(0)
+}
+
+fn strace_runs() -> bool {
+    let ok = Command::new("strace").arg("-V").output().is_ok_and(|o| o.status.success());
+    assert!(
+        ok || std::env::var("CI").as_deref() != Ok("true"),
+        "strace is missing and CI=true (.ci/run installs it)"
+    );
+    ok
+}
+
+/// The entries of `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs the child under strace, killed at the `n`-th `call`; true when it was killed.
+fn run_killed(ledger: &Path, call: &str, n: u32) -> (bool, bool) {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("strace")
+        .args(["-f", "-qq", "-o", "/dev/null", "-e"])
+        .arg(format!("inject={call}:signal=KILL:when={n}"))
+        .arg(exe)
+        .args([TEST, "--exact", "--nocapture", "--test-threads", "1"])
+        .env(CHILD_ENV, "create")
+        .env(LEDGER_ENV, ledger)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .output()
+        .expect("strace starts");
+    let acked = String::from_utf8_lossy(&out.stdout).contains("CHILD acked 1");
+    (!out.status.success(), acked)
+}
+
+#[test]
+fn a_kill_at_any_system_call_of_a_creation_leaves_no_ledger_or_a_whole_one() {
+    if role().as_deref() == Some("create") {
+        child_create();
+    }
+    if !strace_runs() {
+        eprintln!("strace is not installed: the kills during creation were not run");
+        return;
+    }
+    let (mut kills, mut refused) = (0, Vec::new());
+    for call in CALLS {
+        let first = if matches!(call, "openat" | "write") { PAD + 1 } else { 1 };
+        for n in first..=MAX_N {
+            let dir = tempfile::tempdir().unwrap();
+            let ledger = dir.path().join("ledger");
+            // Every other run the path is an empty directory already (a user's `mkdir`).
+            let made = n % 2 == 0;
+            if made {
+                std::fs::create_dir(&ledger).unwrap();
+            }
+            let (killed, acked) = run_killed(&ledger, call, n);
+            if !killed {
+                assert!(acked, "{call} #{n}: the child failed without being killed");
+                break;
+            }
+            kills += 1;
+            // What the kill left: no ledger (nothing, or the empty directory made before), or a
+            // whole one that a reader opens, never a refused one.
+            let left = names(dir.path());
+            match Ledger::open_existing(&ledger) {
+                Ok(l) => assert!(l.head().seq <= 1, "{call} #{n}: {}", l.head()),
+                // What a user made stays as they made it: empty.
+                Err(LogError::NoLedger { .. }) if made && !names(&ledger).is_empty() => refused
+                    .push(format!("{call} #{n}: left {:?} in the empty directory", names(&ledger))),
+                Err(LogError::NoLedger { .. }) => {}
+                Err(e) => refused.push(format!("{call} #{n}: left {left:?}; refused: {e}")),
+            }
+            // The next open for writing opens or creates it, holds what was acknowledged, and
+            // removes what the killed creation left beside it.
+            let mut l = match Ledger::open(&ledger) {
+                Ok(l) => l,
+                Err(e) => {
+                    refused.push(format!("{call} #{n}: left {left:?}; open refused: {e}"));
+                    continue;
+                }
+            };
+            assert!(l.head().seq >= u64::from(acked), "{call} #{n}: acked, then {}", l.head());
+            l.append(items(JOIN), &AppendOptions::default()).unwrap();
+            assert_eq!(l.head().seq, 1, "{call} #{n}");
+            l.verify(None).unwrap();
+            drop(l);
+            assert_eq!(names(dir.path()), ["ledger"], "{call} #{n}: left beside the ledger");
+        }
+    }
+    eprintln!("{kills} kills during creation, {} refused", refused.len());
+    assert!(
+        refused.is_empty(),
+        "{} kills left a refused ledger:\n{}",
+        refused.len(),
+        refused.join("\n")
+    );
+    assert!(kills > 20, "only {kills} kills: the child ran too few system calls to test");
+}
