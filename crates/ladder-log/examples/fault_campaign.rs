@@ -7,8 +7,9 @@
 //! ```
 //!
 //! (defaults 1000, 500, 1). Kills alternate between an import in random batches and single
-//! appends; after each, the ledger must open, verify, hold a prefix of the input, and hold at
-//! least every event the child acknowledged. Damages are split between a ledger of 1,000 and one
+//! appends; every fourth strikes a child creating a new ledger, within its first 5 ms. After
+//! each, the ledger must open, verify, hold a prefix of the input, and hold at least every event
+//! the child acknowledged, and the open must leave no killed creation's temporary directory. Damages are split between a ledger of 1,000 and one
 //! of 100,000 events; each copy is opened and closed once (so its seals match), then one random
 //! byte of a random file is flipped or a random file is cut at a random length, and the ledger
 //! is opened (half the trials once, half four times). Each outcome is one of: refused at open
@@ -96,6 +97,10 @@ struct Kills {
     opened_whole: u64,
     refused: u64,
     lost: u64,
+    /// Kills of a child creating a new ledger (within its first 5 ms).
+    creating: u64,
+    /// Opens after which a killed creation's temporary directory was still beside the ledger.
+    left_beside: u64,
 }
 
 fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
@@ -106,9 +111,12 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
     let exe = std::env::current_exe().expect("the campaign's own path");
     for i in 0..count {
         let role = if i % 2 == 0 { "import" } else { "append" };
+        // Every fourth kill strikes a child creating a new ledger: within its first 5 ms.
+        let creating = i % 4 == 3;
+        let target = if creating { dir.join(format!("create-{i}")) } else { path.clone() };
         let mut child = Command::new(&exe)
             .env(ROLE, role)
-            .env(LEDGER, &path)
+            .env(LEDGER, &target)
             .env(EVENTS, n.to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -122,7 +130,8 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
                 .filter_map(|l| l.strip_prefix("acked ").and_then(|n| n.parse::<u64>().ok()))
                 .max()
         });
-        std::thread::sleep(Duration::from_micros(rng.below(150_000)));
+        let wait = if creating { rng.below(5_000) } else { rng.below(150_000) };
+        std::thread::sleep(Duration::from_micros(wait));
         let killed = child.try_wait().ok().flatten().is_none();
         let _ = child.kill();
         let _ = child.wait();
@@ -133,7 +142,21 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
         } else {
             out.completed += 1;
         }
-        match Ledger::open(&path) {
+        if creating {
+            out.creating += 1;
+        }
+        let opened = Ledger::open(&target);
+        // The open removes what a creation killed half-way left beside the ledger.
+        let left: Vec<String> = std::fs::read_dir(dir)
+            .expect("the work directory")
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.contains(".ladder-creating-"))
+            .collect();
+        if !left.is_empty() {
+            out.left_beside += 1;
+            eprintln!("kill {i}: left beside the ledger after an open: {left:?}");
+        }
+        match opened {
             Err(e) => {
                 out.refused += 1;
                 let mut why = e.to_string();
@@ -147,7 +170,7 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
                 if let Ok(keep) = std::env::var("LADDER_CAMPAIGN_KEEP") {
                     let keep = Path::new(&keep).join(format!("refused-{i}"));
                     if !keep.exists() {
-                        copy_dir(&path, &keep);
+                        copy_dir(&target, &keep);
                     }
                 }
             }
@@ -165,7 +188,7 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
                 } else {
                     out.opened_whole += 1;
                 }
-                if stored.len() == n {
+                if stored.len() == n && !creating {
                     path = dir.join(format!("kills-{}", i + 1));
                 }
             }
@@ -347,6 +370,11 @@ fn main() {
         "| {} | {} | {} | {} | {} | {} |",
         k.runs, k.killed, k.completed, k.opened_whole, k.refused, k.lost
     );
+    println!(
+        "of which {} during the creation of a new ledger; opens that left a killed creation's \
+         temporary directory behind: {}",
+        k.creating, k.left_beside
+    );
     println!();
     println!("| ledger | damages | refused at open | opened, verify failed | of which refused the append | an append extended a damaged chain | opened whole (same events) | read as another history | a refused open wrote | refused as locked |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
@@ -368,6 +396,7 @@ fn main() {
     println!("{:.0} s", start.elapsed().as_secs_f64());
     let bad = k.lost
         + k.refused
+        + k.left_beside
         + small.other_history
         + large.other_history
         + small.locked

@@ -94,7 +94,9 @@ fn prefix(name: &std::ffi::OsStr) -> String {
 /// lock file gone and starts again under another name).
 pub(crate) fn remove_abandoned(path: &Path) {
     use fs2::FileExt;
-    let (Some(name), parent) = (path.file_name(), path.parent()) else { return };
+    // `.` or `dir/..` name no directory by their last part: their resolved path does.
+    let full = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let (Some(name), parent) = (full.file_name(), full.parent()) else { return };
     let parent = match parent {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

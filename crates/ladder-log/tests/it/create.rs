@@ -159,3 +159,51 @@ fn a_kill_at_any_system_call_of_a_creation_leaves_no_ledger_or_a_whole_one() {
     );
     assert!(kills > 20, "only {kills} kills: the child ran too few system calls to test");
 }
+
+/// The path as a user may give it: an empty directory made beforehand keeps its permissions, a
+/// directory holding other files gets the ledger made among them (as before), a temporary
+/// directory a killed creation left beside the path is removed by the next open for writing
+/// and left by a reader, and a file at the path is refused as before.
+#[test]
+fn an_empty_directory_keeps_its_mode_and_leftovers_are_removed_by_the_next_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = dir.path().join("made");
+    std::fs::create_dir(&made).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o700)).unwrap();
+        drop(Ledger::open(&made).unwrap());
+        let mode = std::fs::metadata(&made).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+    #[cfg(not(unix))]
+    drop(Ledger::open(&made).unwrap());
+    assert_eq!(Ledger::open_existing(&made).unwrap().head().seq, 0);
+
+    let busy = dir.path().join("busy");
+    std::fs::create_dir(&busy).unwrap();
+    std::fs::write(busy.join("notes.txt"), "mine").unwrap();
+    let mut l = Ledger::open(&busy).unwrap();
+    l.append(items(JOIN), &AppendOptions::default()).unwrap();
+    drop(l);
+    assert_eq!(std::fs::read_to_string(busy.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(Ledger::open_existing(&busy).unwrap().head().seq, 1);
+
+    // What a creation killed before its rename leaves: a directory with a lock file nobody
+    // holds, and sled's files half made.
+    let left = dir.path().join(".made.ladder-creating-999999-0");
+    std::fs::create_dir(&left).unwrap();
+    std::fs::write(left.join("ladder-lock"), "").unwrap();
+    std::fs::write(left.join("conf"), "segment_size: 524288\n").unwrap();
+    drop(Ledger::open_existing(&made).unwrap());
+    assert!(left.exists(), "a reader removed it");
+    drop(Ledger::open(&made).unwrap());
+    assert!(!left.exists(), "the open for writing left it");
+
+    let file = dir.path().join("file");
+    std::fs::write(&file, "not a ledger").unwrap();
+    assert!(Ledger::open(&file).is_err());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a ledger");
+    assert_eq!(names(dir.path()), ["busy", "file", "made"]);
+}
