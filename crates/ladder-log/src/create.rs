@@ -140,7 +140,7 @@ pub(crate) fn create_whole(
             Ok(None) => {}
             Err(e) => {
                 let _ = fs::remove_dir_all(&temp);
-                return Err(e);
+                return Err(named(e, &temp, path));
             }
         }
         let _ = fs::remove_dir_all(&temp);
@@ -150,6 +150,27 @@ pub(crate) fn create_whole(
         "creating the ledger",
         std::io::Error::other("its temporary directory was removed four times while it was built"),
     ))
+}
+
+/// A failure while building in `temp`, told of the ledger `path` the user named: a full disk
+/// or a read-only directory is the ledger's, not a directory they never heard of.
+fn named(e: LogError, temp: &Path, path: &Path) -> LogError {
+    let user = path.to_path_buf();
+    match e {
+        LogError::Full { source, .. } => LogError::Full { path: user, source },
+        LogError::ReadOnly { source, .. } => LogError::ReadOnly { path: user, source },
+        LogError::Locked { .. } => LogError::Locked { path: user },
+        LogError::EnginePanic { message, .. } => LogError::EnginePanic { path: user, message },
+        LogError::Storage { context, source } => LogError::Storage {
+            context: format!(
+                "{} (creating the ledger {})",
+                context.replace(&temp.display().to_string(), "its new directory"),
+                path.display()
+            ),
+            source,
+        },
+        e => e,
+    }
 }
 
 /// Makes `temp` and its lock file, then an empty ledger in it, closed and synced, with its head

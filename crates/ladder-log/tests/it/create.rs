@@ -207,3 +207,27 @@ fn an_empty_directory_keeps_its_mode_and_leftovers_are_removed_by_the_next_open(
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a ledger");
     assert_eq!(names(dir.path()), ["busy", "file", "made"]);
 }
+
+/// A storage failure while the ledger is built (a full disk, a read-only directory, injected at
+/// each of the creation's first writes) names the ledger's path, leaves no ledger and nothing
+/// beside it, and the next open creates it.
+#[test]
+fn a_failure_while_creating_names_the_ledger_and_leaves_nothing() {
+    for kind in [std::io::ErrorKind::StorageFull, std::io::ErrorKind::ReadOnlyFilesystem] {
+        for writes in 0..2 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("ledger");
+            let faults = ladder_log::InjectedFaults {
+                free_space: None,
+                fail_after_writes: Some(writes),
+                kind,
+            };
+            let e = Ledger::open_injected(&path, faults).unwrap_err();
+            let text = e.to_string();
+            assert!(text.contains(&path.display().to_string()), "{kind:?} {writes}: {text}");
+            assert!(!text.contains("ladder-creating"), "{kind:?} {writes}: {text}");
+            assert_eq!(names(dir.path()), Vec::<String>::new(), "{kind:?} {writes}");
+            assert_eq!(Ledger::open(&path).unwrap().head().seq, 0);
+        }
+    }
+}
