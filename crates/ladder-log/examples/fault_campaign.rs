@@ -271,14 +271,19 @@ fn damages(dir: &Path, events: usize, count: u64, rng: &mut SplitMix64) -> Damag
             bytes[at] ^= 1 << rng.below(8);
         }
         std::fs::write(file, &bytes).expect("written");
-        let before: Vec<(PathBuf, Vec<u8>)> = files_of(&work)
-            .into_iter()
-            .filter(|p| !p.ends_with(ladder_log::LOCK_FILE))
-            .map(|p| {
-                let b = std::fs::read(&p).expect("readable");
-                (p, b)
-            })
-            .collect();
+        let snapshot = || -> Vec<(PathBuf, Vec<u8>)> {
+            files_of(&work)
+                .into_iter()
+                .filter(|p| !p.ends_with(ladder_log::LOCK_FILE))
+                .map(|p| {
+                    let b = std::fs::read(&p).expect("readable");
+                    (p, b)
+                })
+                .collect()
+        };
+        // The files as the next open finds them: taken again after an open that succeeded (it
+        // may write), so "a refused open wrote" counts only what a refused open changed.
+        let mut before = snapshot();
         let opens = if t % 2 == 0 { 1 } else { 4 };
         out.trials += 1;
         for k in 0..opens {
@@ -302,6 +307,8 @@ fn damages(dir: &Path, events: usize, count: u64, rng: &mut SplitMix64) -> Damag
                 }
                 Ok(mut l) => {
                     if k > 0 {
+                        drop(l);
+                        before = snapshot();
                         continue;
                     }
                     let appended = l.append(items(&[EXTRA.to_string()]), &AppendOptions::default());
@@ -341,6 +348,8 @@ fn damages(dir: &Path, events: usize, count: u64, rng: &mut SplitMix64) -> Damag
                             }
                         }
                     }
+                    drop(l);
+                    before = snapshot();
                 }
             }
         }
