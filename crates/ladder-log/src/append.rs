@@ -21,6 +21,7 @@ use crate::index::{self, Bloom, Fact, FpTable, Names, FACTS_FORMAT};
 use crate::ledger::{
     head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES, META_HEAD,
 };
+use crate::recent::META_IDS_THROUGH;
 use crate::runs::{self, Runs};
 use crate::store::Tree;
 use crate::tree;
@@ -135,6 +136,10 @@ struct Batch {
     /// Events written, kept to be handed back ([`Ledger::append_returning`]) instead of dropped;
     /// `None` when nobody takes them.
     spent: Option<Vec<Event>>,
+    /// True when the batch left its ids out of the on-disk index, for the ledger's memory
+    /// ([`Ledger::defer_id_index`]); false when its final spill wrote them (and the ledger's
+    /// deferred ones) to the index.
+    deferred: bool,
 }
 
 /// The stored events without an id at one instant (excluding joins and ticks, which have their
@@ -446,6 +451,7 @@ impl Batch {
             replicate: false,
             inputs: Vec::new(),
             spent: None,
+            deferred: false,
         })
     }
 
@@ -514,6 +520,8 @@ impl Batch {
             candidates.push(s);
             candidates.extend(self.ids_overflow.iter().filter(|e| e.0 == fp).map(|e| e.1));
         }
+        // Then the ids of committed events not in the on-disk index yet (`crate::recent`).
+        candidates.extend(ledger.recent.candidates(fp));
         for seq in candidates {
             if let Some(event) = self.confirm(ledger, seq, id)? {
                 return Ok(Some((seq, event)));
@@ -962,8 +970,15 @@ impl Batch {
     /// otherwise given the pending fingerprints. At the commit the runs are settled instead
     /// ([`Runs::settle`]: few runs for the lookups of later appends).
     fn spill_ids(&mut self, ledger: &Ledger, mid_batch: bool) -> Result<(), LogError> {
+        if !mid_batch && self.defer_ids(ledger)? {
+            return Ok(());
+        }
         let mut pending: Vec<(u64, u64)> = self.ids.drain();
         pending.append(&mut self.ids_overflow);
+        if !mid_batch {
+            // The ids earlier commits left out of the index go with this batch's.
+            pending.extend(ledger.recent.entries());
+        }
         pending.sort_unstable();
         let store = &*ledger.store;
         let bits = runs::bits_for_spill(ledger.id_spill);
@@ -990,6 +1005,12 @@ impl Batch {
         }
         if !mid_batch {
             self.runs.settle(store, self.ids_spilled, bits, self.next_seq)?;
+            if ledger.recent.keyed {
+                // Written after the runs (sled keeps a prefix of the writes): every id through
+                // this batch's last event is in the index now.
+                let through = self.next_seq - 1;
+                ledger.store.insert(Tree::Meta, META_IDS_THROUGH, &through.to_be_bytes())?;
+            }
             // A filter this batch had is kept for the next append (the ledger keeps it): one
             // that would have gone over its capacity is built again, larger, from every run.
             if had && !kept {
@@ -1001,6 +1022,24 @@ impl Batch {
             self.build_bloom(ledger)?;
         }
         Ok(())
+    }
+
+    /// With deferral on ([`Ledger::defer_id_index`]): leaves this batch's ids out of the on-disk
+    /// index, for the ledger's memory ([`crate::recent`]), unless the batch spilled some
+    /// already or the events since the last spill would pass the limit. The store's mark of
+    /// where the index ends is written first (once: it does not move until a spill), before
+    /// the head record the commit flushes with it. True when deferred.
+    fn defer_ids(&mut self, ledger: &Ledger) -> Result<bool, LogError> {
+        let since = (self.next_seq - 1).saturating_sub(ledger.recent.through);
+        if ledger.defer_ids == 0 || self.ids_spilled > 0 || since > ledger.defer_ids {
+            return Ok(false);
+        }
+        if !ledger.recent.keyed {
+            let through = ledger.recent.through.to_be_bytes();
+            ledger.store.insert(Tree::Meta, META_IDS_THROUGH, &through)?;
+        }
+        self.deferred = true;
+        Ok(true)
     }
 
     /// Builds the Bloom filter from every run, for up to 1.5 times the ledger's events (an upper
@@ -1094,6 +1133,15 @@ impl Batch {
         }
         ledger.voids.extend(self.new_voids);
         ledger.ticks.extend(self.new_ticks);
+        if self.deferred {
+            ledger.recent.keyed = true;
+            for (fp, seq) in self.ids.drain().into_iter().chain(self.ids_overflow.drain(..)) {
+                ledger.recent.insert(fp, seq);
+            }
+        } else if self.report.appended > 0 {
+            // The final spill wrote every deferred id too.
+            ledger.recent.clear(head.seq);
+        }
         for (first, count, bytes) in self.written {
             if is_small_block(count, bytes) {
                 ledger.tail_blocks.push((first, count, bytes));

@@ -43,6 +43,7 @@ mod headfile;
 mod index;
 mod leaves;
 mod ledger;
+mod recent;
 mod runs;
 mod store;
 mod tree;
