@@ -327,10 +327,21 @@ impl Drop for Ledger {
     /// Closes sled, then seals its files in the head file, so the next open finds them as this
     /// build left them. A handle whose store failed leaves the head file as it is.
     fn drop(&mut self) {
-        let Some(disk) = self.disk.take() else { return };
+        if self.disk.is_none() {
+            return;
+        }
         if self.poisoned.load(std::sync::atomic::Ordering::Acquire) {
             return;
         }
+        // Ids this handle's commits left in memory ([`Ledger::defer_id_index`]) go to the index
+        // first ([`crate::recent`]), so a ledger closed cleanly has them all there: best effort,
+        // since a handle that cannot write them leaves the mark where it was, and the next open
+        // reads them from the events again. A handle that did not defer (a reader) writes
+        // nothing.
+        if self.defer_ids > 0 && !self.store.is_spent() {
+            let _ = self.spill_recent();
+        }
+        let Some(disk) = self.disk.take() else { return };
         let store = std::mem::replace(&mut self.store, Box::new(MemStore::new()));
         let spent = store.is_spent();
         drop(store);

@@ -15,8 +15,11 @@
 //! `ids-through`) or here (after it). `verify` checks the runs for the events through it and
 //! reads the ones after it from the verified events themselves.
 
+use crate::runs::{self, Runs};
+use crate::store::Tree;
 use crate::LogError;
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 
 /// The `Meta` key recording [`RecentIds::through`] while deferral is or was on; absent, every
 /// id through the head is in the on-disk index.
@@ -76,6 +79,31 @@ impl RecentIds {
         self.first.clear();
         self.more.clear();
         self.through = through;
+    }
+}
+
+impl crate::Ledger {
+    /// Writes the ids left in memory ([`RecentIds`]) to the on-disk index as one run, then the
+    /// mark at the head, and flushes: what closing a handle does, so that a ledger closed
+    /// cleanly has every id in its runs (as builds that do not know the mark expect).
+    pub(crate) fn spill_recent(&mut self) -> Result<(), LogError> {
+        if self.recent.through == self.head.seq || self.writing.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let store = &*self.store;
+        let mut runs = Runs::load(store, self.head.seq)?;
+        runs.collect_garbage(store)?;
+        let mut entries: Vec<(u64, u64)> = self.recent.entries().collect();
+        entries.sort_unstable();
+        let bits = runs::bits_for_spill(self.id_spill);
+        runs.add(store, &entries, bits, self.head.seq + 1)?;
+        runs.settle(store, entries.len() as u64, bits, self.head.seq + 1)?;
+        store.insert(Tree::Meta, META_IDS_THROUGH, &self.head.seq.to_be_bytes())?;
+        store.flush()?;
+        // The filter kept between appends no longer holds every fingerprint on disk.
+        *self.id_filter.lock().unwrap_or_else(|p| p.into_inner()) = Default::default();
+        self.recent.clear(self.head.seq);
+        Ok(())
     }
 }
 
@@ -142,10 +170,22 @@ mod tests {
         let e = l.append([Ok(other.clone())], &opts).unwrap_err();
         assert!(e.to_string().contains("id-conflict") || format!("{e:?}").contains("IdConflict"));
         l.verify(None).unwrap();
+        // A crash: the handle's memory is gone, and closing does not run (it would write the
+        // ids to the index). The ledger's files are copied as they are, lock and all.
+        let crashed = dir.path().join("crashed");
+        copy_dir(&path, &crashed);
         drop(l);
 
-        // Opened again (as after a crash: the memory is gone): the ids come back from the events.
-        let mut l = Ledger::open(&path).unwrap();
+        // Closed cleanly: every id is in the runs, and the mark at the head.
+        let l = Ledger::open(&path).unwrap();
+        assert_eq!((l.recent.through, l.recent.len(), mark(&l)), (6, 0, Some(6)));
+        assert_eq!(crate::runs::Runs::load(&*l.store, 6).unwrap().entries(), 4);
+        assert_eq!(l.seq_of_id("m-2").unwrap(), Some(5));
+        l.verify(None).unwrap();
+        drop(l);
+
+        // Opened after the crash: the ids come back from the events.
+        let mut l = Ledger::open(&crashed).unwrap();
         assert_eq!((l.recent.through, l.recent.len()), (3, 3));
         assert_eq!(l.seq_of_id("m-3").unwrap(), Some(6));
         let again = l.append([result(1)], &opts).unwrap();
@@ -170,6 +210,18 @@ mod tests {
         assert_eq!(crate::runs::Runs::load(&*l.store, l.head.seq).unwrap().entries(), 8);
         assert_eq!(l.seq_of_id("m-9").unwrap(), Some(9));
         l.verify(None).unwrap();
+    }
+
+    fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
     }
 
     /// `verify` still finds an id missing from the index when its event is at or before the
