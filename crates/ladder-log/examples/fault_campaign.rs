@@ -6,9 +6,12 @@
 //! cargo run --release -p ladder-log --example fault_campaign -- [KILLS] [DAMAGES] [SEED]
 //! ```
 //!
-//! (defaults 1000, 500, 1). Kills alternate between an import in random batches and single
-//! appends; after each, the ledger must open, verify, hold a prefix of the input, and hold at
-//! least every event the child acknowledged. Damages are split between a ledger of 1,000 and one
+//! (defaults 1000, 500, 1). Kills take turns between an import in random batches, single
+//! appends, and single appends whose ids the ledger keeps in memory between spills to its index
+//! (`Ledger::defer_id_index`, as `ladder serve` does, here every 250 events); after each, the
+//! ledger must open, verify, hold a prefix of the input, and hold at least every event the
+//! child acknowledged; after a kill of the third kind, offering every stored event again must
+//! append nothing (each found as a duplicate, its id in the index or read back at open). Damages are split between a ledger of 1,000 and one
 //! of 100,000 events; each copy is opened and closed once (so its seals match), then one random
 //! byte of a random file is flipped or a random file is cut at a random length, and the ledger
 //! is opened (half the trials once, half four times). Each outcome is one of: refused at open
@@ -35,6 +38,8 @@ const EXTRA: &str =
     r#"{"type":"PlayerJoined","at":"2100-01-01T00:00:00Z","player":"campaign-extra"}"#;
 const LEDGER: &str = "LADDER_CAMPAIGN_LEDGER";
 const EVENTS: &str = "LADDER_CAMPAIGN_EVENTS";
+/// The `served` child's limit of deferred ids: a spill every 250 events, a dozen in a run.
+const SERVED_DEFER: u64 = 250;
 
 /// The canonical lines of [`input`] (what `ladder log --format jsonl` prints back).
 fn canonical(lines: &[String]) -> Vec<String> {
@@ -67,7 +72,8 @@ fn items(lines: &[String]) -> impl Iterator<Item = Result<Event, Violation>> + '
 }
 
 /// The child: appends the rest of the input from the ledger's head, printing each acknowledged
-/// head; `import` in random batches, `append` one event at a time.
+/// head; `import` in random batches, `append` and `served` one event at a time (`served` with
+/// the ids deferred, [`SERVED_DEFER`]).
 fn child(role: &str) -> ! {
     let path = PathBuf::from(std::env::var(LEDGER).expect("ledger path"));
     let n: usize = std::env::var(EVENTS).expect("events").parse().expect("a number");
@@ -77,9 +83,12 @@ fn child(role: &str) -> ! {
         println!("open-error {e}");
         std::process::exit(2)
     });
+    if role == "served" {
+        l.defer_id_index(SERVED_DEFER);
+    }
     let mut at = l.head().seq as usize;
     while at < n {
-        let k = if role == "append" { 1 } else { 1 + rng.below(500) as usize };
+        let k = if role == "import" { 1 + rng.below(500) as usize } else { 1 };
         let end = (at + k).min(n);
         let r = l.append(items(&lines[at..end]), &AppendOptions::default()).expect("appends");
         at = r.head.seq as usize;
@@ -105,7 +114,7 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
     let mut path = dir.join("kills-0");
     let exe = std::env::current_exe().expect("the campaign's own path");
     for i in 0..count {
-        let role = if i % 2 == 0 { "import" } else { "append" };
+        let role = ["import", "append", "served"][(i % 3) as usize];
         let mut child = Command::new(&exe)
             .env(ROLE, role)
             .env(LEDGER, &path)
@@ -151,11 +160,23 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
                     }
                 }
             }
-            Ok(l) => {
+            Ok(mut l) => {
                 let head = l.verify(None);
                 let stored: Vec<String> =
                     l.events(1).map(|e| to_line(&e.expect("reads").event)).collect();
                 let prefix = stored.len() <= n && stored[..] == lines[..stored.len()];
+                // Every stored event offered again is a duplicate (none appended twice).
+                let again = (role == "served" && head.is_ok() && prefix).then(|| {
+                    let r = l.append(items(&lines[..stored.len()]), &AppendOptions::default());
+                    r.map(|r| (r.appended, r.duplicates))
+                });
+                if let Some(again) =
+                    again.filter(|a| !matches!(a, Ok((0, d)) if *d == stored.len() as u64))
+                {
+                    out.lost += 1;
+                    eprintln!("kill {i}: {} stored, offered again: {again:?}", stored.len());
+                    continue;
+                }
                 if head.is_err() || !prefix || (stored.len() as u64) < acked {
                     out.lost += 1;
                     eprintln!(

@@ -981,7 +981,13 @@ impl Batch {
         }
         pending.sort_unstable();
         let store = &*ledger.store;
-        let bits = runs::bits_for_spill(ledger.id_spill);
+        let mut bits = runs::bits_for_spill(ledger.id_spill);
+        if ledger.defer_ids > 0 && !mid_batch {
+            // A server's spill of the ids its commits deferred stalls one group: a run of about
+            // 64 ids a bucket, not the buckets of a million-id spill, is a few sled writes per
+            // hundred ids (docs/PERFORMANCE.md, "Serving").
+            bits = bits.min(runs::bits_for_spill(pending.len()));
+        }
         // The filter is given the fingerprints before they are written (so that it holds every
         // one on disk even if the writing fails half-way), or dropped when they would take it
         // over its capacity.
