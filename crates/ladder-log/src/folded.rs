@@ -169,20 +169,28 @@ impl Folded {
     ) -> Result<(), E> {
         let corrupt = |detail: String| LogError::Corrupt { place: FOLDED_FILE.into(), detail };
         self.file.seek(SeekFrom::Start(HEADER as u64)).map_err(|e| io("reading", e))?;
-        let mut reader = std::io::BufReader::with_capacity(SEGMENT, &self.file);
+        // One read a segment, straight into `buf`: the segment and the length of the next one
+        // after it (no buffered reader, whose buffer every segment would be copied through).
+        let mut file = &self.file;
         let mut left = self.body;
         let mut buf = Vec::with_capacity(SEGMENT + 64);
+        let mut len = [0u8; 4];
+        if left > 0 {
+            file.read_exact(&mut len).map_err(|e| io("reading", e))?;
+        }
         while left > 0 {
-            let mut len = [0u8; 4];
-            reader.read_exact(&mut len).map_err(|e| io("reading", e))?;
-            let len = u32::from_le_bytes(len) as usize;
-            if len > MAX_SEGMENT || len as u64 + 4 > left {
-                return Err(corrupt(format!("a segment of {len} bytes")).into());
+            let n = u32::from_le_bytes(len) as usize;
+            if n > MAX_SEGMENT || n as u64 + 4 > left {
+                return Err(corrupt(format!("a segment of {n} bytes")).into());
             }
-            left -= len as u64 + 4;
-            buf.resize(len, 0);
-            reader.read_exact(&mut buf).map_err(|e| io("reading", e))?;
-            if !visit(&buf)? {
+            left -= n as u64 + 4;
+            let next = if left > 0 { 4 } else { 0 };
+            buf.resize(n + next, 0);
+            file.read_exact(&mut buf).map_err(|e| io("reading", e))?;
+            if let Some(tail) = buf.get(n..n + 4) {
+                len.copy_from_slice(tail);
+            }
+            if !visit(&buf[..n])? {
                 break;
             }
         }
