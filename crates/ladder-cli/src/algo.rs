@@ -283,7 +283,7 @@ pub fn replay_configs_predicting(
                 return Ok(Replay { projectors, replayed, closing: Closing(None) });
             }
             // Not usable as it is: the ledger opens, and the check goes to it.
-            Err(check) => checked = Some(check),
+            Err(check) => checked = Some(*check),
         }
     }
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;

@@ -574,16 +574,16 @@ impl SealedHead {
 
     /// The folded form through this head, from `checked` ([`FoldedCheck::read`] of this
     /// directory): trusted exactly when [`Ledger::folded`] would use it as it is (a regular file,
-    /// whole, matching its checksum, built through the head). Otherwise `Err(checked)`, with the
+    /// whole, matching its checksum, built through the head). Otherwise `Err(checked)` (boxed), with the
     /// lock released, for the caller to open the ledger and give the check to
     /// [`Ledger::folded_with`] (which builds the folded form again when it is stale or damaged).
-    pub fn folded(self, checked: FoldedCheck) -> Result<SealedFolded, FoldedCheck> {
+    pub fn folded(self, checked: FoldedCheck) -> Result<SealedFolded, Box<FoldedCheck>> {
         let path = self.dir.join(FOLDED_FILE);
         if checked.path != path
             || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
             || checked.state != FoldedState::Current
         {
-            return Err(checked);
+            return Err(Box::new(checked));
         }
         match checked.whole {
             Some((file, header, voids)) if header.head == self.head => Ok(SealedFolded {
@@ -596,7 +596,7 @@ impl SealedHead {
                 },
                 _lock: self.lock,
             }),
-            whole => Err(FoldedCheck { path, state: checked.state, whole }),
+            whole => Err(Box::new(FoldedCheck { path, state: checked.state, whole })),
         }
     }
 }

@@ -55,6 +55,9 @@ fn records(ledger: &Ledger) -> Vec<u8> {
 /// A change made to the folded form's bytes.
 type Harm = Box<dyn Fn(&mut Vec<u8>)>;
 
+/// The same, as a plain function.
+type ByteHarm = fn(&mut Vec<u8>);
+
 #[test]
 fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
     let dir = tempfile::tempdir().unwrap();
@@ -314,7 +317,7 @@ fn a_sealed_ledger_hands_out_its_folded_form_without_opening_sled() {
         drop(ledger);
     }
     // A stale, damaged or missing folded form: handed back for the ledger's open.
-    let damage: [(&str, fn(&mut Vec<u8>)); 3] = [
+    let damage: [(&str, ByteHarm); 3] = [
         ("a flipped byte in its records", |b| b[300] ^= 4),
         ("another head", |b| b[20] ^= 1),
         ("cut short", |b| b.truncate(b.len() - 3)),
@@ -327,7 +330,11 @@ fn a_sealed_ledger_hands_out_its_folded_form_without_opening_sled() {
         let check = sealed.folded(FoldedCheck::read(&path)).err().expect(what);
         // The check goes on to the ledger, which builds the folded form again.
         let ledger = Ledger::open_existing(&path).unwrap();
-        assert_ne!(ledger.folded_with(Some(check)).unwrap().was(), &FoldedState::Current, "{what}");
+        assert_ne!(
+            ledger.folded_with(Some(*check)).unwrap().was(),
+            &FoldedState::Current,
+            "{what}"
+        );
         drop(ledger);
         assert_eq!(file(&path), good, "{what}: built again, the same");
     }
