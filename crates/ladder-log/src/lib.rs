@@ -54,7 +54,9 @@ pub use append::{Durable, Staged};
 pub use block::{
     chain_hash, decode_block, OwnedRecord, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS,
 };
-pub use folded::{Folded, FoldedCheck, FoldedState, FoldedVoid, FOLDED_FILE};
+pub use folded::{
+    Folded, FoldedCheck, FoldedState, FoldedVoid, SealedFolded, SealedHead, FOLDED_FILE,
+};
 pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
 pub use ladder_proof::{ConsistencyProof, InclusionProof};
