@@ -30,7 +30,7 @@
 //! batch's result for every other configuration is still that of its own replay. Only when every
 //! lane has failed does a step return an error.
 
-use super::{g_of_square, rate4, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
+use super::{g_of_square, rate_n, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
@@ -469,36 +469,49 @@ impl Glicko2Lanes {
         let before = self.failures;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
-        // The live lanes of a slot are rated four at a time (`rate4`: step 5 in lockstep, the
-        // same bits as each lane's `rate`); a last group of fewer repeats its first lane.
-        let mut group = [0usize; LANES];
-        for (lanes, out) in self.slots.chunks_exact(k).zip(self.out.chunks_exact_mut(k)) {
-            let mut l = 0;
-            while l < k {
-                let mut n = 0;
-                while l < k && n < LANES {
-                    if self.failures == 0 || self.failed[l].is_none() {
-                        group[n] = l;
-                        n += 1;
-                    }
-                    l += 1;
+        // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_n`: step 5
+        // in lockstep, the same bits as each lane's `rate`), a group running on into the next
+        // slot when a slot has fewer live lanes left; a last group of fewer repeats its first
+        // pair. A group may hold a lane's slot after the one it fails at: that result is
+        // dropped, as the lane's projector would never have rated it.
+        const RATE: usize = 8;
+        let mut group = [(0usize, 0usize); RATE];
+        let mut n = 0;
+        let slots = self.slots.len() / k;
+        let (mut s, mut l) = (0, 0);
+        loop {
+            let end = s == slots;
+            if !end {
+                if self.failures == 0 || self.failed[l].is_none() {
+                    group[n] = (s, l);
+                    n += 1;
                 }
-                if n == 0 {
-                    break;
+                l += 1;
+                if l == k {
+                    (s, l) = (s + 1, 0);
                 }
+            }
+            if n == RATE || (end && n > 0) {
                 let first = group[0];
                 group[n..].fill(first);
-                let rules = group.map(|l| &self.lanes[l].rule);
-                let rated = rate4(rules, group.map(|l| &lanes[l]));
-                for (&l, rated) in group.iter().zip(rated).take(n) {
+                let rules = group.map(|(_, l)| &self.lanes[l].rule);
+                let rated = rate_n(rules, group.map(|(s, l)| &self.slots[s * k + l]));
+                for (&(s, l), rated) in group.iter().zip(rated).take(n) {
+                    if self.failed[l].is_some() {
+                        continue;
+                    }
                     match rated {
-                        Ok(rated) => out[l] = rated,
+                        Ok(rated) => self.out[s * k + l] = rated,
                         Err(kind) => {
                             self.failed[l] = Some(ProjectError::new(seq, kind));
                             self.failures += 1;
                         }
                     }
                 }
+                n = 0;
+            }
+            if end {
+                break;
             }
         }
         // When every lane fails here nothing is written; when every lane had failed before,
@@ -509,7 +522,6 @@ impl Glicko2Lanes {
         // The players' values are written back in slot order: those of the slot AHEAD on
         // are fetched meanwhile, as they are scattered over the whole roster.
         const AHEAD: usize = 8;
-        let slots = self.slots.len() / k;
         let any_failed = self.failures != 0;
         for s in 0..slots {
             if s + AHEAD < slots {
