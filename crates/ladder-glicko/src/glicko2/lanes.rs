@@ -306,8 +306,10 @@ impl Glicko2Lanes {
                 };
             }
             let e = math::exp4(x);
+            // The four divisions with no branch between them; a failed lane's is dropped.
+            let p = e.map(|e| 1.0 / (1.0 + e));
             for i in 0..n {
-                out.push(if self.has_failed(l + i) { f64::NAN } else { 1.0 / (1.0 + e[i]) });
+                out.push(if self.has_failed(l + i) { f64::NAN } else { p[i] });
             }
             l += n;
         }
@@ -617,19 +619,23 @@ impl Glicko2Lanes {
     /// Adds one game `pair` (between slots `a` and `b`) in every lane (`add_game` on lane `l`'s
     /// slots, with lane `l`'s `home`).
     ///
-    /// Two lanes at a time: the engine's `add_game` of each (Glickman's step 3 both ways, as
-    /// `versus_both` computes it) with the four exps of the two taken at once (`exp4`, the same
-    /// bits), then each slot's sums added to in the engine's order.
+    /// Four lanes at a time: the engine's `add_game` of each (Glickman's step 3 both ways, as
+    /// `versus_both` computes it) with the eight exps of the four taken at once (`exp_n`, the
+    /// same bits) and their eight E = 1 / (1 + e) as one run of divisions with no branch between
+    /// them (IEEE 754's, whichever unit computes them), then each slot's sums added to in the
+    /// engine's order.
     #[inline]
     #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     fn add_game(&mut self, pair: Pair) {
+        const W: usize = LANES;
         let k = self.lanes.len();
         let (pa, pb) = (pair.a as usize * k, pair.b as usize * k);
         let mut l = 0;
         while l < k {
-            let n = 2.min(k - l);
-            let mut x = [0.0; LANES];
-            let mut g = [0.0; LANES];
+            let n = W.min(k - l);
+            // Lanes past `n` compute on 0 (e = 1) and are dropped.
+            let mut x = [0.0; 2 * W];
+            let mut g = [0.0; 2 * W];
             for i in 0..n {
                 let (a, b) = (&self.slots[pa + l + i].start, &self.slots[pb + l + i].start);
                 let edge = pair.h * self.lanes[l + i].common.home;
@@ -643,9 +649,13 @@ impl Glicko2Lanes {
                 x[2 * i + 1] = -a.g * (b.mu - a_mu);
                 (g[2 * i], g[2 * i + 1]) = (b.g, a.g);
             }
-            let e = math::exp4(x);
+            let e = math::exp_n(x);
+            let mut p = [0.0; 2 * W];
+            for j in 0..2 * W {
+                p[j] = 1.0 / (1.0 + e[j]);
+            }
             for i in 0..n {
-                let (e_ab, e_ba) = (1.0 / (1.0 + e[2 * i]), 1.0 / (1.0 + e[2 * i + 1]));
+                let (e_ab, e_ba) = (p[2 * i], p[2 * i + 1]);
                 self.slots[pa + l + i].sums.add(g[2 * i], e_ab, pair.s);
                 self.slots[pb + l + i].sums.add(g[2 * i + 1], e_ba, 1.0 - pair.s);
             }
