@@ -273,7 +273,7 @@ mod tests {
                     })
                     .collect();
                 let skipped = next() % 16;
-                let skip = |l: usize| (l as u64 + skipped) % 5 == 0;
+                let skip = |l: usize| (l as u64 + skipped).is_multiple_of(5);
                 Score::record_each(&mut each, &p, y, skip);
                 for (l, s) in alone.iter_mut().enumerate() {
                     if !skip(l) {
