@@ -710,29 +710,32 @@ pub(crate) fn rate_n<const L: usize>(
             }
             break;
         }
-        // Step 5.4(a); a lane that is not live computes at 0, and its result is dropped.
+        // Step 5.4(a); a lane that is not live computes at 0, and its result is dropped. Both
+        // loops below compute every lane and keep a live lane's results by selection, with no
+        // branch between the lanes, so that the compiler can keep the lanes' divisions in
+        // vector registers (each lane's operations are its own, in `volatility_in`'s order).
         let mut c = [0.0; L];
         for i in 0..L {
-            if live[i] {
-                c[i] = big_a[i] + (big_a[i] - big_b[i]) * fa[i] / (fb[i] - fa[i]);
-            }
+            let next = big_a[i] + (big_a[i] - big_b[i]) * fa[i] / (fb[i] - fa[i]);
+            c[i] = if live[i] { next } else { 0.0 };
         }
         let e_c = math::exp_n(c);
         for i in 0..L {
-            if !live[i] {
-                continue;
-            }
             let fc = f_of(c[i], e_c[i], gap[i], spread[i], a[i], inv_tau2[i]);
-            if !(c[i].is_finite() && fc.is_finite()) {
-                ok[i] = false;
-                continue;
-            }
+            // A live lane with a non-finite C or f(C) leaves the lockstep, unchanged.
+            let finite = c[i].is_finite() & fc.is_finite();
+            ok[i] &= !live[i] | finite;
+            let step = live[i] & finite;
             // Step 5.4(b), 2022 revision, and 5.4(c).
             let swap = fc * fb[i] <= 0.0;
-            big_a[i] = if swap { big_b[i] } else { big_a[i] };
-            e_big_a[i] = if swap { e_big_b[i] } else { e_big_a[i] };
-            fa[i] = if swap { fb[i] } else { fa[i] / 2.0 };
-            (big_b[i], e_big_b[i], fb[i]) = (c[i], e_c[i], fc);
+            let (na, nea) = if swap { (big_b[i], e_big_b[i]) } else { (big_a[i], e_big_a[i]) };
+            let nfa = if swap { fb[i] } else { fa[i] / 2.0 };
+            big_a[i] = if step { na } else { big_a[i] };
+            e_big_a[i] = if step { nea } else { e_big_a[i] };
+            fa[i] = if step { nfa } else { fa[i] };
+            big_b[i] = if step { c[i] } else { big_b[i] };
+            e_big_b[i] = if step { e_c[i] } else { e_big_b[i] };
+            fb[i] = if step { fc } else { fb[i] };
         }
     }
     // Step 5.5 (e^(A/2) below the normal range is left to the scalar path), then steps 6 to 8
