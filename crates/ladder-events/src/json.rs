@@ -5,7 +5,7 @@
 //! are refused (a misspelt `"plyer"` would otherwise be silently lost): see docs/events.md.
 
 use crate::codec::{BodyView, EventView, SeatView, TeamView};
-use crate::rules::{Rule, Violation};
+use crate::rules::{Checked, Rule, Violation};
 use crate::{Body, Event, Prior, Seat, Team, Timestamp};
 use serde::Deserialize;
 
@@ -49,6 +49,11 @@ fn syntax(e: serde_json::Error) -> Violation {
 /// Parses one JSON Lines line into a checked event. The error names the rule and the field; the
 /// caller adds the line number.
 pub fn parse_line(line: &str) -> Result<Event, Violation> {
+    parse_checked_line(line).map(Checked::into_event)
+}
+
+/// [`parse_line`], giving the event as [`Checked`]: the same event or the same violation.
+pub fn parse_checked_line(line: &str) -> Result<Checked, Violation> {
     let w: WireEvent = serde_json::from_str(line).map_err(syntax)?;
     let kind = w.kind.as_deref().ok_or_else(|| missing("an event", "type"))?;
 
@@ -136,9 +141,7 @@ pub fn parse_line(line: &str) -> Result<Event, Violation> {
             Body::MatchResult { seats }
         }
     };
-    let event = Event { at, id: w.id, body };
-    event.check()?;
-    Ok(event)
+    Checked::new(Event { at, id: w.id, body })
 }
 
 fn push_str(out: &mut Vec<u8>, s: &str) {
