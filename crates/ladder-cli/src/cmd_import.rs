@@ -160,7 +160,7 @@ struct RawChunk {
 /// reading thread clones for every line; giving the ledger's thread one per chunk spares it the
 /// drop of each (an atomic decrement of a count the reading thread keeps incrementing, so the
 /// count's cache line went back and forth between the cores).
-type Parsed = Vec<Option<ParsedLine>>;
+type Parsed = Vec<ParsedLine>;
 
 /// A parsed line: its file (when it changes, [`Parsed`]), its line number, its event.
 type ParsedLine = (Option<Arc<str>>, u64, Result<Checked, Violation>);
@@ -217,16 +217,9 @@ fn parse_ahead(
     let work_rx = Arc::new(std::sync::Mutex::new(work_rx));
     let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<Event>>();
     let spent_rx = Arc::new(std::sync::Mutex::new(spent_rx));
-    // Emptied buffers going back for reuse: chunks the ledger has taken every line of (to the
-    // workers), and bunches of spent events the workers have freed (to the ledger).
-    let (chunks_back_tx, chunks_back_rx) = std::sync::mpsc::channel::<Parsed>();
-    let chunks_back_rx = Arc::new(std::sync::Mutex::new(chunks_back_rx));
-    let (bunches_back_tx, bunches_back_rx) = std::sync::mpsc::channel::<Vec<Event>>();
     for _ in 0..workers {
         let (work_rx, done_tx) = (Arc::clone(&work_rx), done_tx.clone());
         let spent_rx = Arc::clone(&spent_rx);
-        let chunks_back_rx = Arc::clone(&chunks_back_rx);
-        let bunches_back_tx = bunches_back_tx.clone();
         std::thread::spawn(move || loop {
             // The lock is held only while waiting for the next chunk, never while parsing.
             let job = match work_rx.lock() {
@@ -236,76 +229,35 @@ fn parse_ahead(
             let Ok((index, chunk)) = job else { return };
             let text = &chunk.text;
             let mut file: Option<Arc<str>> = None;
-            let mut parsed = chunks_back_rx
-                .try_lock()
-                .ok()
-                .and_then(|rx| rx.try_recv().ok())
-                .unwrap_or_else(|| Vec::with_capacity(PARSE_CHUNK));
-            parsed.extend(chunk.lines.into_iter().map(|(origin, line)| {
-                let event = line.and_then(|l| parse_raw_checked(&text[l.start..l.end], l.complete));
-                let named = if file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &origin.file)) {
-                    None
-                } else {
-                    file = Some(Arc::clone(&origin.file));
-                    Some(origin.file)
-                };
-                Some((named, origin.line, event))
-            }));
+            let parsed = chunk
+                .lines
+                .into_iter()
+                .map(|(origin, line)| {
+                    let event =
+                        line.and_then(|l| parse_raw_checked(&text[l.start..l.end], l.complete));
+                    let named = if file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &origin.file)) {
+                        None
+                    } else {
+                        file = Some(Arc::clone(&origin.file));
+                        Some(origin.file)
+                    };
+                    (named, origin.line, event)
+                })
+                .collect();
             if done_tx.send((index, parsed)).is_err() {
                 return;
             }
-            // The events the ledger has written since: freed here, outside the lock, and their
-            // bunches sent back empty.
+            // The events the ledger has written since: freed here, outside the lock.
             let spent: Vec<Vec<Event>> = match spent_rx.try_lock() {
                 Ok(rx) => rx.try_iter().collect(),
                 Err(_) => Vec::new(),
             };
-            for mut bunch in spent {
-                bunch.clear();
-                let _ = bunches_back_tx.send(bunch);
-            }
+            drop(spent);
         });
     }
     drop(done_tx);
     let events = InOrder { done: done_rx, tokens: token_tx, next: 0, early: BTreeMap::new() };
-    let lines = Lines { chunks: events, current: Vec::new(), at: 0, back: chunks_back_tx };
-    let spent = Spent {
-        bunch: Vec::with_capacity(PARSE_CHUNK),
-        to_workers: spent_tx,
-        back: bunches_back_rx,
-    };
-    (lines, spent)
-}
-
-/// The lines of the parsed chunks, in order. Each line is taken out of its chunk, and the emptied
-/// chunk goes back to the workers to be filled again: a chunk is about 150 KB, and allocating it
-/// on one thread and freeing it on another cost both threads (glibc's allocator).
-struct Lines {
-    chunks: InOrder,
-    current: Parsed,
-    at: usize,
-    back: std::sync::mpsc::Sender<Parsed>,
-}
-
-impl Iterator for Lines {
-    type Item = ParsedLine;
-
-    fn next(&mut self) -> Option<ParsedLine> {
-        loop {
-            if let Some(line) = self.current.get_mut(self.at).and_then(Option::take) {
-                self.at += 1;
-                return Some(line);
-            }
-            let next = self.chunks.next()?;
-            let mut done = std::mem::replace(&mut self.current, next);
-            self.at = 0;
-            if done.capacity() > 0 {
-                done.clear();
-                // With the workers gone (the input ended), the chunk is freed here instead.
-                let _ = self.back.send(done);
-            }
-        }
-    }
+    (events.flatten(), Spent { bunch: Vec::with_capacity(PARSE_CHUNK), to_workers: spent_tx })
 }
 
 /// Events the ledger is done with, sent back to the parsing workers in bunches of
@@ -315,16 +267,13 @@ impl Iterator for Lines {
 struct Spent {
     bunch: Vec<Event>,
     to_workers: std::sync::mpsc::Sender<Vec<Event>>,
-    /// Bunches the workers have emptied, for reuse (allocated once, not once a bunch).
-    back: std::sync::mpsc::Receiver<Vec<Event>>,
 }
 
 impl Spent {
     fn take(&mut self, event: Event) {
         self.bunch.push(event);
         if self.bunch.len() == PARSE_CHUNK {
-            let empty = self.back.try_recv().unwrap_or_else(|_| Vec::with_capacity(PARSE_CHUNK));
-            let full = std::mem::replace(&mut self.bunch, empty);
+            let full = std::mem::replace(&mut self.bunch, Vec::with_capacity(PARSE_CHUNK));
             // With the workers gone (the input ended), the bunch is freed here instead.
             let _ = self.to_workers.send(full);
         }
