@@ -21,7 +21,7 @@
 //! verified, and different) and "an append extended a damaged chain" must never happen; the
 //! program exits 1 if either does, or if a kill lost an acknowledged event.
 
-use ladder_events::json::{parse_line, to_line};
+use ladder_events::json::{parse_checked_line, parse_line, to_line};
 use ladder_events::{Event, Violation};
 use ladder_log::{AppendOptions, Ledger, LogError};
 // SplitMix64: a small seeded generator, so a campaign can be run again exactly.
@@ -72,8 +72,8 @@ fn items(lines: &[String]) -> impl Iterator<Item = Result<Event, Violation>> + '
 }
 
 /// The child: appends the rest of the input from the ledger's head, printing each acknowledged
-/// head; `import` in random batches, `append` and `served` one event at a time (`served` with
-/// the ids deferred, [`SERVED_DEFER`]).
+/// head; `import` in random batches through the bulk append, `append` and `served` one event
+/// at a time (`served` with the ids deferred, [`SERVED_DEFER`]).
 fn child(role: &str) -> ! {
     let path = PathBuf::from(std::env::var(LEDGER).expect("ledger path"));
     let n: usize = std::env::var(EVENTS).expect("events").parse().expect("a number");
@@ -90,7 +90,15 @@ fn child(role: &str) -> ! {
     while at < n {
         let k = if role == "import" { 1 + rng.below(500) as usize } else { 1 };
         let end = (at + k).min(n);
-        let r = l.append(items(&lines[at..end]), &AppendOptions::default()).expect("appends");
+        let opts = AppendOptions::default();
+        let r = if role != "import" {
+            l.append(items(&lines[at..end]), &opts)
+        } else {
+            // The bulk append `ladder import` uses (its blocks inserted by a thread of their own).
+            let checked = lines[at..end].iter().map(|l| parse_checked_line(l));
+            l.append_returning(checked, &opts, drop)
+        }
+        .expect("appends");
         at = r.head.seq as usize;
         println!("acked {at}");
     }
