@@ -5,6 +5,7 @@
 use crate::cli::EventsArg;
 use crate::source::{ledger_history, open_for_read};
 use crate::{Hinted, UsageError};
+use anyhow::Context;
 use clap::Args;
 use ladder_projector::{describe_specs, Config, ProjectError};
 use ladder_replay::score::Score;
@@ -240,6 +241,10 @@ pub fn replay_configs(
 }
 
 /// [`replay_configs`], the scored matches predicted as `predict` says (`--predict-from`).
+///
+/// A replay through the head of a ledger that is as this build closed it reads only its head
+/// file and its folded form, and never opens sled ([`SealedHistory`]; docs/spec.md, "Replays that
+/// open nothing"); anything else opens the ledger as before.
 pub fn replay_configs_predicting(
     ledger_path: &Path,
     args: &AlgoArgs,
@@ -254,18 +259,63 @@ pub fn replay_configs_predicting(
         let dir = ledger_path.to_path_buf();
         std::thread::spawn(move || ladder_log::FoldedCheck::read(&dir))
     });
+    // `--predict-from day` reads the events themselves, and a replay that stops before the head
+    // needs the chain hash where it stops: both open the ledger.
+    let through_head = |head: u64| match until {
+        Until::Head => true,
+        Until::Seq(seq) => seq >= head,
+        Until::Instant(_) => false,
+    };
+    let sealed = match (&checking, predict, warmup) {
+        (Some(_), PredictFrom::Day, Some(_)) | (None, _, _) => None,
+        _ => ladder_log::SealedHead::read(ledger_path)
+            .with_context(|| format!("cannot open the ledger {}", ledger_path.display()))?
+            .filter(|s| through_head(s.head().seq)),
+    };
+    let mut checked = checking.and_then(|c| c.join().ok());
+    if let (Some(sealed), Some(check)) = (sealed, checked.take()) {
+        match sealed.folded(check) {
+            Ok(folded) => {
+                let history = SealedHistory::new(folded);
+                let mut projectors = build_all(configs)?;
+                let replayed = replay_history(&history, &mut projectors, until, warmup, predict)?;
+                drop(history);
+                return Ok(Replay { projectors, replayed, closing: Closing(None) });
+            }
+            // Not usable as it is: the ledger opens, and the check goes to it.
+            Err(check) => checked = Some(*check),
+        }
+    }
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let mut history = ledger_history(&ledger);
-    if let Some(checked) = checking.and_then(|c| c.join().ok()) {
+    if let Some(checked) = checked {
         history = history.with_checked_folded(checked);
     }
-    let mut projectors = configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?;
+    let mut projectors = build_all(configs)?;
+    let replayed = replay_history(&history, &mut projectors, until, warmup, predict)?;
+    drop(history);
+    Ok(Replay { projectors, replayed, closing: Closing::start(ledger) })
+}
+
+/// Every configuration's projector.
+fn build_all(configs: Vec<Config>) -> anyhow::Result<Vec<registry::Algo>> {
+    Ok(configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Replays `history` through `projectors`, as `predict` and `warmup` say.
+fn replay_history(
+    history: &dyn ladder_replay::History,
+    projectors: &mut [registry::Algo],
+    until: Until,
+    warmup: Option<u64>,
+    predict: PredictFrom,
+) -> anyhow::Result<Replayed> {
     let result = match (predict, warmup) {
-        (PredictFrom::Day, Some(warmup)) => replay_by_day(&history, &mut projectors, until, warmup),
+        (PredictFrom::Day, Some(warmup)) => replay_by_day(history, projectors, until, warmup),
         // Read in place once; fold on other threads while reading (every configuration, even
         // one; several Glicko-2 configurations together as lanes). Each configuration fails on
         // its own, so the roster is there to name the player of the earliest failure.
-        _ => match replay_algos_each(&history, &mut projectors, until, warmup, threads()) {
+        _ => match replay_algos_each(history, projectors, until, warmup, threads()) {
             Ok(each) => match each.failed.iter().flatten().min_by_key(|e| e.seq) {
                 Some(e) => return Err(cannot_apply(e, &each.replayed.roster).into()),
                 None => Ok(each.replayed),
@@ -273,13 +323,125 @@ pub fn replay_configs_predicting(
             Err(e) => Err(e),
         },
     };
-    let replayed = match result {
-        Ok(r) => r,
+    match result {
+        Ok(r) => Ok(r),
         Err(ReplayError::Project(e)) => {
-            return Err(cannot_apply(&e, &ladder_projector::Roster::new()).into())
+            Err(cannot_apply(&e, &ladder_projector::Roster::new()).into())
         }
-        Err(e) => return Err(e.into()),
-    };
-    drop(history);
-    Ok(Replay { projectors, replayed, closing: Closing::start(ledger) })
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A ledger's history as a replay through its head reads it when the ledger is as this build
+/// closed it ([`ladder_log::SealedHead`]): its folded form, checked and bound to the head its
+/// head file records, with sled never opened. It holds only what such a replay reads (the
+/// folded form, once); the stored events are not here, and asking for them is an error naming
+/// why, never another answer.
+struct SealedHistory {
+    folded: std::sync::Mutex<Option<ladder_log::SealedFolded>>,
+    head: ladder_log::Head,
+    /// The voids as [`History::voids`] gives them: (the MatchVoided's seq, the match's seq).
+    voids: Vec<(u64, u64)>,
+}
+
+impl SealedHistory {
+    fn new(mut folded: ladder_log::SealedFolded) -> SealedHistory {
+        let f = folded.folded();
+        let voids = f.voids().iter().map(|v| (v.void_seq, v.match_seq)).collect();
+        let head = f.head();
+        SealedHistory { folded: std::sync::Mutex::new(Some(folded)), head, voids }
+    }
+
+    fn not_opened() -> ReplayError {
+        ReplayError::History(
+            "the ledger's stored events were not opened: this replay reads its folded form".into(),
+        )
+    }
+}
+
+impl ladder_replay::History for SealedHistory {
+    fn folded(&self) -> Option<Box<dyn ladder_replay::FoldedHistory + '_>> {
+        let sealed = self.folded.lock().ok()?.take()?;
+        Some(Box::new(SealedRead(sealed)))
+    }
+
+    fn events_from(
+        &self,
+        _from: u64,
+    ) -> Box<dyn Iterator<Item = Result<ladder_replay::HistoryEvent, ReplayError>> + '_> {
+        Box::new(std::iter::once(Err(SealedHistory::not_opened())))
+    }
+
+    fn records_from(
+        &self,
+        _from: u64,
+        _visit: &mut ladder_replay::VisitRecords<'_>,
+    ) -> Result<(), ReplayError> {
+        Err(SealedHistory::not_opened())
+    }
+
+    fn voided_at(&self, _match_id: &str) -> Option<(u64, ladder_events::Timestamp)> {
+        // Asked only by a read of the stored events, which fails above.
+        None
+    }
+
+    fn head_seq(&self) -> u64 {
+        self.head.seq
+    }
+
+    fn voids(&self) -> Vec<(u64, u64)> {
+        self.voids.clone()
+    }
+}
+
+/// The folded form of a [`SealedHistory`], as the replay reads it.
+struct SealedRead(ladder_log::SealedFolded);
+
+impl ladder_replay::FoldedHistory for SealedRead {
+    fn voids(&self) -> Vec<(u64, u64, ladder_events::Timestamp)> {
+        self.0.voids().iter().map(|v| (v.match_seq, v.void_seq, v.at)).collect()
+    }
+
+    fn head(&self) -> (u64, [u8; 32]) {
+        let head = self.0.head();
+        (head.seq, head.hash)
+    }
+
+    fn read(&mut self, visit: &mut ladder_replay::VisitFolded<'_>) -> Result<(), ReplayError> {
+        use ladder_explain::Progress;
+        let folded = self.0.folded();
+        let total = folded.head().seq;
+        let tick = ladder_cli::Bars.start(total);
+        let bytes = folded.records_len().max(1);
+        let mut done = 0u64;
+        enum Stop {
+            Log(ladder_log::LogError),
+            Replay(ReplayError),
+        }
+        impl From<ladder_log::LogError> for Stop {
+            fn from(e: ladder_log::LogError) -> Stop {
+                Stop::Log(e)
+            }
+        }
+        folded
+            .read(|segment| {
+                done += segment.len() as u64 + 4;
+                tick((u128::from(done) * u128::from(total) / u128::from(bytes)) as u64);
+                visit(segment).map_err(Stop::Replay)
+            })
+            .map_err(|e| match e {
+                Stop::Log(e) => ReplayError::History(Box::new(e)),
+                Stop::Replay(e) => e,
+            })
+    }
+
+    fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError> {
+        // The CLI reads a sealed folded form only for a replay through its head.
+        let head = self.0.head();
+        if seq == head.seq {
+            Ok(head.hash)
+        } else {
+            Err(SealedHistory::not_opened())
+        }
+    }
 }

@@ -4,9 +4,9 @@ use crate::source::open_for_write;
 use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ladder_events::{Event, Violation};
+use ladder_events::{Checked, Event, Violation};
 use ladder_import::csv::{parse_skip, read_files, CsvOptions, HomeSeat, Mapping, Preset};
-use ladder_import::jsonl::{parse_raw, JsonLines, RawLine};
+use ladder_import::jsonl::{parse_raw_checked, JsonLines, RawLine};
 use ladder_import::Origin;
 use ladder_log::{AppendError, AppendOptions, AppendReport};
 use std::collections::BTreeMap;
@@ -163,7 +163,7 @@ struct RawChunk {
 type Parsed = Vec<ParsedLine>;
 
 /// A parsed line: its file (when it changes, [`Parsed`]), its line number, its event.
-type ParsedLine = (Option<Arc<str>>, u64, Result<Event, Violation>);
+type ParsedLine = (Option<Arc<str>>, u64, Result<Checked, Violation>);
 
 /// The JSON Lines events of `readers`, in order, parsed on every core but one a few chunks ahead
 /// of the ledger, which takes the last: parsing (JSON, timestamps, the event's own rules) is about
@@ -233,7 +233,8 @@ fn parse_ahead(
                 .lines
                 .into_iter()
                 .map(|(origin, line)| {
-                    let event = line.and_then(|l| parse_raw(&text[l.start..l.end], l.complete));
+                    let event =
+                        line.and_then(|l| parse_raw_checked(&text[l.start..l.end], l.complete));
                     let named = if file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &origin.file)) {
                         None
                     } else {

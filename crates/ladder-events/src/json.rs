@@ -5,8 +5,8 @@
 //! are refused (a misspelt `"plyer"` would otherwise be silently lost): see docs/events.md.
 
 use crate::codec::{BodyView, EventView, SeatView, TeamView};
-use crate::rules::{Rule, Violation};
-use crate::{Body, Event, Prior, Seat, Team, Timestamp};
+use crate::rules::{Checked, Rule, Violation};
+use crate::{Body, Event, Prior, Seat, Team, Timestamp, NANOS_PER_SECOND};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -49,6 +49,222 @@ fn syntax(e: serde_json::Error) -> Violation {
 /// Parses one JSON Lines line into a checked event. The error names the rule and the field; the
 /// caller adds the line number.
 pub fn parse_line(line: &str) -> Result<Event, Violation> {
+    parse_checked_line(line).map(Checked::into_event)
+}
+
+/// [`parse_line`], giving the event as [`Checked`]: the same event or the same violation.
+///
+/// A line already in canonical form (what `ladder log --format jsonl` and `ladder sim` write)
+/// is read by a parser of that form alone ([`parse_canonical`]) and taken only when the event it
+/// gives writes that very line back ([`write_line`]); any other line, and any line that parser
+/// refuses, goes through serde_json as before. For a canonical line the two give the same event
+/// (the canonical line determines its event: `canonical_lines_parse_as_serde_json_parses_them`),
+/// and so the same violation, if any, from [`Event::check`].
+pub fn parse_checked_line(line: &str) -> Result<Checked, Violation> {
+    if let Some(event) = parse_canonical(line) {
+        let same = CANONICAL.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            buf.clear();
+            write_line(&event, &mut buf);
+            buf.as_slice() == line.as_bytes()
+        });
+        if same {
+            return Checked::new(event);
+        }
+    }
+    parse_wire_line(line)
+}
+
+std::thread_local! {
+    /// The canonical line [`parse_checked_line`] writes to compare, kept for the thread's next.
+    static CANONICAL: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The bytes of a line in canonical form, read in order.
+struct Canonical<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Canonical<'a> {
+    /// Takes `literal` if the text goes on with it.
+    fn eat(&mut self, literal: &[u8]) -> bool {
+        let rest = &self.text.as_bytes()[self.at..];
+        if rest.starts_with(literal) {
+            self.at += literal.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Takes `literal`, or `None`.
+    fn expect(&mut self, literal: &[u8]) -> Option<()> {
+        self.eat(literal).then_some(())
+    }
+
+    /// The text up to the next `"` (not taken), which holds no backslash and no control
+    /// character (a string serde_json would unescape is left to it).
+    fn plain(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let len = bytes[start..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if bytes[start + len] != b'"' {
+            return None;
+        }
+        self.at = start + len;
+        // Cut at ASCII bytes of UTF-8 text: a boundary.
+        self.text.get(start..start + len)
+    }
+
+    /// A JSON string without escapes, quotes included.
+    fn string(&mut self) -> Option<String> {
+        self.expect(b"\"")?;
+        let s = self.plain()?.to_string();
+        self.expect(b"\"")?;
+        Some(s)
+    }
+
+    /// The text of a number (its sign, digits, point and exponent).
+    fn number_text(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let len = bytes[start..]
+            .iter()
+            .position(|&b| !(b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')))
+            .unwrap_or(bytes.len() - start);
+        if len == 0 {
+            return None;
+        }
+        self.at = start + len;
+        self.text.get(start..start + len)
+    }
+
+    /// A finite number, correctly rounded (as serde_json's `float_roundtrip` reads it).
+    fn number(&mut self) -> Option<f64> {
+        self.number_text()?.parse::<f64>().ok().filter(|x| x.is_finite())
+    }
+
+    /// An integer (a team's label).
+    fn int(&mut self) -> Option<i64> {
+        self.number_text()?.parse::<i64>().ok()
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ`, the canonical form of a whole second, without chrono; `None` for any
+/// other text (which [`Timestamp::parse`] reads). A date that does not exist (February 30) gives
+/// another date here, whose canonical line then differs from the text: the caller falls back.
+fn canonical_instant(text: &str) -> Option<Timestamp> {
+    let b: &[u8; 20] = text.as_bytes().try_into().ok()?;
+    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
+        b[range]
+            .iter()
+            .try_fold(0i64, |n, &d| d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0')))
+    };
+    if [b[4], b[7], b[10], b[13], b[16], b[19]] != [b'-', b'-', b'T', b':', b':', b'Z'] {
+        return None;
+    }
+    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    // days_from_civil (proleptic Gregorian), the inverse of `Timestamp::write_rfc3339`'s.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days.checked_mul(86_400)?.checked_add(hour * 3600 + minute * 60 + second)?;
+    secs.checked_mul(NANOS_PER_SECOND).map(Timestamp)
+}
+
+/// Reads a line written in canonical form ([`write_line`]: the keys in their order, strings
+/// without escapes, no spaces); `None` for anything else. It checks no rule: the caller takes
+/// its event only when it writes the line back ([`parse_checked_line`]).
+fn parse_canonical(line: &str) -> Option<Event> {
+    let mut c = Canonical { text: line, at: 0 };
+    c.expect(b"{\"type\":\"")?;
+    let kind = c.plain()?;
+    c.expect(b"\",\"at\":\"")?;
+    let at_text = c.plain()?;
+    let at = match canonical_instant(at_text) {
+        Some(at) => at,
+        None => Timestamp::parse(at_text).ok()?,
+    };
+    c.expect(b"\"")?;
+    let id = if c.eat(b",\"id\":") { Some(c.string()?) } else { None };
+    let body = match kind {
+        "PlayerJoined" => {
+            c.expect(b",\"player\":")?;
+            let player = c.string()?;
+            let mut prior = Prior::default();
+            if c.eat(b",\"rating\":") {
+                prior.rating = Some(c.number()?);
+            }
+            if c.eat(b",\"rd\":") {
+                prior.rd = Some(c.number()?);
+            }
+            if c.eat(b",\"volatility\":") {
+                prior.volatility = Some(c.number()?);
+            }
+            Body::PlayerJoined { player, prior }
+        }
+        "QueueTimeout" => {
+            c.expect(b",\"player\":")?;
+            Body::QueueTimeout { player: c.string()? }
+        }
+        "MidnightTick" => Body::MidnightTick,
+        "MatchResult" => {
+            c.expect(b",\"seats\":[")?;
+            let mut seats = Vec::with_capacity(2);
+            // No seat at all is written `[]` (and refused by the rules).
+            while !c.eat(b"]") {
+                c.expect(b"{\"player\":")?;
+                let player = c.string()?;
+                c.expect(b",\"score\":")?;
+                let score = c.number()?;
+                let team = if c.eat(b",\"team\":") {
+                    if c.text.as_bytes().get(c.at) == Some(&b'"') {
+                        Some(Team::Text(c.string()?))
+                    } else {
+                        Some(Team::Int(c.int()?))
+                    }
+                } else {
+                    None
+                };
+                let seconds = if c.eat(b",\"seconds\":") { Some(c.number()?) } else { None };
+                let home = c.eat(b",\"home\":true");
+                c.expect(b"}")?;
+                seats.push(Seat { player, score, team, seconds, home });
+                if !c.eat(b",") {
+                    c.expect(b"]")?;
+                    break;
+                }
+            }
+            Body::MatchResult { seats }
+        }
+        "MatchVoided" => {
+            c.expect(b",\"match\":")?;
+            let match_id = c.string()?;
+            c.expect(b",\"reason\":")?;
+            Body::MatchVoided { match_id, reason: c.string()? }
+        }
+        _ => return None,
+    };
+    c.expect(b"}")?;
+    (c.at == line.len()).then_some(Event { at, id, body })
+}
+
+/// [`parse_checked_line`] through serde_json, for every line.
+fn parse_wire_line(line: &str) -> Result<Checked, Violation> {
     let w: WireEvent = serde_json::from_str(line).map_err(syntax)?;
     let kind = w.kind.as_deref().ok_or_else(|| missing("an event", "type"))?;
 
@@ -136,9 +352,7 @@ pub fn parse_line(line: &str) -> Result<Event, Violation> {
             Body::MatchResult { seats }
         }
     };
-    let event = Event { at, id: w.id, body };
-    event.check()?;
-    Ok(event)
+    Checked::new(Event { at, id: w.id, body })
 }
 
 fn push_str(out: &mut Vec<u8>, s: &str) {
@@ -336,6 +550,156 @@ fn write_parts<'a, S: Iterator<Item = SeatView<'a>>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An event with every field drawn: names and ids with escapes, non-ASCII and control
+    /// characters among plain ones, scores and seconds of every kind, teams, home seats, priors,
+    /// instants on whole seconds and between them, dates that exist and some that do not.
+    fn any_event() -> impl proptest::strategy::Strategy<Value = Event> {
+        use proptest::prelude::*;
+        let name = prop_oneof![
+            4 => "[a-z0-9]{1,8}",
+            1 => "[a-z\"\\\\\u{1}\u{e9}\u{1F600} -]{0,6}",
+        ];
+        let number = prop_oneof![
+            Just(1.0),
+            Just(0.0),
+            Just(0.5),
+            (0i64..100_000).prop_map(|n| n as f64),
+            proptest::num::f64::NORMAL,
+            proptest::num::f64::SUBNORMAL,
+        ];
+        let team = prop_oneof![
+            Just(None),
+            any::<i64>().prop_map(|n| Some(Team::Int(n))),
+            name.clone().prop_map(|t| Some(Team::Text(t))),
+        ];
+        let seat = (
+            name.clone(),
+            number.clone(),
+            team,
+            proptest::option::of(number.clone()),
+            any::<bool>(),
+        )
+            .prop_map(|(player, score, team, seconds, home)| Seat {
+                player,
+                score,
+                team,
+                seconds,
+                home,
+            });
+        let prior = (
+            proptest::option::of(number.clone()),
+            proptest::option::of(number.clone()),
+            proptest::option::of(number),
+        )
+            .prop_map(|(rating, rd, volatility)| Prior { rating, rd, volatility });
+        let body = prop_oneof![
+            (name.clone(), prior).prop_map(|(player, prior)| Body::PlayerJoined { player, prior }),
+            name.clone().prop_map(|player| Body::QueueTimeout { player }),
+            Just(Body::MidnightTick),
+            proptest::collection::vec(seat, 0..4).prop_map(|seats| Body::MatchResult { seats }),
+            (name.clone(), name.clone())
+                .prop_map(|(match_id, reason)| Body::MatchVoided { match_id, reason }),
+        ];
+        let at = prop_oneof![
+            (-2_000_000_000i64..9_000_000_000).prop_map(|s| Timestamp(s * NANOS_PER_SECOND)),
+            any::<i64>().prop_map(Timestamp),
+        ];
+        (at, proptest::option::of(name), body).prop_map(|(at, id, body)| Event { at, id, body })
+    }
+
+    /// Lines near the canonical form that it is not (or that serde_json reads otherwise).
+    fn variants(line: &str) -> Vec<String> {
+        vec![
+            line.replacen(',', ", ", 1),
+            line.replacen(".0,", ",", 1),
+            line.replacen(".0}", "}", 1),
+            line.replacen(":1.0", ":1.", 1),
+            line.replacen(":0.5", ":.5", 1),
+            line.replacen(":0.0", ":-0.0", 1),
+            line.replacen(":1.0", ":1e0", 1),
+            line.replacen("Z\"", "+00:00\"", 1),
+            line.replacen("T", "t", 1),
+            line.replacen("-01T", "-32T", 1),
+            line.replacen("-02-", "-02-30", 1),
+            line.replacen("\"team\":", "\"team\":1.5,\"x\":", 1),
+            line.replacen("\"home\":true", "\"home\":false", 1),
+            line.replacen("\"seats\":[", "\"seats\":[ ", 1),
+            line.replacen('}', "} ", 1),
+            format!("{line} "),
+            line.replacen("\"id\"", "\"id\":\"x\",\"id\"", 1),
+            line.replacen("p", "\\u0070", 1),
+            line.replacen(":\"", ":\"\u{7f}", 1),
+            line.replacen("MatchResult", "PlayerJoined", 1),
+            line.replacen("PlayerJoined", "QueueTimeout", 1),
+            line[..line.len().saturating_sub(1)].to_string(),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn canonical_lines_parse_as_serde_json_parses_them(event in any_event()) {
+            // The line of any event, and lines near it: the fast path gives what serde_json's
+            // gives (the event or the violation), or leaves the line to it.
+            let mut line = Vec::new();
+            write_line(&event, &mut line);
+            let line = String::from_utf8(line).unwrap();
+            for text in std::iter::once(line.clone()).chain(variants(&line)) {
+                proptest::prop_assert_eq!(parse_checked_line(&text), parse_wire_line(&text), "{}", text);
+            }
+            // It takes every line without an escape, and reads the event written.
+            match parse_canonical(&line) {
+                Some(parsed) => proptest::prop_assert_eq!(parsed, event),
+                None => proptest::prop_assert!(line.contains('\\'), "{}", line),
+            }
+        }
+    }
+
+    #[test]
+    fn the_fixtures_parse_as_serde_json_parses_them() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
+        let (mut lines, mut fast) = (0, 0);
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                for line in std::fs::read_to_string(&path).unwrap().lines() {
+                    assert_eq!(parse_checked_line(line), parse_wire_line(line), "{line}");
+                    lines += 1;
+                    fast += usize::from(parse_canonical(line).is_some());
+                }
+            }
+        }
+        assert!(lines > 10, "{lines} lines");
+        assert!(fast > 0, "{fast} of {lines} lines read by the fast path");
+    }
+
+    #[test]
+    fn whole_second_instants_are_read_as_chrono_reads_them() {
+        for text in [
+            "2020-01-01T00:00:00Z",
+            "1970-01-01T00:00:00Z",
+            "1969-12-31T23:59:59Z",
+            "2000-02-29T12:34:56Z",
+            "2024-02-29T23:59:59Z",
+            "1900-03-01T00:00:00Z",
+            "2262-04-11T23:47:16Z",
+            "1677-09-21T00:12:44Z",
+            "2099-12-31T23:59:59Z",
+        ] {
+            assert_eq!(canonical_instant(text), Timestamp::parse(text).ok(), "{text}");
+        }
+        // Out of the range of nanoseconds in an i64, and forms it leaves to chrono.
+        for text in [
+            "2262-04-11T23:47:17Z",
+            "1677-09-21T00:12:43Z",
+            "2020-01-01T00:00:60Z",
+            "2020-01-01t00:00:00Z",
+            "2020-01-01T00:00:00.5Z",
+            "2020-13-01T00:00:00Z",
+        ] {
+            assert_eq!(canonical_instant(text), None, "{text}");
+        }
+    }
 
     proptest::proptest! {
         /// Any string, with controls, quotes, backslashes, DEL and non-ASCII mixed in.

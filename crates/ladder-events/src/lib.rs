@@ -22,7 +22,7 @@ mod time;
 
 pub use model::{Body, Event, Prior, Seat, Team};
 pub use rules::{
-    is_invisible, Rule, Violation, MAX_EVENT_LINE_BYTES, MAX_ID_BYTES, MAX_LINE_BYTES,
+    is_invisible, Checked, Rule, Violation, MAX_EVENT_LINE_BYTES, MAX_ID_BYTES, MAX_LINE_BYTES,
     MAX_NAME_CHARS, MAX_REASON_CHARS, MAX_SEATS,
 };
 pub use time::{Timestamp, TimestampError, NANOS_PER_DAY, NANOS_PER_SECOND};

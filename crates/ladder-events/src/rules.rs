@@ -349,6 +349,31 @@ fn check_seats(seats: &[Seat]) -> Result<(), Violation> {
     Ok(())
 }
 
+/// An event whose own rules hold ([`Event::check`] passed): made only by [`Checked::new`], and
+/// read-only afterwards, so whoever takes one need not check it again. `ladder import` parses and
+/// checks its events on other threads and hands them to the ledger as `Checked`, which then skips
+/// that step (docs/PERFORMANCE.md, "Import: a shorter critical path").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked(Event);
+
+impl Checked {
+    /// `event` once [`Event::check`] passes; its violation otherwise.
+    pub fn new(event: Event) -> Result<Checked, Violation> {
+        event.check()?;
+        Ok(Checked(event))
+    }
+
+    /// The event.
+    pub fn event(&self) -> &Event {
+        &self.0
+    }
+
+    /// The event, given back.
+    pub fn into_event(self) -> Event {
+        self.0
+    }
+}
+
 impl Event {
     /// Checks the rules an event satisfies on its own (everything but the "(log)" rules of [`Rule`]).
     pub fn check(&self) -> Result<(), Violation> {

@@ -580,22 +580,25 @@ fn rate_in<const TRACED: bool>(
     Ok(values)
 }
 
-/// Glickman, steps 3 to 8 ([`Rule::rate`]) for four slots at once, each under its own rule
-/// (the lanes of a sweep: one player's slot in four configurations). Result `i` is bit for bit
-/// `rules[i].rate(slots[i])`: every lane runs the operations of [`rate_in`] in the same order,
-/// but step 5's Illinois iterations of the four run in lockstep, their `exp` and `ln` four at a
-/// time ([`math::exp4`], [`math::ln4`]) and their branches as selections, so that neither the
-/// lanes' differing iteration counts nor the data-dependent branch of step 5.4(b) cost a
-/// mispredicted jump each. A lane leaves the lockstep, and is rated by [`Glicko2Rule::rate`]
+/// Glickman, steps 3 to 8 ([`Rule::rate`]) for `L` slots at once, each under its own rule
+/// (the lanes of a sweep: one player's slot in several configurations, or the slots of several
+/// players). Result `i` is bit for bit `rules[i].rate(slots[i])`: every lane runs the
+/// operations of [`rate_in`] in the same order, but step 5's Illinois iterations of the `L` run
+/// in lockstep, their `exp` and `ln` `L` at a time ([`math::exp_n`], [`math::ln_n`]) and their
+/// branches as selections, so that neither the lanes' differing iteration counts nor the
+/// data-dependent branch of step 5.4(b) cost a mispredicted jump each. Each lane's iterations
+/// are a chain of dependent operations (a division, an `exp`, a division), so more lanes side
+/// by side keep more of the floating-point units busy while each chain waits: the lanes rate
+/// eight at a time (docs/PERFORMANCE.md, "Sweeps"). Steps 6 to 8 of the `L` run likewise with
+/// no branch between them. A lane leaves the lockstep, and is rated by [`Glicko2Rule::rate`]
 /// itself, at anything off the common path: a non-finite quantity, a bound of step 5 reached,
-/// a volatility whose square leaves the normal range. So its result, error included, is
-/// always the scalar one.
+/// a volatility whose square leaves the normal range, a result that fails a check of steps 6
+/// to 8. So its result, error included, is always the scalar one.
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
-pub(crate) fn rate4(
-    rules: [&Glicko2Rule; math::LANES],
-    slots: [&Slot<Start>; math::LANES],
-) -> [Result<Values, ProjectErrorKind>; math::LANES] {
-    const L: usize = math::LANES;
+pub(crate) fn rate_n<const L: usize>(
+    rules: [&Glicko2Rule; L],
+    slots: [&Slot<Start>; L],
+) -> [Result<Values, ProjectErrorKind>; L] {
     // Lanes still on the common path.
     let mut ok = [true; L];
     let (mut v, mut gap, mut spread, mut a, mut sigma2) =
@@ -624,7 +627,7 @@ pub(crate) fn rate4(
         (gap[i], spread[i]) = (delta2 - start.phi2 - v[i], start.phi2 + v[i]);
         wide[i] = delta2 > start.phi2 + v[i];
     }
-    let ln_a = math::ln4(sigma2);
+    let ln_a = math::ln_n(sigma2);
     // Step 5.2's B where Delta^2 > phi^2 + v: ln(Delta^2 - phi^2 - v).
     let ln_gap = if (0..L).any(|i| ok[i] && wide[i]) {
         let mut x = [1.0; L];
@@ -633,7 +636,7 @@ pub(crate) fn rate4(
                 x[i] = gap[i];
             }
         }
-        math::ln4(x)
+        math::ln_n(x)
     } else {
         [0.0; L]
     };
@@ -707,42 +710,77 @@ pub(crate) fn rate4(
             }
             break;
         }
-        // Step 5.4(a); a lane that is not live computes at 0, and its result is dropped.
+        // Step 5.4(a); a lane that is not live computes at 0, and its result is dropped. Both
+        // loops below compute every lane and keep a live lane's results by selection, with no
+        // branch between the lanes, so that the compiler can keep the lanes' divisions in
+        // vector registers (each lane's operations are its own, in `volatility_in`'s order).
         let mut c = [0.0; L];
         for i in 0..L {
-            if live[i] {
-                c[i] = big_a[i] + (big_a[i] - big_b[i]) * fa[i] / (fb[i] - fa[i]);
-            }
+            let next = big_a[i] + (big_a[i] - big_b[i]) * fa[i] / (fb[i] - fa[i]);
+            c[i] = if live[i] { next } else { 0.0 };
         }
-        let e_c = math::exp4(c);
+        let e_c = math::exp_n(c);
         for i in 0..L {
-            if !live[i] {
-                continue;
-            }
             let fc = f_of(c[i], e_c[i], gap[i], spread[i], a[i], inv_tau2[i]);
-            if !(c[i].is_finite() && fc.is_finite()) {
-                ok[i] = false;
-                continue;
-            }
+            // A live lane with a non-finite C or f(C) leaves the lockstep, unchanged.
+            let finite = c[i].is_finite() & fc.is_finite();
+            ok[i] &= !live[i] | finite;
+            let step = live[i] & finite;
             // Step 5.4(b), 2022 revision, and 5.4(c).
             let swap = fc * fb[i] <= 0.0;
-            big_a[i] = if swap { big_b[i] } else { big_a[i] };
-            e_big_a[i] = if swap { e_big_b[i] } else { e_big_a[i] };
-            fa[i] = if swap { fb[i] } else { fa[i] / 2.0 };
-            (big_b[i], e_big_b[i], fb[i]) = (c[i], e_c[i], fc);
+            let (na, nea) = if swap { (big_b[i], e_big_b[i]) } else { (big_a[i], e_big_a[i]) };
+            let nfa = if swap { fb[i] } else { fa[i] / 2.0 };
+            big_a[i] = if step { na } else { big_a[i] };
+            e_big_a[i] = if step { nea } else { e_big_a[i] };
+            fa[i] = if step { nfa } else { fa[i] };
+            big_b[i] = if step { c[i] } else { big_b[i] };
+            e_big_b[i] = if step { e_c[i] } else { e_big_b[i] };
+            fb[i] = if step { fc } else { fb[i] };
         }
     }
-    std::array::from_fn(|i| {
-        // Step 5.5 (e^(A/2) below the normal range is left to the scalar path), then 6 to 8.
-        if ok[i] && e_big_a[i] >= f64::MIN_POSITIVE {
-            let sigma_new = e_big_a[i].sqrt();
-            if sigma_new.is_finite() && sigma_new > 0.0 {
-                if let Ok(after) = steps_6_to_8(rules[i], slots[i], sigma_new) {
-                    return Ok(after.values);
-                }
-            }
+    // Step 5.5 (e^(A/2) below the normal range is left to the scalar path), then steps 6 to 8
+    // as `steps_6_to_8` computes them, operation for operation, over every lane with no branch
+    // between them (a lane off the common path computes on filler and is rated by `rate`).
+    let mut good = [false; L];
+    let (mut phi2, mut info, mut mu, mut gain) = ([1.0; L], [1.0; L], [0.0; L], [0.0; L]);
+    let (mut phi_max, mut rd_max) = ([1.0; L], [1.0; L]);
+    for i in 0..L {
+        good[i] = ok[i] && e_big_a[i] >= f64::MIN_POSITIVE;
+        if !good[i] {
+            e_big_a[i] = 1.0;
         }
-        rules[i].rate(slots[i])
+        let (sums, start) = (&slots[i].sums, &slots[i].start);
+        (phi2[i], info[i], mu[i], gain[i]) = (start.phi2, sums.info, start.mu, sums.gain);
+        (phi_max[i], rd_max[i]) = (rules[i].phi_max, rules[i].rd_max);
+    }
+    let (mut sigma, mut phi_new, mut rating, mut rd) = ([0.0; L], [0.0; L], [0.0; L], [0.0; L]);
+    for i in 0..L {
+        sigma[i] = e_big_a[i].sqrt();
+        // Steps 6 to 8 (see `steps_6_to_8` for each line's formula).
+        let grown2 = phi2[i] + sigma[i] * sigma[i];
+        let cap = phi_max[i] * phi_max[i];
+        let phi_star2 = if grown2 >= cap { cap } else { grown2 };
+        let phi_new2 = phi_star2 / (1.0 + phi_star2 * info[i]);
+        phi_new[i] = phi_new2.sqrt();
+        let mu_new = mu[i] + phi_new2 * gain[i];
+        rating[i] = SCALE * mu_new + CENTRE;
+        rd[i] = (SCALE * phi_new[i]).min(rd_max[i]);
+    }
+    std::array::from_fn(|i| {
+        // `steps_6_to_8`'s checks, and step 5.5's; a lane that fails one is rated by `rate`,
+        // which reports the error.
+        let rated = good[i]
+            && sigma[i].is_finite()
+            && sigma[i] > 0.0
+            && phi_new[i].is_finite()
+            && phi_new[i] > 0.0
+            && rd[i] > 0.0
+            && rating[i].is_finite();
+        if rated {
+            Ok(Values { rating: rating[i], rd: rd[i], volatility: sigma[i] })
+        } else {
+            rules[i].rate(slots[i])
+        }
     })
 }
 
@@ -850,37 +888,54 @@ mod tests {
         Slot { player: (g.next() % 1000) as u32, start, sums }
     }
 
-    /// `rate4` is each lane's `rate`, bit for bit and error for error, over 400,000 lanes of
-    /// random slots under random constants, common ones and every kind that fails or leaves
-    /// the lockstep (v infinite, Delta overflowing, sigma^2 outside the normal range, 1/tau^2
-    /// zero, step 5's bounds, an RD cap below any phi).
+    /// `rate_n` is each lane's `rate`, bit for bit and error for error, over 400,000 lanes of
+    /// random slots under random constants in groups of four and as many in groups of eight (as
+    /// the lanes rate a period), common ones and every kind that fails or leaves the lockstep (v
+    /// infinite, Delta overflowing, sigma^2 outside the normal range, 1/tau^2 zero, step 5's
+    /// bounds, an RD cap below any phi), and 30,000 in groups of three.
     #[test]
     fn rate4_is_rate_lane_by_lane() {
-        let mut g = Mix(0x5eed_0005);
-        let (mut errors, mut oks) = (0, 0);
-        for _ in 0..100_000 {
-            let rules: [Glicko2Rule; math::LANES] = std::array::from_fn(|_| rule(&mut g));
-            let slots: [Slot<Start>; math::LANES] = std::array::from_fn(|_| slot(&mut g));
-            let four =
-                rate4(std::array::from_fn(|i| &rules[i]), std::array::from_fn(|i| &slots[i]));
-            for i in 0..math::LANES {
-                let one = rules[i].rate(&slots[i]);
-                match (&four[i], &one) {
-                    (Ok(x), Ok(y)) => {
-                        oks += 1;
-                        let bits = |v: &Values| {
-                            [v.rating.to_bits(), v.rd.to_bits(), v.volatility.to_bits()]
-                        };
-                        assert_eq!(bits(x), bits(y), "lane {i}: {:?} {:?}", rules[i], slots[i]);
-                    }
-                    (x, y) => {
-                        errors += usize::from(y.is_err());
-                        assert_eq!(x, y, "lane {i}: {:?} {:?}", rules[i], slots[i]);
+        fn check<const N: usize>(g: &mut Mix, groups: usize) -> (usize, usize) {
+            let (mut errors, mut oks) = (0, 0);
+            for _ in 0..groups {
+                let rules: [Glicko2Rule; N] = std::array::from_fn(|_| rule(g));
+                let slots: [Slot<Start>; N] = std::array::from_fn(|_| slot(g));
+                let many = rate_n::<N>(
+                    std::array::from_fn(|i| &rules[i]),
+                    std::array::from_fn(|i| &slots[i]),
+                );
+                for i in 0..N {
+                    let one = rules[i].rate(&slots[i]);
+                    match (&many[i], &one) {
+                        (Ok(x), Ok(y)) => {
+                            oks += 1;
+                            let bits = |v: &Values| {
+                                [v.rating.to_bits(), v.rd.to_bits(), v.volatility.to_bits()]
+                            };
+                            assert_eq!(
+                                bits(x),
+                                bits(y),
+                                "lane {i} of {N}: {:?} {:?}",
+                                rules[i],
+                                slots[i]
+                            );
+                        }
+                        (x, y) => {
+                            errors += usize::from(y.is_err());
+                            assert_eq!(x, y, "lane {i} of {N}: {:?} {:?}", rules[i], slots[i]);
+                        }
                     }
                 }
             }
+            (oks, errors)
         }
-        // Both kinds are well represented.
+        let mut g = Mix(0x5eed_0005);
+        let (oks, errors) = check::<{ math::LANES }>(&mut g, 100_000);
+        // Both kinds are well represented, in each width.
         assert!(oks > 200_000 && errors > 10_000, "{oks} rated, {errors} errors");
+        let (oks, errors) = check::<8>(&mut g, 50_000);
+        assert!(oks > 200_000 && errors > 10_000, "{oks} rated, {errors} errors");
+        let (oks, errors) = check::<3>(&mut g, 10_000);
+        assert!(oks > 15_000 && errors > 1_000, "{oks} rated, {errors} errors");
     }
 }

@@ -1,7 +1,8 @@
 //! Streaming JSON Lines reader.
 
 use crate::Origin;
-use ladder_events::{json::parse_line, Event, Rule, Violation, MAX_LINE_BYTES};
+use ladder_events::json::parse_checked_line;
+use ladder_events::{Checked, Event, Rule, Violation, MAX_LINE_BYTES};
 use std::io::{BufRead, Read};
 use std::ops::Range;
 use std::sync::Arc;
@@ -78,7 +79,13 @@ pub struct RawLine {
 /// Parses the text of a line that [`JsonLines::next_raw`] read, with what [`JsonLines`] says of
 /// it: the same event or the same violation.
 pub fn parse_raw(text: &str, complete: bool) -> Result<Event, Violation> {
-    parse_line(text).map_err(|v| {
+    parse_raw_checked(text, complete).map(Checked::into_event)
+}
+
+/// [`parse_raw`], giving the event as [`Checked`] (its own rules hold): the same event or the
+/// same violation.
+pub fn parse_raw_checked(text: &str, complete: bool) -> Result<Checked, Violation> {
+    parse_checked_line(text).map_err(|v| {
         if complete {
             v
         } else {

@@ -6,10 +6,14 @@
 //! cargo run --release -p ladder-log --example fault_campaign -- [KILLS] [DAMAGES] [SEED]
 //! ```
 //!
-//! (defaults 1000, 500, 1). Kills alternate between an import in random batches and single
-//! appends; every fourth strikes a child creating a new ledger, within its first 5 ms. After
-//! each, the ledger must open, verify, hold a prefix of the input, and hold at least every event
-//! the child acknowledged, and the open must leave no killed creation's temporary directory. Damages are split between a ledger of 1,000 and one
+//! (defaults 1000, 500, 1). Kills take turns between an import in random batches, single
+//! appends, and single appends whose ids the ledger keeps in memory between spills to its index
+//! (`Ledger::defer_id_index`, as `ladder serve` does, here every 250 events); every fourth
+//! strikes a child creating a new ledger, within its first 5 ms. After each, the ledger must
+//! open, verify, hold a prefix of the input, and hold at least every event the child
+//! acknowledged, and the open must leave no killed creation's temporary directory; after a kill
+//! of the third kind, offering every stored event again must append nothing (each found as a
+//! duplicate, its id in the index or read back at open). Damages are split between a ledger of 1,000 and one
 //! of 100,000 events; each copy is opened and closed once (so its seals match), then one random
 //! byte of a random file is flipped or a random file is cut at a random length, and the ledger
 //! is opened (half the trials once, half four times). Each outcome is one of: refused at open
@@ -19,7 +23,7 @@
 //! verified, and different) and "an append extended a damaged chain" must never happen; the
 //! program exits 1 if either does, or if a kill lost an acknowledged event.
 
-use ladder_events::json::{parse_line, to_line};
+use ladder_events::json::{parse_checked_line, parse_line, to_line};
 use ladder_events::{Event, Violation};
 use ladder_log::{AppendOptions, Ledger, LogError};
 // SplitMix64: a small seeded generator, so a campaign can be run again exactly.
@@ -36,6 +40,8 @@ const EXTRA: &str =
     r#"{"type":"PlayerJoined","at":"2100-01-01T00:00:00Z","player":"campaign-extra"}"#;
 const LEDGER: &str = "LADDER_CAMPAIGN_LEDGER";
 const EVENTS: &str = "LADDER_CAMPAIGN_EVENTS";
+/// The `served` child's limit of deferred ids: a spill every 250 events, a dozen in a run.
+const SERVED_DEFER: u64 = 250;
 
 /// The canonical lines of [`input`] (what `ladder log --format jsonl` prints back).
 fn canonical(lines: &[String]) -> Vec<String> {
@@ -68,7 +74,8 @@ fn items(lines: &[String]) -> impl Iterator<Item = Result<Event, Violation>> + '
 }
 
 /// The child: appends the rest of the input from the ledger's head, printing each acknowledged
-/// head; `import` in random batches, `append` one event at a time.
+/// head; `import` in random batches through the bulk append, `append` and `served` one event
+/// at a time (`served` with the ids deferred, [`SERVED_DEFER`]).
 fn child(role: &str) -> ! {
     let path = PathBuf::from(std::env::var(LEDGER).expect("ledger path"));
     let n: usize = std::env::var(EVENTS).expect("events").parse().expect("a number");
@@ -78,11 +85,22 @@ fn child(role: &str) -> ! {
         println!("open-error {e}");
         std::process::exit(2)
     });
+    if role == "served" {
+        l.defer_id_index(SERVED_DEFER);
+    }
     let mut at = l.head().seq as usize;
     while at < n {
-        let k = if role == "append" { 1 } else { 1 + rng.below(500) as usize };
+        let k = if role == "import" { 1 + rng.below(500) as usize } else { 1 };
         let end = (at + k).min(n);
-        let r = l.append(items(&lines[at..end]), &AppendOptions::default()).expect("appends");
+        let opts = AppendOptions::default();
+        let r = if role != "import" {
+            l.append(items(&lines[at..end]), &opts)
+        } else {
+            // The bulk append `ladder import` uses (its blocks inserted by a thread of their own).
+            let checked = lines[at..end].iter().map(|l| parse_checked_line(l));
+            l.append_returning(checked, &opts, drop)
+        }
+        .expect("appends");
         at = r.head.seq as usize;
         println!("acked {at}");
     }
@@ -110,7 +128,7 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
     let mut path = dir.join("kills-0");
     let exe = std::env::current_exe().expect("the campaign's own path");
     for i in 0..count {
-        let role = if i % 2 == 0 { "import" } else { "append" };
+        let role = ["import", "append", "served"][(i % 3) as usize];
         // Every fourth kill strikes a child creating a new ledger: within its first 5 ms.
         let creating = i % 4 == 3;
         let target = if creating { dir.join(format!("create-{i}")) } else { path.clone() };
@@ -174,11 +192,23 @@ fn kills(dir: &Path, count: u64, rng: &mut SplitMix64) -> Kills {
                     }
                 }
             }
-            Ok(l) => {
+            Ok(mut l) => {
                 let head = l.verify(None);
                 let stored: Vec<String> =
                     l.events(1).map(|e| to_line(&e.expect("reads").event)).collect();
                 let prefix = stored.len() <= n && stored[..] == lines[..stored.len()];
+                // Every stored event offered again is a duplicate (none appended twice).
+                let again = (role == "served" && head.is_ok() && prefix).then(|| {
+                    let r = l.append(items(&lines[..stored.len()]), &AppendOptions::default());
+                    r.map(|r| (r.appended, r.duplicates))
+                });
+                if let Some(again) =
+                    again.filter(|a| !matches!(a, Ok((0, d)) if *d == stored.len() as u64))
+                {
+                    out.lost += 1;
+                    eprintln!("kill {i}: {} stored, offered again: {again:?}", stored.len());
+                    continue;
+                }
                 if head.is_err() || !prefix || (stored.len() as u64) < acked {
                     out.lost += 1;
                     eprintln!(

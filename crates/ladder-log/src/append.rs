@@ -21,16 +21,19 @@ use crate::index::{self, Bloom, Fact, FpTable, Names, FACTS_FORMAT};
 use crate::ledger::{
     head_bytes, is_small_block, is_small_facts, Ledger, FACTS_CHUNK_BYTES, META_HEAD,
 };
+use crate::recent::META_IDS_THROUGH;
 use crate::runs::{self, Runs};
 use crate::store::Tree;
 use crate::tree;
 use crate::{AppendError, AppendOptions, AppendReport, Head, LogError};
 use ladder_events::{
-    codec, json, Body, Event, Prior, Rule, Timestamp, Violation, MAX_EVENT_LINE_BYTES,
+    codec, json, Body, Checked, Event, Prior, Rule, Timestamp, Violation, MAX_EVENT_LINE_BYTES,
 };
 use ladder_proof::Frontier;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 
 /// Input events an append reads ahead of the one it checks, prefetching the players' slots of
 /// the name table ([`Names::touch`]): with 100,000 players each lookup is a cache miss, and a
@@ -135,6 +138,113 @@ struct Batch {
     /// Events written, kept to be handed back ([`Ledger::append_returning`]) instead of dropped;
     /// `None` when nobody takes them.
     spent: Option<Vec<Event>>,
+    /// True when the batch left its ids out of the on-disk index, for the ledger's memory
+    /// ([`Ledger::defer_id_index`]); false when its final spill wrote them (and the ledger's
+    /// deferred ones) to the index.
+    deferred: bool,
+    /// True when every input event is [`Checked`]: step 2 does not check its own rules again.
+    checked: bool,
+    /// The thread that inserts this batch's sealed blocks into the store, in a bulk append
+    /// ([`Ledger::append_returning`]); `None` otherwise (or once stopped), and blocks are
+    /// inserted by [`Batch::seal`] itself.
+    blocks: Option<BlockWriter>,
+    /// How many of `written` the block writer is known to have inserted (at its last wait).
+    synced: usize,
+}
+
+/// What the ledger's thread sends the block writer ([`BlockWriter`]).
+enum ToWriter {
+    /// Insert this sealed block (its first seq, its bytes).
+    Block(u64, Vec<u8>),
+    /// Answer once every block sent before is inserted (or the writer has failed).
+    Sync(SyncSender<()>),
+}
+
+/// The sending side of a bulk append's block writer: sealed blocks go to a thread of their own,
+/// which inserts them into the store in order while the ledger's thread checks and hashes the
+/// next events (sled's insert of a 6 KB block, its node splits and log copies, was about a
+/// seventh of that thread's time: docs/PERFORMANCE.md, "Import: a shorter critical path"). A read
+/// of a block this batch sealed first waits for the writer ([`Batch::read_event`]), and every
+/// path that ends the batch stops it before anything else ([`Batch::stop_blocks`]), so the store
+/// holds exactly what the single-threaded append would have written, when it would matter.
+struct BlockWriter {
+    to_writer: SyncSender<ToWriter>,
+    /// The writer's first failure; it inserts nothing after one.
+    failed: Arc<Mutex<Option<LogError>>>,
+}
+
+/// Sealed blocks in flight to the writer: enough to keep it busy, few enough to bound memory
+/// (each is about 6 KB).
+const BLOCKS_IN_FLIGHT: usize = 16;
+
+/// The error of a block writer that is gone without saying why (it cannot happen while the
+/// batch holds its sender, unless the writer's thread died).
+fn writer_gone() -> LogError {
+    LogError::Storage {
+        context: "while writing the append's blocks".to_string(),
+        source: std::io::Error::other("the block writer stopped"),
+    }
+}
+
+impl BlockWriter {
+    /// Starts the writer on `scope`, inserting into `store`.
+    fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        store: &'scope dyn crate::store::Store,
+    ) -> BlockWriter {
+        let (to_writer, from_ledger) = std::sync::mpsc::sync_channel(BLOCKS_IN_FLIGHT);
+        let failed = Arc::new(Mutex::new(None));
+        let slot = Arc::clone(&failed);
+        scope.spawn(move || write_blocks(store, from_ledger, &slot));
+        BlockWriter { to_writer, failed }
+    }
+
+    /// The writer's failure, taken (reported once).
+    fn failure(&self) -> Result<(), LogError> {
+        match self.failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Hands a sealed block over; refused with the writer's failure once it has one.
+    fn send(&self, first: u64, bytes: Vec<u8>) -> Result<(), LogError> {
+        self.failure()?;
+        self.to_writer.send(ToWriter::Block(first, bytes)).map_err(|_| writer_gone())
+    }
+
+    /// Waits until every block sent so far is in the store; the writer's failure if it had one.
+    fn sync(&self) -> Result<(), LogError> {
+        let (ack, acked) = std::sync::mpsc::sync_channel(1);
+        self.to_writer.send(ToWriter::Sync(ack)).map_err(|_| writer_gone())?;
+        acked.recv().map_err(|_| writer_gone())?;
+        self.failure()
+    }
+}
+
+/// The block writer's loop: inserts each block in the order sent until the sender is dropped;
+/// after a failure it inserts nothing more (the ledger's thread takes the failure at its next
+/// hand-over or wait, and the batch is aborted).
+fn write_blocks(
+    store: &dyn crate::store::Store,
+    from_ledger: Receiver<ToWriter>,
+    failed: &Mutex<Option<LogError>>,
+) {
+    let mut ok = true;
+    for message in from_ledger {
+        match message {
+            ToWriter::Block(first, bytes) if ok => {
+                if let Err(e) = store.insert(Tree::Events, &key(first), &bytes) {
+                    ok = false;
+                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                }
+            }
+            ToWriter::Block(..) => {}
+            ToWriter::Sync(ack) => {
+                let _ = ack.send(());
+            }
+        }
+    }
 }
 
 /// The stored events without an id at one instant (excluding joins and ticks, which have their
@@ -179,6 +289,10 @@ impl Ledger {
     /// whose events were allocated on another thread sends them back there to be freed, which
     /// costs the appending thread less than freeing another thread's memory (what makes
     /// `ladder import` faster; docs/PERFORMANCE.md, "Where an import's time goes").
+    ///
+    /// It is the bulk append: its events come [`Checked`] (their own rules are not checked
+    /// again), and a thread of its own inserts the sealed blocks into the store while this one
+    /// goes on ([`BlockWriter`]).
     pub fn append_returning<I, F>(
         &mut self,
         events: I,
@@ -186,10 +300,15 @@ impl Ledger {
         spent: F,
     ) -> Result<AppendReport, AppendError>
     where
-        I: IntoIterator<Item = Result<Event, Violation>>,
+        I: IntoIterator<Item = Result<Checked, Violation>>,
         F: FnMut(Event),
     {
-        self.append_inner(events, opts, Some(spent))
+        self.prepare_append()?;
+        let events = events.into_iter().map(|item| item.map(Checked::into_event));
+        let durable =
+            std::thread::scope(|scope| self.stage_inner(events, opts, Some(spent), Some(scope)))?
+                .commit()?;
+        self.publish(durable)
     }
 
     fn append_inner<I, F>(
@@ -203,7 +322,7 @@ impl Ledger {
         F: FnMut(Event),
     {
         self.prepare_append()?;
-        let durable = self.stage_inner(events, opts, spent)?.commit()?;
+        let durable = self.stage_inner(events, opts, spent, None)?.commit()?;
         self.publish(durable)
     }
 
@@ -245,15 +364,19 @@ impl Ledger {
     where
         I: IntoIterator<Item = Result<Event, Violation>>,
     {
-        self.stage_inner(events, opts, None::<fn(Event)>)
+        self.stage_inner(events, opts, None::<fn(Event)>, None)
     }
 
-    fn stage_inner<I, F>(
-        &self,
+    /// Stages `events`. With `bulk` (a scope to run the block writer on), the events are
+    /// [`Checked`] ones given back as events, and a [`BlockWriter`] inserts the sealed blocks; it
+    /// is stopped before this returns, whatever the outcome.
+    fn stage_inner<'l: 'scope, 'scope, I, F>(
+        &'l self,
         events: I,
         opts: &AppendOptions,
         mut spent: Option<F>,
-    ) -> Result<Staged<'_>, AppendError>
+        bulk: Option<&'scope std::thread::Scope<'scope, '_>>,
+    ) -> Result<Staged<'l>, AppendError>
     where
         I: IntoIterator<Item = Result<Event, Violation>>,
         F: FnMut(Event),
@@ -272,6 +395,10 @@ impl Ledger {
         let mut batch = Batch::new(self, *opts)?;
         if spent.is_some() {
             batch.spent = Some(Vec::new());
+        }
+        if let Some(scope) = bulk {
+            batch.checked = true;
+            batch.blocks = Some(BlockWriter::start(scope, &*self.store));
         }
         let mut items = events.into_iter();
         // Each item with its id's fingerprint, when it has an id.
@@ -446,6 +573,10 @@ impl Batch {
             replicate: false,
             inputs: Vec::new(),
             spent: None,
+            deferred: false,
+            checked: false,
+            blocks: None,
+            synced: 0,
         })
     }
 
@@ -484,6 +615,16 @@ impl Batch {
         if let Some(bytes) = self.cache.as_ref().and_then(|b| b.get(seq)) {
             return decode(bytes);
         }
+        // In a block this batch sealed after the last wait: the block writer may not have
+        // inserted it yet.
+        if let (Some(blocks), Some(&(unsynced, _, _))) =
+            (&self.blocks, self.written.get(self.synced))
+        {
+            if seq >= unsynced {
+                blocks.sync()?;
+                self.synced = self.written.len();
+            }
+        }
         let (k, v) = ledger
             .store
             .last_at_or_before(Tree::Events, &key(seq))?
@@ -514,6 +655,8 @@ impl Batch {
             candidates.push(s);
             candidates.extend(self.ids_overflow.iter().filter(|e| e.0 == fp).map(|e| e.1));
         }
+        // Then the ids of committed events not in the on-disk index yet (`crate::recent`).
+        candidates.extend(ledger.recent.candidates(fp));
         for seq in candidates {
             if let Some(event) = self.confirm(ledger, seq, id)? {
                 return Ok(Some((seq, event)));
@@ -712,7 +855,9 @@ impl Batch {
 
         // 2. The rules of the event alone, and the length of its canonical line (a C2SP entry
         // bundle prefixes each entry with a 16-bit length).
-        event.check().map_err(Fail::Invalid)?;
+        if !self.checked {
+            event.check().map_err(Fail::Invalid)?;
+        }
         self.checked_line.clear();
         json::write_line(&event, &mut self.checked_line);
         if self.checked_line.len() > MAX_EVENT_LINE_BYTES {
@@ -939,10 +1084,23 @@ impl Batch {
         }
         let (first, count) = (self.builder.first, self.builder.count as u32);
         let bytes = self.builder.finish();
-        ledger.store.insert(Tree::Events, &key(first), bytes)?;
-        self.written.push((first, count, bytes.len()));
+        let len = bytes.len();
+        match &self.blocks {
+            Some(blocks) => blocks.send(first, bytes.to_vec())?,
+            None => ledger.store.insert(Tree::Events, &key(first), bytes)?,
+        }
+        self.written.push((first, count, len));
         self.builder.reset(self.next_seq, self.prev);
         Ok(())
+    }
+
+    /// Stops the block writer, if this batch has one, once every block sent is inserted: its
+    /// failure if it had one. Every path that ends a batch calls it before anything else.
+    fn stop_blocks(&mut self) -> Result<(), LogError> {
+        match self.blocks.take() {
+            Some(blocks) => blocks.sync(),
+            None => Ok(()),
+        }
     }
 
     fn write_facts(&mut self, ledger: &Ledger) -> Result<(), LogError> {
@@ -962,11 +1120,24 @@ impl Batch {
     /// otherwise given the pending fingerprints. At the commit the runs are settled instead
     /// ([`Runs::settle`]: few runs for the lookups of later appends).
     fn spill_ids(&mut self, ledger: &Ledger, mid_batch: bool) -> Result<(), LogError> {
+        if !mid_batch && self.defer_ids(ledger)? {
+            return Ok(());
+        }
         let mut pending: Vec<(u64, u64)> = self.ids.drain();
         pending.append(&mut self.ids_overflow);
+        if !mid_batch {
+            // The ids earlier commits left out of the index go with this batch's.
+            pending.extend(ledger.recent.entries());
+        }
         pending.sort_unstable();
         let store = &*ledger.store;
-        let bits = runs::bits_for_spill(ledger.id_spill);
+        let mut bits = runs::bits_for_spill(ledger.id_spill);
+        if ledger.defer_ids > 0 && !mid_batch {
+            // A server's spill of the ids its commits deferred stalls one group: a run of about
+            // 64 ids a bucket, not the buckets of a million-id spill, is a few sled writes per
+            // hundred ids (docs/PERFORMANCE.md, "Serving").
+            bits = bits.min(runs::bits_for_spill(pending.len()));
+        }
         // The filter is given the fingerprints before they are written (so that it holds every
         // one on disk even if the writing fails half-way), or dropped when they would take it
         // over its capacity.
@@ -990,6 +1161,12 @@ impl Batch {
         }
         if !mid_batch {
             self.runs.settle(store, self.ids_spilled, bits, self.next_seq)?;
+            if ledger.recent.keyed {
+                // Written after the runs (sled keeps a prefix of the writes): every id through
+                // this batch's last event is in the index now.
+                let through = self.next_seq - 1;
+                ledger.store.insert(Tree::Meta, META_IDS_THROUGH, &through.to_be_bytes())?;
+            }
             // A filter this batch had is kept for the next append (the ledger keeps it): one
             // that would have gone over its capacity is built again, larger, from every run.
             if had && !kept {
@@ -1001,6 +1178,24 @@ impl Batch {
             self.build_bloom(ledger)?;
         }
         Ok(())
+    }
+
+    /// With deferral on ([`Ledger::defer_id_index`]): leaves this batch's ids out of the on-disk
+    /// index, for the ledger's memory ([`crate::recent`]), unless the batch spilled some
+    /// already or the events since the last spill would pass the limit. The store's mark of
+    /// where the index ends is written first (once: it does not move until a spill), before
+    /// the head record the commit flushes with it. True when deferred.
+    fn defer_ids(&mut self, ledger: &Ledger) -> Result<bool, LogError> {
+        let since = (self.next_seq - 1).saturating_sub(ledger.recent.through);
+        if ledger.defer_ids == 0 || self.ids_spilled > 0 || since > ledger.defer_ids {
+            return Ok(false);
+        }
+        if !ledger.recent.keyed {
+            let through = ledger.recent.through.to_be_bytes();
+            ledger.store.insert(Tree::Meta, META_IDS_THROUGH, &through)?;
+        }
+        self.deferred = true;
+        Ok(true)
     }
 
     /// Builds the Bloom filter from every run, for up to 1.5 times the ledger's events (an upper
@@ -1017,7 +1212,9 @@ impl Batch {
 
     /// Removes what this batch wrote beyond the head. Id entries stay: they are never trusted
     /// without reading the event they name.
-    fn abort_writes(&self, ledger: &Ledger) -> Result<(), LogError> {
+    fn abort_writes(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        // No block may be inserted after the removals below.
+        let _ = self.stop_blocks();
         for (first, _, _) in &self.written {
             ledger.store.remove(Tree::Events, &key(*first))?;
         }
@@ -1038,10 +1235,11 @@ impl Batch {
         staged: &mut Staged<'_>,
     ) -> Result<(), AppendError> {
         if self.report.appended == 0 {
-            return Ok(());
+            return self.stop_blocks().map_err(AppendError::Storage);
         }
         let written = (|| {
             self.seal(ledger)?;
+            self.stop_blocks()?;
             self.write_facts(ledger)?;
             self.spill_ids(ledger, false)
         })();
@@ -1094,6 +1292,15 @@ impl Batch {
         }
         ledger.voids.extend(self.new_voids);
         ledger.ticks.extend(self.new_ticks);
+        if self.deferred {
+            ledger.recent.keyed = true;
+            for (fp, seq) in self.ids.drain().into_iter().chain(self.ids_overflow.drain(..)) {
+                ledger.recent.insert(fp, seq);
+            }
+        } else if self.report.appended > 0 {
+            // The final spill wrote every deferred id too.
+            ledger.recent.clear(head.seq);
+        }
         for (first, count, bytes) in self.written {
             if is_small_block(count, bytes) {
                 ledger.tail_blocks.push((first, count, bytes));
@@ -1676,6 +1883,98 @@ mod spill_tests {
         assert_eq!(copy.head(), before);
     }
 
+    /// A store whose `fail_at`-th insert into the `events` tree fails (every other call works).
+    struct FailEvents {
+        inner: Arc<MemStore>,
+        inserts: AtomicU64,
+        fail_at: u64,
+    }
+
+    impl Store for FailEvents {
+        fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
+            self.inner.get(tree, key)
+        }
+        fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
+            if tree == Tree::Events
+                && self.inserts.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at
+            {
+                let detail = "this insert fails".into();
+                return Err(LogError::Corrupt { place: "the test store".into(), detail });
+            }
+            self.inner.insert(tree, key, value)
+        }
+        fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
+            self.inner.remove(tree, key)
+        }
+        fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
+            self.inner.apply(tree, writes)
+        }
+        fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
+            self.inner.last_at_or_before(tree, key)
+        }
+        fn scan<'a>(
+            &'a self,
+            tree: Tree,
+            from: &[u8],
+        ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
+            self.inner.scan(tree, from)
+        }
+        fn flush(&self) -> Result<(), LogError> {
+            self.inner.flush()
+        }
+        fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
+            Ok(None)
+        }
+    }
+
+    #[test]
+    fn a_block_the_bulk_writer_fails_to_insert_refuses_the_append_and_leaves_nothing() {
+        // 2,000 results take about 30 blocks, so the failing insert is one the block writer
+        // does while the ledger's thread goes on (the first, the third, the twentieth), or the
+        // batch's last block (sealed at the end).
+        let n = 2000;
+        let first = || (0..50).map(|i| result(i, i)).map(|r| r.and_then(Checked::new));
+        let bulk = || (50..n).map(|i| result(i, i)).map(|r| r.and_then(Checked::new));
+        let mut plain = Ledger::memory();
+        plain.append(first().map(|r| r.map(Checked::into_event)), &opts()).unwrap();
+        let base = (plain.head(), plain.root().unwrap());
+        plain.append(bulk().map(|r| r.map(Checked::into_event)), &opts()).unwrap();
+        let blocks_of_bulk = {
+            let store = Arc::new(MemStore::new());
+            let (mut l, _, _) = ledger(&store, ID_SPILL, u64::MAX);
+            l.append(first().map(|r| r.map(Checked::into_event)), &opts()).unwrap();
+            let before = store.scan(Tree::Events, &[]).count() as u64;
+            l.append_returning(bulk(), &opts(), drop).unwrap();
+            assert_eq!((l.head(), l.root().unwrap()), (plain.head(), plain.root().unwrap()));
+            store.scan(Tree::Events, &[]).count() as u64 - before
+        };
+        assert!(blocks_of_bulk > 20, "{blocks_of_bulk} blocks");
+        for fail_at in [1, 3, 20, blocks_of_bulk] {
+            let inner = Arc::new(MemStore::new());
+            let store = FailEvents { inner: inner.clone(), inserts: AtomicU64::new(0), fail_at: 0 };
+            let mut l = Ledger::with_store(Box::new(store), None).unwrap();
+            l.append(first().map(|r| r.map(Checked::into_event)), &opts()).unwrap();
+            assert_eq!((l.head(), l.root().unwrap()), base);
+            let events_before: Vec<_> =
+                inner.scan(Tree::Events, &[]).map(|e| e.unwrap().0.to_vec()).collect();
+            // The same ledger, its store now failing the bulk append's `fail_at`-th block.
+            drop(l);
+            let store = FailEvents { inner: inner.clone(), inserts: AtomicU64::new(0), fail_at };
+            let mut l = Ledger::with_store(Box::new(store), None).unwrap();
+            assert_eq!((l.head(), l.root().unwrap()), base);
+            match l.append_returning(bulk(), &opts(), drop) {
+                Err(AppendError::Storage(LogError::Corrupt { detail, .. })) => {
+                    assert_eq!(detail, "this insert fails", "block {fail_at}")
+                }
+                other => panic!("block {fail_at}: {other:?}"),
+            }
+            assert_eq!((l.head(), l.root().unwrap()), base, "block {fail_at}");
+            let events_after: Vec<_> =
+                inner.scan(Tree::Events, &[]).map(|e| e.unwrap().0.to_vec()).collect();
+            assert_eq!(events_after, events_before, "block {fail_at}: no block left behind");
+        }
+    }
+
     #[test]
     fn append_returning_stores_what_append_stores_and_hands_back_every_event_written() {
         // Auto-joined players and inserted ticks (written by the batch itself), a duplicate by id
@@ -1696,7 +1995,8 @@ mod spill_tests {
         let want = plain.append(input(), &opts).unwrap();
         let mut returning = Ledger::memory();
         let mut back = Vec::new();
-        let got = returning.append_returning(input(), &opts, |e| back.push(e)).unwrap();
+        let checked = || input().into_iter().map(|item| item.and_then(Checked::new));
+        let got = returning.append_returning(checked(), &opts, |e| back.push(e)).unwrap();
         assert_eq!(got.appended, want.appended);
         assert_eq!((got.duplicates, got.auto_joined, got.ticks_inserted), (1, 2, 2));
         assert_eq!(
@@ -1709,6 +2009,7 @@ mod spill_tests {
         // A refused batch stores nothing, whatever it handed back.
         let before = (returning.head(), returning.root().unwrap());
         let late = vec![result(1000, 400 * 700), result(1001, 10)];
+        let late = late.into_iter().map(|item| item.and_then(Checked::new));
         assert!(returning.append_returning(late, &opts, drop).is_err());
         assert_eq!((returning.head(), returning.root().unwrap()), before);
     }

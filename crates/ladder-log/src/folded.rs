@@ -169,20 +169,28 @@ impl Folded {
     ) -> Result<(), E> {
         let corrupt = |detail: String| LogError::Corrupt { place: FOLDED_FILE.into(), detail };
         self.file.seek(SeekFrom::Start(HEADER as u64)).map_err(|e| io("reading", e))?;
-        let mut reader = std::io::BufReader::with_capacity(SEGMENT, &self.file);
+        // One read a segment, straight into `buf`: the segment and the length of the next one
+        // after it (no buffered reader, whose buffer every segment would be copied through).
+        let mut file = &self.file;
         let mut left = self.body;
         let mut buf = Vec::with_capacity(SEGMENT + 64);
+        let mut len = [0u8; 4];
+        if left > 0 {
+            file.read_exact(&mut len).map_err(|e| io("reading", e))?;
+        }
         while left > 0 {
-            let mut len = [0u8; 4];
-            reader.read_exact(&mut len).map_err(|e| io("reading", e))?;
-            let len = u32::from_le_bytes(len) as usize;
-            if len > MAX_SEGMENT || len as u64 + 4 > left {
-                return Err(corrupt(format!("a segment of {len} bytes")).into());
+            let n = u32::from_le_bytes(len) as usize;
+            if n > MAX_SEGMENT || n as u64 + 4 > left {
+                return Err(corrupt(format!("a segment of {n} bytes")).into());
             }
-            left -= len as u64 + 4;
-            buf.resize(len, 0);
-            reader.read_exact(&mut buf).map_err(|e| io("reading", e))?;
-            if !visit(&buf)? {
+            left -= n as u64 + 4;
+            let next = if left > 0 { 4 } else { 0 };
+            buf.resize(n + next, 0);
+            file.read_exact(&mut buf).map_err(|e| io("reading", e))?;
+            if let Some(tail) = buf.get(n..n + 4) {
+                len.copy_from_slice(tail);
+            }
+            if !visit(&buf[..n])? {
                 break;
             }
         }
@@ -493,5 +501,126 @@ impl Ledger {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("removing", e)),
             _ => Ok(()),
         }
+    }
+}
+
+/// A ledger whose head file says its sled files are exactly as this build closed them (every
+/// file's seal matches), found without opening sled: the lock taken, the head file read, the
+/// files' seals compared. What a replay needs before it reads the folded form without opening
+/// the ledger ([`SealedHead::folded`]; docs/spec.md, "Replays that open nothing").
+///
+/// Nothing is written: sled is not opened (its open writes a segment's worth of its log and
+/// syncs it, and its close syncs again and rewrites the head file), and the lock file is only
+/// opened (every ledger on disk has one: opening creates it).
+pub struct SealedHead {
+    dir: PathBuf,
+    head: Head,
+    /// The directory's lock, held until the replay has read the folded form.
+    lock: File,
+}
+
+impl SealedHead {
+    /// The sealed head of the ledger at `dir`: `Ok(None)` whenever anything is not as this
+    /// build's clean close left it (no store, no head file or a damaged one, another format,
+    /// seals missing or not matching, a special file in the directory) or cannot be read, so the
+    /// caller opens the ledger as before ([`Ledger::open_existing`]), which repairs, refuses or
+    /// rebuilds exactly as it always did. The one error is [`LogError::Locked`]: another process
+    /// holds the ledger (after the same wait [`Ledger::open`] gives it), which is what opening
+    /// would say too.
+    pub fn read(dir: &Path) -> Result<Option<SealedHead>, LogError> {
+        if !(dir.join("conf").is_file() || dir.join("db").is_file()) {
+            return Ok(None);
+        }
+        // What opening checks first: a FIFO or a link in the directory is opening's to refuse.
+        if crate::ledger::refuse_special_files(dir).is_err() {
+            return Ok(None);
+        }
+        // Read before the lock too (as opening reads it to refuse another format), so that a
+        // ledger this path will not take is never locked by it: the lock file exists already.
+        let sealed =
+            |r: &crate::headfile::Recorded| r.format == crate::LEDGER_FORMAT && !r.seals.is_empty();
+        match crate::headfile::read(dir) {
+            Ok(Some(r)) if sealed(&r) => {}
+            _ => return Ok(None),
+        }
+        if !dir.join(crate::LOCK_FILE).is_file() {
+            return Ok(None);
+        }
+        let lock = crate::ledger::lock_dir(dir).map_err(|e| match e {
+            e @ LogError::Locked { .. } => Some(e),
+            _ => None,
+        });
+        let lock = match lock {
+            Ok(l) => l,
+            Err(Some(locked)) => return Err(locked),
+            Err(None) => return Ok(None),
+        };
+        // Under the lock: no writer changes the head file or sled's files from here on.
+        let recorded = match crate::headfile::read(dir) {
+            Ok(Some(r)) if sealed(&r) => r,
+            _ => return Ok(None),
+        };
+        match crate::headfile::seals(dir) {
+            Ok(seals) if seals == recorded.seals => {}
+            _ => return Ok(None),
+        }
+        Ok(Some(SealedHead { dir: dir.to_path_buf(), head: recorded.head, lock }))
+    }
+
+    /// The head the head file records, which sled's sealed files hold.
+    pub fn head(&self) -> Head {
+        self.head
+    }
+
+    /// The folded form through this head, from `checked` ([`FoldedCheck::read`] of this
+    /// directory): trusted exactly when [`Ledger::folded`] would use it as it is (a regular file,
+    /// whole, matching its checksum, built through the head). Otherwise `Err(checked)` (boxed), with the
+    /// lock released, for the caller to open the ledger and give the check to
+    /// [`Ledger::folded_with`] (which builds the folded form again when it is stale or damaged).
+    pub fn folded(self, checked: FoldedCheck) -> Result<SealedFolded, Box<FoldedCheck>> {
+        let path = self.dir.join(FOLDED_FILE);
+        if checked.path != path
+            || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
+            || checked.state != FoldedState::Current
+        {
+            return Err(Box::new(checked));
+        }
+        match checked.whole {
+            Some((file, header, voids)) if header.head == self.head => Ok(SealedFolded {
+                folded: Folded {
+                    file,
+                    head: header.head,
+                    body: header.body,
+                    voids,
+                    was: FoldedState::Current,
+                },
+                _lock: self.lock,
+            }),
+            whole => Err(Box::new(FoldedCheck { path, state: checked.state, whole })),
+        }
+    }
+}
+
+/// A checked folded form bound to a sealed head ([`SealedHead::folded`]), read with the ledger's
+/// lock held and sled never opened.
+pub struct SealedFolded {
+    folded: Folded,
+    _lock: File,
+}
+
+impl SealedFolded {
+    /// The folded form, to read.
+    pub fn folded(&mut self) -> &mut Folded {
+        &mut self.folded
+    }
+
+    /// The head it holds the events through: the one the head file records.
+    pub fn head(&self) -> Head {
+        self.folded.head
+    }
+
+    /// Every void, in sequence order.
+    pub fn voids(&self) -> &[FoldedVoid] {
+        &self.folded.voids
     }
 }

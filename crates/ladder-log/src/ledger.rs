@@ -123,6 +123,12 @@ pub struct Ledger {
     /// An append merges its id fingerprints into the on-disk index when this many are pending
     /// ([`crate::append::ID_SPILL`]; smaller in tests, to exercise the spills).
     pub(crate) id_spill: usize,
+    /// Ids of committed events not yet in the on-disk index ([`crate::recent`]): filled by
+    /// commits while deferral is on, and by opening a store that holds such ids.
+    pub(crate) recent: crate::recent::RecentIds,
+    /// With deferral on ([`Ledger::defer_id_index`]), the most events since the last spill of
+    /// ids whose ids are left in `recent`; 0: every commit writes its ids to the index.
+    pub(crate) defer_ids: u64,
     /// The stored format byte ([`LEDGER_FORMAT`], or a legacy one for [`Ledger::upgrade`]).
     pub(crate) format: u8,
     /// The Merkle tree through the head, once something asked for it.
@@ -321,10 +327,21 @@ impl Drop for Ledger {
     /// Closes sled, then seals its files in the head file, so the next open finds them as this
     /// build left them. A handle whose store failed leaves the head file as it is.
     fn drop(&mut self) {
-        let Some(disk) = self.disk.take() else { return };
+        if self.disk.is_none() {
+            return;
+        }
         if self.poisoned.load(std::sync::atomic::Ordering::Acquire) {
             return;
         }
+        // Ids this handle's commits left in memory ([`Ledger::defer_id_index`]) go to the index
+        // first ([`crate::recent`]), so a ledger closed cleanly has them all there: best effort,
+        // since a handle that cannot write them leaves the mark where it was, and the next open
+        // reads them from the events again. A handle that did not defer (a reader) writes
+        // nothing.
+        if self.defer_ids > 0 && !self.store.is_spent() {
+            let _ = self.spill_recent();
+        }
+        let Some(disk) = self.disk.take() else { return };
         let store = std::mem::replace(&mut self.store, Box::new(MemStore::new()));
         let spent = store.is_spent();
         drop(store);
@@ -742,6 +759,8 @@ impl Ledger {
             writing: std::sync::atomic::AtomicBool::new(false),
             id_filter: std::sync::Mutex::default(),
             id_spill: crate::append::ID_SPILL,
+            recent: crate::recent::RecentIds::new(head.seq),
+            defer_ids: 0,
             format,
             frontier: None,
             disk: None,
@@ -751,7 +770,40 @@ impl Ledger {
         }
         ledger.load_facts()?;
         ledger.load_tail_blocks()?;
+        ledger.load_recent_ids()?;
         Ok(ledger)
+    }
+
+    /// Reads the ids of the events after the id index's mark ([`crate::recent`]) into memory,
+    /// when the store has one: what a commit that deferred them left out of the on-disk index.
+    fn load_recent_ids(&mut self) -> Result<(), LogError> {
+        let Some(v) = self.store.get(Tree::Meta, crate::recent::META_IDS_THROUGH)? else {
+            return Ok(());
+        };
+        let through = crate::recent::parse_through(&v, self.head.seq)?;
+        let mut recent = crate::recent::RecentIds::new(through);
+        recent.keyed = true;
+        if through < self.head.seq {
+            for e in self.events(through + 1) {
+                let e = e?;
+                if let Some(id) = &e.event.id {
+                    recent.insert(index::fingerprint(id), e.seq);
+                }
+            }
+        }
+        self.recent = recent;
+        Ok(())
+    }
+
+    /// Lets commits leave their ids out of the on-disk idempotency index, in memory, until
+    /// `events` events were committed since the last time they were written (then one commit
+    /// writes them all); 0 turns it off (the default: every commit writes its ids). For a
+    /// server committing many small groups (`ladder serve`): a small commit then writes no
+    /// index bucket. Every id is still found by every lookup, after a crash too: the store
+    /// records where the index ends, in the commit's own flush, and opening reads the ids of
+    /// the events after that again ([`crate::recent`]).
+    pub fn defer_id_index(&mut self, events: u64) {
+        self.defer_ids = events;
     }
 
     /// Removes every block and facts chunk with a key beyond `seq`, and every stored tree node
@@ -951,6 +1003,13 @@ impl Ledger {
     /// The seq of the stored event whose `id` is `id`, if any (the idempotency index).
     pub fn seq_of_id(&self, id: &str) -> Result<Option<u64>, LogError> {
         let fp = index::fingerprint(id);
+        for seq in self.recent.candidates(fp) {
+            if seq <= self.head.seq
+                && self.get(seq)?.is_some_and(|e| e.event.id.as_deref() == Some(id))
+            {
+                return Ok(Some(seq));
+            }
+        }
         let mut found = None;
         crate::runs::Runs::load(&*self.store, self.head.seq)?.find(&*self.store, fp, |seq| {
             let hit = self.get(seq)?.is_some_and(|e| e.event.id.as_deref() == Some(id));

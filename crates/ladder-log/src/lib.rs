@@ -44,6 +44,7 @@ mod headfile;
 mod index;
 mod leaves;
 mod ledger;
+mod recent;
 mod runs;
 mod store;
 mod tree;
@@ -54,7 +55,9 @@ pub use append::{Durable, Staged};
 pub use block::{
     chain_hash, decode_block, OwnedRecord, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS,
 };
-pub use folded::{Folded, FoldedCheck, FoldedState, FoldedVoid, FOLDED_FILE};
+pub use folded::{
+    Folded, FoldedCheck, FoldedState, FoldedVoid, SealedFolded, SealedHead, FOLDED_FILE,
+};
 pub use headfile::{HEAD_FILE, LOCK_FILE};
 pub use index::ID_BUCKETS;
 pub use ladder_proof::{ConsistencyProof, InclusionProof};

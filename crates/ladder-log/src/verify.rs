@@ -626,10 +626,15 @@ impl Ledger {
                 None => Ok(all),
             }
         })?;
+        // Events after the index's mark have their ids in memory, read from the events
+        // themselves when the ledger was opened (`crate::recent`): only those through it must
+        // be in the runs.
+        let through = usize::try_from(self.recent.through).unwrap_or(usize::MAX);
         let missing = ids.has_id.iter().zip(&found).enumerate().find_map(|(w, (has, found))| {
             let lost = has & !found;
             (lost != 0).then(|| w * 64 + lost.trailing_zeros() as usize)
         });
+        let missing = missing.filter(|&at| at <= through);
         match missing {
             None => Ok(()),
             Some(at) => Err(VerifyError::Index {

@@ -150,52 +150,63 @@ pub fn ln(x: f64) -> f64 {
 /// How many arguments [`exp4`] and [`ln4`] take at once.
 pub const LANES: usize = 4;
 
-/// [`exp`] of four arguments at once, bit for bit the four results of [`exp`].
+/// [`exp`] of four arguments at once, bit for bit the four results of [`exp`] ([`exp_n`] of
+/// four).
+#[inline]
+#[cfg(not(feature = "platform-math"))]
+pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
+    exp_n(x)
+}
+
+/// [`exp`] of `N` arguments at once, bit for bit the `N` results of [`exp`].
 ///
 /// When every argument lies in [-680, 700] (where [`exp`] takes neither its overflow nor its
-/// subnormal branch) the four run through [`exp`]'s own operations in the same order, lane by
+/// subnormal branch) the `N` run through [`exp`]'s own operations in the same order, lane by
 /// lane, with no branch between them, so the compiler can keep them in vector registers: each
 /// lane is IEEE 754's add, multiply and bit operations on its own value, which no vector unit
 /// rounds differently (and Rust never contracts them into fused multiply-adds). Otherwise each
 /// argument goes through [`exp`] itself. The test `exp4_and_ln4_are_exp_and_ln` holds the two
-/// to the bit over millions of arguments.
+/// to the bit over millions of arguments, in groups of four and of eight. More than four lanes
+/// let a caller whose lanes are each a chain of dependent operations (Glicko-2's step 5) run
+/// more chains side by side: the operations of one lane wait on each other, those of different
+/// lanes do not.
 #[inline]
 #[cfg(not(feature = "platform-math"))]
-pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
+pub fn exp_n<const N: usize>(x: [f64; N]) -> [f64; N] {
     if x.iter().all(|x| (-680.0..=700.0).contains(x)) {
-        exp4_body(x)
+        exp_body(x)
     } else {
         x.map(exp)
     }
 }
 
-/// [`exp`]'s middle branch (the result's exponent k in -1000..=1023) over four lanes.
+/// [`exp`]'s middle branch (the result's exponent k in -1000..=1023) over `N` lanes.
 #[inline(always)]
 #[cfg(not(feature = "platform-math"))]
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
-fn exp4_body(x: [f64; LANES]) -> [f64; LANES] {
-    use tables::{EXP2_J, INV_LN2_N, LN2_N_HI, LN2_N_LO, N};
+fn exp_body<const N: usize>(x: [f64; N]) -> [f64; N] {
+    use tables::{EXP2_J, INV_LN2_N, LN2_N_HI, LN2_N_LO, N as TABLE};
     const SHIFT: f64 = 6_755_399_441_055_744.0;
     // floor(n / 128) for |n| < 2^20 without an arithmetic shift of 64-bit lanes (which the
     // vector units lack): (n + 2^20) / 128 - 2^13, all exact integer operations.
     const BIAS: i64 = 1 << 20;
-    let mut out = [0.0; LANES];
-    let mut kd = [0.0; LANES];
-    let mut n = [0i64; LANES];
-    for i in 0..LANES {
+    let mut out = [0.0; N];
+    let mut kd = [0.0; N];
+    let mut n = [0i64; N];
+    for i in 0..N {
         let z = x[i] * INV_LN2_N;
         let s = z + SHIFT;
         n[i] = (s.to_bits() as i64).wrapping_sub(SHIFT.to_bits() as i64);
         kd[i] = s - SHIFT;
     }
-    let mut t = [0.0; LANES];
-    let mut tail = [0.0; LANES];
-    for i in 0..LANES {
-        let (a, b) = EXP2_J[(n[i] as usize) & (N - 1)];
+    let mut t = [0.0; N];
+    let mut tail = [0.0; N];
+    for i in 0..N {
+        let (a, b) = EXP2_J[(n[i] as usize) & (TABLE - 1)];
         t[i] = a;
         tail[i] = b;
     }
-    for i in 0..LANES {
+    for i in 0..N {
         let r = (x[i] - kd[i] * LN2_N_HI) - kd[i] * LN2_N_LO;
         let k = (((n[i] + BIAS) as u64) >> 7) as i64 - (BIAS >> 7);
         let r2 = r * r;
@@ -207,49 +218,56 @@ fn exp4_body(x: [f64; LANES]) -> [f64; LANES] {
     out
 }
 
-/// [`ln`] of four arguments at once, bit for bit the four results of [`ln`].
-///
-/// When every argument is a positive normal finite number the four run through [`ln`]'s own
-/// operations in the same order, lane by lane, with no branch between them (see [`exp4`]);
-/// otherwise each goes through [`ln`] itself. The test `exp4_and_ln4_are_exp_and_ln` holds the
-/// two to the bit over millions of arguments.
+/// [`ln`] of four arguments at once, bit for bit the four results of [`ln`] ([`ln_n`] of four).
 #[inline]
 #[cfg(not(feature = "platform-math"))]
 pub fn ln4(x: [f64; LANES]) -> [f64; LANES] {
+    ln_n(x)
+}
+
+/// [`ln`] of `N` arguments at once, bit for bit the `N` results of [`ln`].
+///
+/// When every argument is a positive normal finite number the `N` run through [`ln`]'s own
+/// operations in the same order, lane by lane, with no branch between them (see [`exp_n`]);
+/// otherwise each goes through [`ln`] itself. The test `exp4_and_ln4_are_exp_and_ln` holds the
+/// two to the bit over millions of arguments, in groups of four and of eight.
+#[inline]
+#[cfg(not(feature = "platform-math"))]
+pub fn ln_n<const N: usize>(x: [f64; N]) -> [f64; N] {
     let normal = |x: &f64| {
         x.to_bits().wrapping_sub(0x0010_0000_0000_0000)
             < 0x7ff0_0000_0000_0000 - 0x0010_0000_0000_0000
     };
     if x.iter().all(normal) {
-        ln4_body(x)
+        ln_body(x)
     } else {
         x.map(ln)
     }
 }
 
-/// [`ln`] of four positive normal finite arguments.
+/// [`ln`] of `N` positive normal finite arguments.
 #[inline(always)]
 #[cfg(not(feature = "platform-math"))]
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
-fn ln4_body(x: [f64; LANES]) -> [f64; LANES] {
+fn ln_body<const N: usize>(x: [f64; N]) -> [f64; N] {
     use tables::{LN2_HI, LN2_LO, LN_F};
     const SHIFT: f64 = 6_755_399_441_055_744.0;
-    let mut j = [0usize; LANES];
-    let mut m = [0.0; LANES];
-    let mut kd = [0.0; LANES];
-    for i in 0..LANES {
+    let mut j = [0usize; N];
+    let mut m = [0.0; N];
+    let mut kd = [0.0; N];
+    for i in 0..N {
         let bits = x[i].to_bits();
         let k = (bits >> 52) as i64 - 1023;
         m[i] = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
         j[i] = ((((bits >> 44) & 0xff) + 1) >> 1) as usize;
         kd[i] = f64::from_bits(SHIFT.to_bits().wrapping_add(k as u64)) - SHIFT;
     }
-    let mut lf = [(0.0, 0.0, 0.0); LANES];
-    for i in 0..LANES {
+    let mut lf = [(0.0, 0.0, 0.0); N];
+    for i in 0..N {
         lf[i] = LN_F[j[i]];
     }
-    let mut out = [0.0; LANES];
-    for i in 0..LANES {
+    let mut out = [0.0; N];
+    for i in 0..N {
         let (log_f_hi, log_f_lo, inv_f) = lf[i];
         let big_f = f64::from_bits(0x3ff0_0000_0000_0000 + ((j[i] as u64) << 45));
         let f = m[i] - big_f;
@@ -280,6 +298,20 @@ pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
 #[inline]
 #[cfg(feature = "platform-math")]
 pub fn ln4(x: [f64; LANES]) -> [f64; LANES] {
+    x.map(ln)
+}
+
+/// [`exp`] of `N` arguments (the platform's maths library: `platform-math` is on).
+#[inline]
+#[cfg(feature = "platform-math")]
+pub fn exp_n<const N: usize>(x: [f64; N]) -> [f64; N] {
+    x.map(exp)
+}
+
+/// [`ln`] of `N` arguments (the platform's maths library: `platform-math` is on).
+#[inline]
+#[cfg(feature = "platform-math")]
+pub fn ln_n<const N: usize>(x: [f64; N]) -> [f64; N] {
     x.map(ln)
 }
 
@@ -522,8 +554,8 @@ mod tests {
         }
     }
 
-    /// The four-lane forms give exactly the scalar functions' bits: on the arguments of
-    /// `exp_and_ln_against_mpmath` (every kind, edges included) and on a million more drawn
+    /// The four- and eight-lane forms give exactly the scalar functions' bits: on the arguments
+    /// of `exp_and_ln_against_mpmath` (every kind, edges included) and on a million more drawn
     /// where the projectors call, in groups that mix in-range and out-of-range arguments.
     #[test]
     fn exp4_and_ln4_are_exp_and_ln() {
@@ -552,23 +584,30 @@ mod tests {
             ];
             xs.extend(edges);
             xs.extend(edges.iter().rev());
+            let one: fn(f64) -> f64 = if exp_side { exp } else { ln };
+            let check = |x: &[f64], got: &[f64], what: &str| {
+                for (x, got) in x.iter().zip(got) {
+                    let want = one(*x);
+                    assert!(
+                        got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                        "{what} of {x:e} ({:#x}): {got:e} against {want:e}",
+                        x.to_bits(),
+                    );
+                }
+            };
             for group in xs.chunks(LANES) {
                 let mut x = [1.0; LANES];
                 x[..group.len()].copy_from_slice(group);
-                let (four, one): ([f64; LANES], fn(f64) -> f64) =
-                    if exp_side { (exp4(x), exp) } else { (ln4(x), ln) };
-                for i in 0..LANES {
-                    let want = one(x[i]);
-                    assert!(
-                        four[i].to_bits() == want.to_bits() || (four[i].is_nan() && want.is_nan()),
-                        "{} of {:e} ({:#x}): {:e} against {:e}",
-                        if exp_side { "exp4" } else { "ln4" },
-                        x[i],
-                        x[i].to_bits(),
-                        four[i],
-                        want
-                    );
-                }
+                let four = if exp_side { exp4(x) } else { ln4(x) };
+                check(&x, &four, if exp_side { "exp4" } else { "ln4" });
+            }
+            // Groups of eight, as Glicko-2's lanes rate step 5 (offset by three, so that the
+            // groups mix differently from the fours').
+            for group in xs[3..].chunks(8) {
+                let mut x = [1.0; 8];
+                x[..group.len()].copy_from_slice(group);
+                let eight = if exp_side { exp_n(x) } else { ln_n(x) };
+                check(&x, &eight, if exp_side { "exp_n::<8>" } else { "ln_n::<8>" });
             }
         }
     }

@@ -8,7 +8,9 @@
 //! ALGO[:K=V,K=V...]...`
 //!
 //! Prints, per bucket, the matches in it and each configuration's mean log loss there (natural
-//! logarithm, p clipped as `--score` clips it), and the whole slice's.
+//! logarithm, p clipped as `--score` clips it), and the whole slice's; then, for a newcomer's
+//! first match against a player with games, the mean probability each configuration gave the
+//! newcomer and how often newcomers won.
 
 use ladder_events::json::parse_line;
 use ladder_events::{Body, NANOS_PER_DAY};
@@ -44,6 +46,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut by_games: Vec<Vec<Score>> = GAMES.iter().map(|_| vec![Score::new(0); n]).collect();
     let mut by_idle: Vec<Vec<Score>> = IDLE.iter().map(|_| vec![Score::new(0); n]).collect();
     let mut all = vec![Score::new(0); n];
+    // A newcomer's first matches (the other player not new): per configuration, the summed
+    // probability given to the newcomer, and the newcomer's summed result.
+    let (mut debut_p, mut debut_y, mut debuts) = (vec![0.0; n], 0.0, 0u64);
     // Per player id: matches played and the instant of the last.
     let mut games: Vec<(u32, i64)> = Vec::new();
     let mut feeder = Feeder::new();
@@ -86,10 +91,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         let days = (event.at.0 - ka.1.min(kb.1)) / NANOS_PER_DAY;
                         IDLE.iter().position(|&(hi, _)| days < hi)
                     };
+                    let newcomer = match (ka.0, kb.0) {
+                        (0, 1..) => Some(true),
+                        (1.., 0) => Some(false),
+                        _ => None,
+                    };
+                    if seq > from && newcomer.is_some() {
+                        debuts += 1;
+                        debut_y += if newcomer == Some(true) { y } else { 1.0 - y };
+                    }
                     for (k, p) in projectors.iter().enumerate() {
                         let q = p.expectation_at(ia, ib, event.at, home);
                         if seq <= from {
                             continue;
+                        }
+                        match newcomer {
+                            Some(true) => debut_p[k] += q,
+                            Some(false) => debut_p[k] += 1.0 - q,
+                            None => {}
                         }
                         all[k].record(q, y);
                         by_games[g][k].record(q, y);
@@ -131,5 +150,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         row(format!("longer absence {label}"), &by_idle[i]);
     }
     row("all".into(), &all);
+    // Calibration of the first matches: the mean probability given to the newcomer against
+    // how often they won (a newcomer against a player with games).
+    if debuts > 0 {
+        let cells: Vec<String> =
+            debut_p.iter().map(|p| format!("{:>24.4}", p / debuts as f64)).collect();
+        println!("{:<26} {debuts:>8} {}", "newcomer: mean p", cells.join(" "));
+        println!("{:<26} {debuts:>8} {:>24.4}", "newcomer: won", debut_y / debuts as f64);
+    }
     Ok(())
 }

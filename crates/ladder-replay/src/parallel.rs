@@ -233,12 +233,8 @@ impl Chunk {
             let (step, predict) = self.step(item);
             if let (Some((a, b, y, home)), false) = (predict, scores.is_empty()) {
                 lanes.expectations(item.seq, a, b, item.at, home, buf)?;
-                for (l, (s, &e)) in scores.iter_mut().zip(buf.iter()).enumerate() {
-                    // A failed lane's score is left where it stopped (its configuration failed).
-                    if !lanes.has_failed(l) {
-                        s.record(e, y);
-                    }
-                }
+                // A failed lane's score is left where it stopped (its configuration failed).
+                Score::record_each(scores, buf, y, |l| lanes.has_failed(l));
             }
             lanes.apply(&step)?;
         }

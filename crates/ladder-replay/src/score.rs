@@ -61,11 +61,9 @@ impl Score {
     /// Records one two-seat match: `p` the predicted chance that the first seat wins, `y` its
     /// outcome (1 win, 0.5 draw, 0 loss).
     pub fn record(&mut self, p: f64, y: f64) {
-        self.seen += 1;
-        if self.seen <= self.warmup {
+        if !self.counts() {
             return;
         }
-        self.matches += 1;
         let pc = p.clamp(CLIP, 1.0 - CLIP);
         let ln = ladder_projector::math::ln;
         // y ln(p) + (1 - y) ln(1 - p). For a win or a loss one term is 0 times a negative
@@ -78,6 +76,60 @@ impl Score {
         } else {
             y * ln(pc) + (1.0 - y) * ln(1.0 - pc)
         };
+        self.rest(p, y);
+    }
+
+    /// [`Score::record`] of one match in each of several configurations: `scores[l]` records
+    /// `p[l]` unless `skip(l)` (a configuration that has failed). The same bits as recording
+    /// each alone: a win's or a loss's one logarithm is taken for four configurations at once
+    /// ([`ladder_projector::math::ln4`], bit for bit [`ladder_projector::math::ln`]), a draw's
+    /// two by [`Score::record`] itself.
+    pub fn record_each(scores: &mut [Score], p: &[f64], y: f64, skip: impl Fn(usize) -> bool) {
+        use ladder_projector::math::{ln4, LANES};
+        if y != 1.0 && y != 0.0 {
+            for (l, (s, &p)) in scores.iter_mut().zip(p).enumerate() {
+                if !skip(l) {
+                    s.record(p, y);
+                }
+            }
+            return;
+        }
+        for (l, (scores, p)) in scores.chunks_mut(LANES).zip(p.chunks(LANES)).enumerate() {
+            // `record`'s logarithm of each counted lane: ln(p) for a win, ln(1 - p) for a
+            // loss, p clipped; 1 (filler) for the others.
+            let mut x = [1.0; LANES];
+            let mut counted = [false; LANES];
+            for (i, (s, &p)) in scores.iter_mut().zip(p).enumerate() {
+                if !skip(l * LANES + i) && s.counts() {
+                    counted[i] = true;
+                    let pc = p.clamp(CLIP, 1.0 - CLIP);
+                    x[i] = if y == 1.0 { pc } else { 1.0 - pc };
+                }
+            }
+            let logs = ln4(x);
+            for (i, (s, &p)) in scores.iter_mut().zip(p).enumerate() {
+                if counted[i] {
+                    s.sum_log_loss -= logs[i];
+                    s.rest(p, y);
+                }
+            }
+        }
+    }
+
+    /// Counts one two-seat match; whether it is scored (past the warm-up).
+    #[inline]
+    fn counts(&mut self) -> bool {
+        self.seen += 1;
+        if self.seen <= self.warmup {
+            return false;
+        }
+        self.matches += 1;
+        true
+    }
+
+    /// What [`Score::record`] adds besides the log loss: Brier, accuracy and calibration.
+    #[inline]
+    fn rest(&mut self, p: f64, y: f64) {
         self.sum_brier += (p - y) * (p - y);
         self.sum_accuracy += if y == 0.5 || p == 0.5 {
             0.5
@@ -93,7 +145,9 @@ impl Score {
             p if p < 0.5 => (1.0 - p, 1.0 - y),
             _ => (0.5, 0.5),
         };
-        let bin = ((fp * BINS as f64).floor() as usize).min(BINS - 1);
+        // fp is at least 0.5 (never NaN: a NaN p takes the last arm), so truncating fp * BINS
+        // toward zero is its floor (without libm's `floor`, a call on x86-64's baseline).
+        let bin = ((fp * BINS as f64) as usize).min(BINS - 1);
         let b = &mut self.bins[bin];
         b.n += 1;
         b.sum_p += fp;
@@ -192,6 +246,67 @@ mod tests {
                 let pc = p.clamp(CLIP, 1.0 - CLIP);
                 let both = y * ln(pc) + (1.0 - y) * ln(1.0 - pc);
                 assert_eq!(s.sum_log_loss.to_bits(), (0.0 - both).to_bits(), "p {p}, y {y}");
+            }
+        }
+    }
+
+    /// `record_each` is `record` of each lane alone, to the bit: 1 to 11 lanes with different
+    /// warm-ups, skipped lanes, p anywhere (edges, NaN, outside [0, 1]) and every outcome.
+    #[test]
+    fn record_each_is_record_lane_by_lane() {
+        let mut x = 0x5c0e_0002_u64;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 11
+        };
+        let odd = [0.0, 1.0, CLIP, 1.0 - CLIP, 0.5, 1e-300, f64::NAN, -0.25, 1.5, 1.0 - 1e-17];
+        for k in 1..=11 {
+            let warmups: Vec<u64> = (0..k).map(|_| next() % 4).collect();
+            let mut each: Vec<Score> = warmups.iter().map(|&w| Score::new(w)).collect();
+            let mut alone = each.clone();
+            for _ in 0..2_000 {
+                let y = [0.0, 0.5, 1.0][(next() % 3) as usize];
+                let p: Vec<f64> = (0..k)
+                    .map(|_| match next() % 8 {
+                        0 => odd[(next() % odd.len() as u64) as usize],
+                        _ => next() as f64 / (1u64 << 53) as f64,
+                    })
+                    .collect();
+                let skipped = next() % 16;
+                let skip = |l: usize| (l as u64 + skipped).is_multiple_of(5);
+                Score::record_each(&mut each, &p, y, skip);
+                for (l, s) in alone.iter_mut().enumerate() {
+                    if !skip(l) {
+                        s.record(p[l], y);
+                    }
+                }
+            }
+            for (a, b) in each.iter().zip(&alone) {
+                assert_eq!(a.sum_log_loss.to_bits(), b.sum_log_loss.to_bits(), "{k} lanes");
+                assert_eq!((a.seen, a.matches), (b.seen, b.matches), "{k} lanes");
+                assert_eq!(a.sum_brier.to_bits(), b.sum_brier.to_bits(), "{k} lanes");
+                assert_eq!(a.sum_accuracy.to_bits(), b.sum_accuracy.to_bits(), "{k} lanes");
+                assert_eq!(a.bins, b.bins, "{k} lanes");
+            }
+        }
+    }
+
+    /// The calibration bin by truncation is libm's floor's, over p near every bin's edge.
+    #[test]
+    fn calibration_bins_are_floors() {
+        for i in 0..=10_000 {
+            for p in [i as f64 / 10_000.0, f64::from_bits((i as f64 / 10_000.0).to_bits() + 1)] {
+                let mut s = Score::new(0);
+                s.record(p, 1.0);
+                let fp = if p > 0.5 {
+                    p
+                } else if p < 0.5 {
+                    1.0 - p
+                } else {
+                    0.5
+                };
+                let want = ((fp * BINS as f64).floor() as usize).min(BINS - 1);
+                assert_eq!(s.bins[want].n, 1, "p {p}");
             }
         }
     }

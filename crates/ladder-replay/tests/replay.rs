@@ -861,11 +861,14 @@ fn glicko2_lanes_fail_alone_as_single_replays_do() {
 
 #[test]
 fn glicko2_lanes_equal_single_replays_in_groups_of_every_size() {
-    // The lanes rate a period's slots and take a game's exps four lanes at a time (`rate4`,
-    // `exp4`): sets of 1 to 9 lanes of one clock (full groups, a last group of 1 to 3, on 1 to
-    // 3 threads), a grid over tau and sigma with home and revert on, and for sizes from 3 on a
-    // lane in the middle of a group that fails at the first period it rates (epsilon finer than
-    // any step 5 can meet) while the lanes beside it go on.
+    // The lanes rate a period's slots eight (slot, lane) pairs at a time in slot order, a group
+    // running on into the next slots (`rate_n`), and take a game's exps and score its log loss
+    // four lanes at a time (`exp4`, `ln4`): sets of 1 to 9 lanes of one clock (groups holding
+    // one lane of up to eight slots, or parts of two slots; full groups and last groups of
+    // fewer, on 1 to 3 threads), a grid over tau and sigma with home and revert on, and for
+    // sizes from 3 on a lane in the middle of a group that fails at the first period it rates
+    // (epsilon finer than any step 5 can meet) while the lanes beside it go on, its later slots
+    // in the same group dropped.
     let sim = ladder_sim::simulate(&ladder_sim::SimParams::new(120, 4_000, 5)).unwrap();
     let history = Memory::new(sim.collect());
     let grid: Vec<Vec<(String, String)>> = [0.3, 0.5, 0.7, 0.9, 1.1, 1.3, 0.4, 0.6, 0.8]

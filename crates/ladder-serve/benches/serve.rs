@@ -3,7 +3,10 @@
 //!
 //! 1. single-event appends, 32 concurrent clients, each answered only once durable;
 //! 2. 1,000-event requests, 4 clients;
-//! 3. append latency (p50, p99) with 32 clients paced to 10,000 appends/s in all;
+//! 3. append latency (p50, p99) with 32 clients paced to 10,000 appends/s in all
+//!    (rows 1 to 3: `append/single`, `append/batch`, `append/latency`; each client is one
+//!    keep-alive connection speaking HTTP/1.1 directly, as in part 4, and rows 1 and 2 print the
+//!    process's CPU time per append, client and server together, from `/proc/self/stat`);
 //! 4. full tile reads, 4 clients, each a keep-alive connection of its own speaking HTTP/1.1
 //!    directly (a lean client: the bench measures the server, not an HTTP library's per-request
 //!    allocations on the same two cores): level-0 tiles cold (the first read of each after the
@@ -14,7 +17,7 @@
 //!    matches under the same configuration.
 //!
 //! `cargo bench -p ladder-serve --bench serve -- WORD` runs only the parts whose name holds
-//! WORD (`append`, `tiles`, `reads`).
+//! WORD (`append`, `append/single`, `append/batch`, `append/latency`, `tiles`, `reads`).
 
 use ladder_events::Timestamp;
 use ladder_log::Ledger;
@@ -153,7 +156,8 @@ impl Raw {
         Raw { stream, buf: Vec::with_capacity(16 << 10) }
     }
 
-    /// Sends `request` (a whole GET) and returns the answer's status and body length.
+    /// Sends `request` (a whole GET or POST) and returns the answer's status and body length;
+    /// the body is left in `self.buf` after the head.
     fn get(&mut self, request: &[u8]) -> (u16, usize) {
         use std::io::{Read, Write};
         self.stream.write_all(request).unwrap();
@@ -186,6 +190,118 @@ impl Raw {
     }
 }
 
+/// A whole `POST /api/events` of `body` with the server's token, as bytes to send on a [`Raw`]
+/// connection.
+fn post_request(s: &Server, body: &str) -> Vec<u8> {
+    format!(
+        "POST /api/events HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/x-ndjson\r\nContent-Length: {}\r\n\r\n{body}",
+        s.token,
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Writes all of `bytes` to a non-blocking stream.
+async fn write_all(stream: &tokio::net::TcpStream, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        stream.writable().await.unwrap();
+        match stream.try_write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => panic!("writing a request: {e}"),
+        }
+    }
+}
+
+/// Reads one answer (its head, then `content-length` bytes) into `buf` and returns its status
+/// and body; panics unless it is `200`.
+async fn read_answer<'b>(stream: &tokio::net::TcpStream, buf: &'b mut Vec<u8>) -> &'b [u8] {
+    buf.clear();
+    let mut chunk = [0u8; 16 << 10];
+    let mut want: Option<(usize, usize)> = None;
+    loop {
+        if let Some((head_end, length)) = want {
+            if buf.len() >= head_end + length {
+                assert_eq!(buf.len(), head_end + length, "one answer at a time");
+                let status = std::str::from_utf8(&buf[9..12]).unwrap();
+                let body = &buf[head_end..];
+                assert_eq!(status, "200", "{}", String::from_utf8_lossy(body));
+                return body;
+            }
+        }
+        stream.readable().await.unwrap();
+        match stream.try_read(&mut chunk) {
+            Ok(0) => panic!("the server closed the connection"),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(e) => panic!("reading an answer: {e}"),
+        }
+        if want.is_none() {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = std::str::from_utf8(&buf[..i]).unwrap();
+                let length = head
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse().ok())?
+                    })
+                    .expect("content-length");
+                want = Some((i + 4, length));
+            }
+        }
+    }
+}
+
+/// Runs `clients` concurrent clients on this one thread (a single-threaded tokio runtime, each
+/// client a keep-alive HTTP/1.1 connection of its own with one request outstanding at a time):
+/// client `c` posts `bodies[c]` in order, each at `start + due(c, i)` at the earliest when
+/// `due` is given. Returns each request's latency, from when it was due (or sent) to its
+/// answer. A thread per client would spend the two cores the server needs on its own
+/// wake-ups.
+fn drive(
+    s: &Server,
+    bodies: Vec<Vec<String>>,
+    due: Option<&(dyn Fn(usize, usize) -> Duration + Sync)>,
+) -> Vec<Duration> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let addr = s.url.trim_start_matches("http://").to_string();
+    let start = Instant::now();
+    let dues: Vec<Vec<Option<Instant>>> = bodies
+        .iter()
+        .enumerate()
+        .map(|(c, b)| (0..b.len()).map(|i| due.map(|d| start + d(c, i))).collect())
+        .collect();
+    rt.block_on(async move {
+        let mut set = tokio::task::JoinSet::new();
+        for (mine, dues) in bodies.into_iter().zip(dues) {
+            let requests: Vec<Vec<u8>> = mine.iter().map(|b| post_request(s, b)).collect();
+            let addr = addr.clone();
+            set.spawn(async move {
+                let stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+                stream.set_nodelay(true).unwrap();
+                let mut buf = Vec::with_capacity(4096);
+                let mut latencies = Vec::with_capacity(requests.len());
+                for (request, due) in requests.iter().zip(dues) {
+                    if let Some(due) = due {
+                        tokio::time::sleep_until(due.into()).await;
+                    }
+                    let from = due.unwrap_or_else(Instant::now);
+                    write_all(&stream, request).await;
+                    read_answer(&stream, &mut buf).await;
+                    latencies.push(from.elapsed());
+                }
+                latencies
+            });
+        }
+        let mut all = Vec::new();
+        while let Some(l) = set.join_next().await {
+            all.extend(l.unwrap());
+        }
+        all
+    })
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing and must not run it.
     if !std::env::args().any(|a| a == "--bench") {
@@ -196,13 +312,15 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let s = start(joined_ledger(&dir.path().join("a.db")), dir.path());
     let mut next = 0usize;
-    if runs("append") {
-        next = appends(&s, next);
+    let rows = ["append/single", "append/batch", "append/latency"];
+    let ran = rows.iter().any(|r| runs(r));
+    if ran {
+        next = appends(&s, next, &|row| runs(row));
     }
     if runs("tiles") {
-        if !runs("append") {
+        if !ran {
             // The tiles read are those of the first 300 * 256 events.
-            next = appends(&s, next);
+            next = appends(&s, next, &|_| true);
         }
         tiles(&s);
     }
@@ -213,91 +331,106 @@ fn main() {
     }
 }
 
-/// Parts 1 to 3: appends. Returns the next event number.
-fn appends(s: &Server, mut next: usize) -> usize {
-    // 1. single-event appends, 32 clients.
-    let (clients, per) = (32, 400);
-    let t = Instant::now();
-    std::thread::scope(|sc| {
-        for c in 0..clients {
-            let s = &s;
-            sc.spawn(move || {
-                let a = agent();
-                for i in 0..per {
-                    post(&a, s, result_line(next + c * per + i, None));
-                }
-            });
+/// The CPU time this process has used so far (user and system, every thread), from
+/// `/proc/self/stat` (fields 14 and 15, in clock ticks of 1/100 s on Linux); `None` elsewhere.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
+/// " (N µs of CPU each, client and server together)" for `n` requests since `cpu0`.
+fn cpu_each(cpu0: Option<f64>, n: usize) -> String {
+    match (cpu0, cpu_seconds()) {
+        (Some(a), Some(b)) => {
+            format!(" ({:.0} µs of CPU each, client and server together)", (b - a) * 1e6 / n as f64)
         }
-    });
-    next += clients * per;
-    let secs = t.elapsed().as_secs_f64();
-    println!(
-        "serve/append/single/32-clients: {} appends in {secs:.2} s = {:.0} appends/s",
-        clients * per,
-        (clients * per) as f64 / secs
-    );
+        _ => String::new(),
+    }
+}
+
+/// Parts 1 to 3: appends, each row when `row` says so. Returns the next event number. The
+/// clients speak HTTP/1.1 on a keep-alive connection each ([`Raw`]): they share the two cores
+/// with the server, and a lean client leaves them to it.
+fn appends(s: &Server, mut next: usize, row: &dyn Fn(&str) -> bool) -> usize {
+    // 1. single-event appends, 32 clients.
+    if row("append/single") {
+        let (clients, per) = (32, 400);
+        let bodies = (0..clients)
+            .map(|c| (0..per).map(|i| result_line(next + c * per + i, None)).collect())
+            .collect();
+        let cpu0 = cpu_seconds();
+        let t = Instant::now();
+        drive(s, bodies, None);
+        next += clients * per;
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "serve/append/single/32-clients: {} appends in {secs:.2} s = {:.0} appends/s{}",
+            clients * per,
+            (clients * per) as f64 / secs,
+            cpu_each(cpu0, clients * per)
+        );
+    }
 
     // 2. 1,000-event requests, 4 clients.
-    let (clients, per, size) = (4, 20, 1000);
-    let t = Instant::now();
-    std::thread::scope(|sc| {
-        for c in 0..clients {
-            let s = &s;
-            sc.spawn(move || {
-                let a = agent();
-                for i in 0..per {
-                    let first = next + (c * per + i) * size;
-                    let body: Vec<String> =
-                        (first..first + size).map(|n| result_line(n, None)).collect();
-                    post(&a, s, body.join("\n"));
-                }
-            });
-        }
-    });
-    next += clients * per * size;
-    let secs = t.elapsed().as_secs_f64();
-    println!(
-        "serve/append/batch-1000/4-clients: {} events in {secs:.2} s = {:.0} events/s",
-        clients * per * size,
-        (clients * per * size) as f64 / secs
-    );
+    if row("append/batch") {
+        let (clients, per, size) = (4, 20, 1000);
+        // The bodies are made before the clock starts: the row measures the server.
+        let bodies: Vec<Vec<String>> = (0..clients)
+            .map(|c| {
+                (0..per)
+                    .map(|i| {
+                        let first = next + (c * per + i) * size;
+                        let body: Vec<String> =
+                            (first..first + size).map(|n| result_line(n, None)).collect();
+                        body.join("\n")
+                    })
+                    .collect()
+            })
+            .collect();
+        let cpu0 = cpu_seconds();
+        let t = Instant::now();
+        drive(s, bodies, None);
+        next += clients * per * size;
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "serve/append/batch-1000/4-clients: {} events in {secs:.2} s = {:.0} events/s{}",
+            clients * per * size,
+            (clients * per * size) as f64 / secs,
+            cpu_each(cpu0, clients * per * size).replace("each", "an event")
+        );
+    }
 
     // 3. latency at 10,000 appends/s offered (32 clients, each every 3.2 ms), 2 seconds.
+    if !row("append/latency") {
+        return next;
+    }
     let (clients, per) = (32usize, 625usize);
     let gap = Duration::from_micros(3200);
-    let latencies = std::sync::Mutex::new(Vec::with_capacity(clients * per));
+    let bodies = (0..clients)
+        .map(|c| (0..per).map(|i| result_line(next + c * per + i, None)).collect())
+        .collect();
+    // Client `c`'s request `i` is due at 100 µs * c + 3.2 ms * i; its latency counts from then
+    // (so a late client counts its wait).
+    let due = move |c: usize, i: usize| Duration::from_micros(100 * c as u64) + gap * i as u32;
+    let cpu0 = cpu_seconds();
     let t = Instant::now();
-    std::thread::scope(|sc| {
-        for c in 0..clients {
-            let (s, latencies) = (&s, &latencies);
-            sc.spawn(move || {
-                let a = agent();
-                let start = Instant::now() + Duration::from_micros(100 * c as u64);
-                let mut mine = Vec::with_capacity(per);
-                for i in 0..per {
-                    let due = start + gap * i as u32;
-                    if let Some(wait) = due.checked_duration_since(Instant::now()) {
-                        std::thread::sleep(wait);
-                    }
-                    // Latency from when the request was due (so a late client counts its wait).
-                    post(&a, s, result_line(next + c * per + i, None));
-                    mine.push(due.elapsed());
-                }
-                latencies.lock().unwrap().extend(mine);
-            });
-        }
-    });
+    let latencies = drive(s, bodies, Some(&due));
     next += clients * per;
     let secs = t.elapsed().as_secs_f64();
-    let mut l = latencies.into_inner().unwrap();
+    let mut l = latencies;
     l.sort();
     println!(
-        "serve/append/latency-at-10k/s: {} appends in {secs:.2} s ({:.0}/s achieved), p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        "serve/append/latency-at-10k/s: {} appends in {secs:.2} s ({:.0}/s achieved), p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms{}",
         l.len(),
         l.len() as f64 / secs,
         percentile(&l, 0.5).as_secs_f64() * 1e3,
         percentile(&l, 0.99).as_secs_f64() * 1e3,
-        l[l.len() - 1].as_secs_f64() * 1e3
+        l[l.len() - 1].as_secs_f64() * 1e3,
+        cpu_each(cpu0, l.len())
     );
 
     next

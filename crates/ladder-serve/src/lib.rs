@@ -132,6 +132,14 @@ pub const EXCLUSIVE_POLL: Duration = Duration::from_micros(50);
 /// only reads overlapping without a gap for this long make new reads wait behind the writer.
 pub const EXCLUSIVE_PATIENCE: Duration = Duration::from_secs(1);
 
+/// The sequencer's commits leave their ids out of the ledger's on-disk idempotency index, in
+/// memory, until this many events were committed since the last time they were written
+/// ([`ladder_log::Ledger::defer_id_index`]): a group of single-event requests then writes no
+/// index bucket, and one commit in this many events writes them all at once
+/// (docs/PERFORMANCE.md, "Serving"). Opening the ledger after a crash reads at most this many
+/// events again to find their ids.
+pub const DEFER_IDS: u64 = 65_536;
+
 /// What every handler shares.
 pub struct Shared {
     ledger: RwLock<Ledger>,
@@ -347,7 +355,8 @@ pub struct Service {
 
 impl Service {
     /// Takes the ledger, reads the tokens, signs the first checkpoint and starts the sequencer.
-    pub fn start(ledger: Ledger, config: ServeConfig) -> Result<Service, ServeError> {
+    pub fn start(mut ledger: Ledger, config: ServeConfig) -> Result<Service, ServeError> {
+        ledger.defer_id_index(DEFER_IDS);
         let (tx, rx) = std::sync::mpsc::sync_channel(config.limits.queue.max(1));
         let tokens = tokens::Tokens::load(&config.tokens)?;
         let ledger_head = ledger.head();

@@ -84,3 +84,63 @@ fn replays_are_the_same_whatever_state_the_folded_form_is_in() {
     assert!(!folded(&e).exists());
     assert_eq!(outputs(&e), from_events, "after verify removed it");
 }
+
+/// Every file in the ledger directory (recursively): its name, the blake3 of its bytes, and its
+/// modification and change times, to show that a command wrote nothing.
+fn files(dir: &std::path::Path) -> Vec<(String, String, std::time::SystemTime, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                dirs.push(path);
+            } else {
+                let bytes = blake3::hash(&std::fs::read(&path).unwrap()).to_hex().to_string();
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                out.push((name, bytes, meta.modified().unwrap(), meta.ctime(), meta.ctime_nsec()));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// A replay or a leaderboard through the head of a ledger closed cleanly, with its folded form
+/// current, reads the head file and the folded form and opens nothing else (docs/spec.md, "Replays that open
+/// nothing"): not a byte or a time of any file in the ledger changes, and the output is the one
+/// the ledger opened gives (a replay `--until` an instant past the last event opens it, and
+/// writes: sled's open and close).
+#[test]
+fn replays_through_the_head_of_a_sealed_ledger_write_nothing_to_it() {
+    let e = Env::new();
+    e.ok(&["import", fixture("club.jsonl").to_str().unwrap()]);
+    // The first replay builds the folded form (and opens the ledger to do it).
+    let elo = e.ok(&["replay", "--algo", "elo", "--format", "json"]);
+    let before = files(&e.ledger());
+    let head: serde_json::Value = serde_json::from_str(&elo).unwrap();
+    let through = head["through"].to_string();
+    let past = (head["through"].as_u64().unwrap() + 5).to_string();
+    let runs: [&[&str]; 4] = [
+        &["replay", "--algo", "elo", "--format", "json"],
+        &["replay", "--algo", "glicko2", "--format", "json", "--score"],
+        &["replay", "--algo", "tgr", "--format", "json", "--config", "p=0.9", "--config", "p=0.5"],
+        &["leaderboard", "--algo", "elo"],
+    ];
+    let sealed: Vec<String> = runs.iter().map(|args| e.ok(args)).collect();
+    let elo_args = ["replay", "--algo", "elo", "--format", "json", "--until"];
+    assert_eq!(e.ok(&[&elo_args[..], &[through.as_str()]].concat()), elo, "--until the head");
+    assert_eq!(e.ok(&[&elo_args[..], &[past.as_str()]].concat()), elo, "--until past the head");
+    assert_eq!(files(&e.ledger()), before, "a replay through the head wrote to the ledger");
+    assert_eq!(sealed[0], elo);
+    // The same commands with the ledger opened: an instant after every event reaches the head
+    // too, and opens the ledger.
+    let opened: Vec<String> = runs
+        .iter()
+        .map(|args| e.ok(&[&args[..], &["--until", "2100-01-01T00:00:00Z"]].concat()))
+        .collect();
+    assert_ne!(files(&e.ledger()), before, "opening the ledger writes: the comparison can fail");
+    assert_eq!(opened, sealed);
+}

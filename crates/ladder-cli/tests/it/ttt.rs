@@ -161,3 +161,46 @@ fn ttt_tune_searches_its_constants_within_a_budget() {
     let r = e.run(&["tune", "--algo", "ttt", "--budget", "0"], b"");
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+#[test]
+fn ttt_tune_holds_its_set_constants_in_the_held_out_pass() {
+    // docs/outputs.md, "tune": the held-out "defaults" are the defaults of the constants searched,
+    // with every other constant as `--set` holds it, so the held-out forecasts are converged as
+    // the training ones were: what `replay --score` gives for that configuration with the
+    // training matches as the warm-up, not what it gives at every default (1e-6, 30 sweeps).
+    let e = Env::new();
+    let csv = fixture("tennis/atp_matches_2019_slice.csv");
+    e.ok(&["import", "--auto-join", "--preset", "tennis", csv.to_str().unwrap()]);
+    let v = json(&e.ok(&[
+        "tune",
+        "--algo",
+        "ttt",
+        "--param",
+        "sigma",
+        "--set",
+        "epsilon=0.5",
+        "--set",
+        "iterations=1",
+        "--set",
+        "sigma=2",
+        "--budget",
+        "3",
+        "--format",
+        "json",
+    ]));
+    let held = v["held_out"]["defaults"]["log_loss"].as_f64().unwrap();
+    let train = v["train"]["matches"].as_u64().unwrap().to_string();
+    let replay = |sets: &[&str]| {
+        let mut args = vec!["replay", "--algo", "ttt"];
+        for s in sets {
+            args.extend_from_slice(&["--set", s]);
+        }
+        args.extend_from_slice(&["--score", "--warmup", &train, "--format", "json"]);
+        json(&e.ok(&args))["prediction"]["log_loss"].as_f64().unwrap()
+    };
+    // sigma is searched, so its default (6) is scored, not the 2 the search started from.
+    let at_set = replay(&["epsilon=0.5,iterations=1"]);
+    assert!((held - at_set).abs() < 1e-12, "{held} vs {at_set}");
+    assert_ne!(held, replay(&[]));
+    assert_ne!(held, replay(&["epsilon=0.5,iterations=1,sigma=2"]));
+}

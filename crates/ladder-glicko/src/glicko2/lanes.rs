@@ -30,7 +30,7 @@
 //! batch's result for every other configuration is still that of its own replay. Only when every
 //! lane has failed does a step return an error.
 
-use super::{g_of_square, rate4, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
+use super::{g_of_square, rate_n, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
@@ -306,8 +306,10 @@ impl Glicko2Lanes {
                 };
             }
             let e = math::exp4(x);
+            // The four divisions with no branch between them; a failed lane's is dropped.
+            let p = e.map(|e| 1.0 / (1.0 + e));
             for i in 0..n {
-                out.push(if self.has_failed(l + i) { f64::NAN } else { 1.0 / (1.0 + e[i]) });
+                out.push(if self.has_failed(l + i) { f64::NAN } else { p[i] });
             }
             l += n;
         }
@@ -469,36 +471,49 @@ impl Glicko2Lanes {
         let before = self.failures;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
-        // The live lanes of a slot are rated four at a time (`rate4`: step 5 in lockstep, the
-        // same bits as each lane's `rate`); a last group of fewer repeats its first lane.
-        let mut group = [0usize; LANES];
-        for (lanes, out) in self.slots.chunks_exact(k).zip(self.out.chunks_exact_mut(k)) {
-            let mut l = 0;
-            while l < k {
-                let mut n = 0;
-                while l < k && n < LANES {
-                    if self.failures == 0 || self.failed[l].is_none() {
-                        group[n] = l;
-                        n += 1;
-                    }
-                    l += 1;
+        // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_n`: step 5
+        // in lockstep, the same bits as each lane's `rate`), a group running on into the next
+        // slot when a slot has fewer live lanes left; a last group of fewer repeats its first
+        // pair. A group may hold a lane's slot after the one it fails at: that result is
+        // dropped, as the lane's projector would never have rated it.
+        const RATE: usize = 8;
+        let mut group = [(0usize, 0usize); RATE];
+        let mut n = 0;
+        let slots = self.slots.len() / k;
+        let (mut s, mut l) = (0, 0);
+        loop {
+            let end = s == slots;
+            if !end {
+                if self.failures == 0 || self.failed[l].is_none() {
+                    group[n] = (s, l);
+                    n += 1;
                 }
-                if n == 0 {
-                    break;
+                l += 1;
+                if l == k {
+                    (s, l) = (s + 1, 0);
                 }
+            }
+            if n == RATE || (end && n > 0) {
                 let first = group[0];
                 group[n..].fill(first);
-                let rules = group.map(|l| &self.lanes[l].rule);
-                let rated = rate4(rules, group.map(|l| &lanes[l]));
-                for (&l, rated) in group.iter().zip(rated).take(n) {
+                let rules = group.map(|(_, l)| &self.lanes[l].rule);
+                let rated = rate_n(rules, group.map(|(s, l)| &self.slots[s * k + l]));
+                for (&(s, l), rated) in group.iter().zip(rated).take(n) {
+                    if self.failed[l].is_some() {
+                        continue;
+                    }
                     match rated {
-                        Ok(rated) => out[l] = rated,
+                        Ok(rated) => self.out[s * k + l] = rated,
                         Err(kind) => {
                             self.failed[l] = Some(ProjectError::new(seq, kind));
                             self.failures += 1;
                         }
                     }
                 }
+                n = 0;
+            }
+            if end {
+                break;
             }
         }
         // When every lane fails here nothing is written; when every lane had failed before,
@@ -509,7 +524,6 @@ impl Glicko2Lanes {
         // The players' values are written back in slot order: those of the slot AHEAD on
         // are fetched meanwhile, as they are scattered over the whole roster.
         const AHEAD: usize = 8;
-        let slots = self.slots.len() / k;
         let any_failed = self.failures != 0;
         for s in 0..slots {
             if s + AHEAD < slots {
@@ -605,19 +619,23 @@ impl Glicko2Lanes {
     /// Adds one game `pair` (between slots `a` and `b`) in every lane (`add_game` on lane `l`'s
     /// slots, with lane `l`'s `home`).
     ///
-    /// Two lanes at a time: the engine's `add_game` of each (Glickman's step 3 both ways, as
-    /// `versus_both` computes it) with the four exps of the two taken at once (`exp4`, the same
-    /// bits), then each slot's sums added to in the engine's order.
+    /// Four lanes at a time: the engine's `add_game` of each (Glickman's step 3 both ways, as
+    /// `versus_both` computes it) with the eight exps of the four taken at once (`exp_n`, the
+    /// same bits) and their eight E = 1 / (1 + e) as one run of divisions with no branch between
+    /// them (IEEE 754's, whichever unit computes them), then each slot's sums added to in the
+    /// engine's order.
     #[inline]
     #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     fn add_game(&mut self, pair: Pair) {
+        const W: usize = LANES;
         let k = self.lanes.len();
         let (pa, pb) = (pair.a as usize * k, pair.b as usize * k);
         let mut l = 0;
         while l < k {
-            let n = 2.min(k - l);
-            let mut x = [0.0; LANES];
-            let mut g = [0.0; LANES];
+            let n = W.min(k - l);
+            // Lanes past `n` compute on 0 (e = 1) and are dropped.
+            let mut x = [0.0; 2 * W];
+            let mut g = [0.0; 2 * W];
             for i in 0..n {
                 let (a, b) = (&self.slots[pa + l + i].start, &self.slots[pb + l + i].start);
                 let edge = pair.h * self.lanes[l + i].common.home;
@@ -631,9 +649,13 @@ impl Glicko2Lanes {
                 x[2 * i + 1] = -a.g * (b.mu - a_mu);
                 (g[2 * i], g[2 * i + 1]) = (b.g, a.g);
             }
-            let e = math::exp4(x);
+            let e = math::exp_n(x);
+            let mut p = [0.0; 2 * W];
+            for j in 0..2 * W {
+                p[j] = 1.0 / (1.0 + e[j]);
+            }
             for i in 0..n {
-                let (e_ab, e_ba) = (1.0 / (1.0 + e[2 * i]), 1.0 / (1.0 + e[2 * i + 1]));
+                let (e_ab, e_ba) = (p[2 * i], p[2 * i + 1]);
                 self.slots[pa + l + i].sums.add(g[2 * i], e_ab, pair.s);
                 self.slots[pb + l + i].sums.add(g[2 * i + 1], e_ba, 1.0 - pair.s);
             }

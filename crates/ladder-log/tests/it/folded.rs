@@ -55,6 +55,9 @@ fn records(ledger: &Ledger) -> Vec<u8> {
 /// A change made to the folded form's bytes.
 type Harm = Box<dyn Fn(&mut Vec<u8>)>;
 
+/// The same, as a plain function.
+type ByteHarm = fn(&mut Vec<u8>);
+
 #[test]
 fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
     let dir = tempfile::tempdir().unwrap();
@@ -236,4 +239,138 @@ fn a_ledger_that_cannot_write_its_folded_form_reads_without_it() {
     // An empty ledger has no folded form to build.
     let empty = Ledger::open(dir.path().join("empty")).unwrap();
     assert!(empty.folded().is_none());
+}
+
+/// Every file in the ledger directory (recursively): its name, the blake3 of its bytes, and its
+/// modification and change times, to show that something wrote nothing.
+fn files(dir: &Path) -> Vec<(String, String, std::time::SystemTime, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                dirs.push(path);
+            } else {
+                let bytes = blake3::hash(&std::fs::read(&path).unwrap()).to_hex().to_string();
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                out.push((name, bytes, meta.modified().unwrap(), meta.ctime(), meta.ctime_nsec()));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// A ledger closed cleanly, with its folded form current: [`SealedHead`] finds its head without
+/// opening sled, writes nothing, and hands out the folded form only when [`Ledger::folded`] would
+/// use it as it is; anything else about the directory (seals, head file, folded form, a holder
+/// of the lock) sends the caller to the ledger's own open.
+#[test]
+fn a_sealed_ledger_hands_out_its_folded_form_without_opening_sled() {
+    use ladder_log::SealedHead;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    let head = {
+        let mut ledger = Ledger::open(&path).unwrap();
+        append_ok(&mut ledger, &history(0, 500), AppendOptions::default());
+        drop(ledger.folded().expect("built"));
+        ledger.head()
+    };
+    let good = file(&path);
+    let before = files(&path);
+    let sealed = SealedHead::read(&path).unwrap().expect("sealed as closed");
+    assert_eq!(sealed.head(), head);
+    let mut folded = sealed.folded(FoldedCheck::read(&path)).ok().expect("current");
+    assert_eq!(folded.head(), head);
+    let mut read = Vec::new();
+    folded
+        .folded()
+        .read(|s| -> Result<bool, ladder_log::LogError> {
+            read.extend_from_slice(s);
+            Ok(true)
+        })
+        .unwrap();
+    // The same records as the ledger's own folded form hands out, the same voids.
+    {
+        drop(folded);
+        let ledger = Ledger::open_existing(&path).unwrap();
+        assert_eq!(records(&ledger), read);
+    }
+    // Opening the ledger wrote to it (sled's open and close); from here on only reads.
+    let before_reads = files(&path);
+    assert_ne!(before, before_reads, "sled's open and close write: the comparison can fail");
+    for _ in 0..3 {
+        let sealed = SealedHead::read(&path).unwrap().expect("sealed");
+        let folded = sealed.folded(FoldedCheck::read(&path)).ok().expect("current");
+        assert_eq!(folded.voids().len(), 10);
+    }
+    assert_eq!(files(&path), before_reads, "reading a sealed ledger wrote nothing");
+
+    // Held by another handle: the lock's error, as opening gives it.
+    {
+        let ledger = Ledger::open_existing(&path).unwrap();
+        let e = SealedHead::read(&path).err().expect("locked");
+        assert!(matches!(e, ladder_log::LogError::Locked { .. }), "{e}");
+        drop(ledger);
+    }
+    // A stale, damaged or missing folded form: handed back for the ledger's open.
+    let damage: [(&str, ByteHarm); 3] = [
+        ("a flipped byte in its records", |b| b[300] ^= 4),
+        ("another head", |b| b[20] ^= 1),
+        ("cut short", |b| b.truncate(b.len() - 3)),
+    ];
+    for (what, harm) in damage {
+        let mut bytes = good.clone();
+        harm(&mut bytes);
+        std::fs::write(path.join(FOLDED_FILE), &bytes).unwrap();
+        let sealed = SealedHead::read(&path).unwrap().expect("sled's files are untouched");
+        let check = sealed.folded(FoldedCheck::read(&path)).err().expect(what);
+        // The check goes on to the ledger, which builds the folded form again.
+        let ledger = Ledger::open_existing(&path).unwrap();
+        assert_ne!(
+            ledger.folded_with(Some(*check)).unwrap().was(),
+            &FoldedState::Current,
+            "{what}"
+        );
+        drop(ledger);
+        assert_eq!(file(&path), good, "{what}: built again, the same");
+    }
+    std::fs::remove_file(path.join(FOLDED_FILE)).unwrap();
+    let sealed = SealedHead::read(&path).unwrap().unwrap();
+    assert!(sealed.folded(FoldedCheck::read(&path)).is_err(), "absent");
+    drop(Ledger::open_existing(&path).unwrap().folded());
+    // Stale: a folded form of the head before the last append.
+    let stale = file(&path);
+    {
+        let mut ledger = Ledger::open(&path).unwrap();
+        append_ok(&mut ledger, &history(500, 5), AppendOptions::default());
+    }
+    std::fs::write(path.join(FOLDED_FILE), &stale).unwrap();
+    let sealed = SealedHead::read(&path).unwrap().unwrap();
+    assert!(sealed.folded(FoldedCheck::read(&path)).is_err(), "stale");
+    drop(Ledger::open_existing(&path).unwrap().folded());
+
+    // sled's files written since the close (its log rewritten with the same bytes: only the
+    // seal tells): not sealed, whatever the folded form says.
+    let db = path.join("db");
+    std::fs::write(&db, std::fs::read(&db).unwrap()).unwrap();
+    assert!(SealedHead::read(&path).unwrap().is_none(), "a rewritten log");
+    // Opened through a copy, verified, closed: sealed again.
+    let ledger = Ledger::open(&path).unwrap();
+    ledger.verify(None).unwrap();
+    drop(ledger);
+    assert!(SealedHead::read(&path).unwrap().is_some(), "sealed again by a clean close");
+    let text = std::fs::read_to_string(path.join("ladder-head")).unwrap();
+    std::fs::write(path.join("ladder-head"), text.replacen("format 4", "format 3", 1)).unwrap();
+    assert!(SealedHead::read(&path).unwrap().is_none(), "a damaged head file");
+    crate::forge_head_file(&path, head);
+    assert!(SealedHead::read(&path).unwrap().is_none(), "no seals");
+    // No ledger at all: nothing is created.
+    let empty = dir.path().join("none");
+    std::fs::create_dir(&empty).unwrap();
+    assert!(SealedHead::read(&empty).unwrap().is_none());
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
 }
