@@ -251,8 +251,13 @@ impl Disk {
             let name = entry.file_name().to_string_lossy().into_owned();
             if !files.blobs.contains(&name) {
                 let path = entry.path();
-                let file =
-                    std::fs::File::open(&path).map_err(|e| io(&path, "opening a blob file", e))?;
+                let file = match std::fs::File::open(&path) {
+                    Ok(f) => f,
+                    // sled's own threads remove a blob file once no page refers to it any more:
+                    // listed a moment ago, gone now, it holds nothing a commit needs.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(io(&path, "opening a blob file", e)),
+                };
                 file.sync_all().map_err(|e| io(&path, "syncing a blob file", e))?;
                 new = true;
             }
