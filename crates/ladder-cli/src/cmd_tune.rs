@@ -27,8 +27,8 @@ pub const EXAMPLES: &str = "Examples:
   ladder tune --algo elo --set initial_rating=1200
 
 The first --train of the two-seat matches choose the constants (lowest log loss); the rest are
-held out and scored for the chosen constants, the defaults and Elo at its default, from ratings
-carried over from the first part: the protocol of Landfried & Mocskos (TrueSkill Through Time)
+held out and scored for the chosen constants, the defaults (of the constants searched; every
+--set constant held as set) and Elo at its default, from ratings carried over from the first part: the protocol of Landfried & Mocskos (TrueSkill Through Time)
 and Maystre et al. (KDD 2019). Each step of the search replays a batch of configurations in one
 pass, from the best of several starting points. By default the search adds `home` (when the
 history has home seats), `margin`, `revert`, `revert_after` and `period` wherever the algorithm
