@@ -26,16 +26,16 @@ pub const EXAMPLES: &str = "Examples:
   ladder tune --algo glicko2 --param tau --param period --format json
   ladder tune --algo elo --set initial_rating=1200
 
-The first --train of the two-seat matches choose the constants (lowest log loss); the rest are
-held out and scored for the chosen constants, the defaults (of the constants searched; every
---set constant held as set) and Elo at its default, from ratings carried over from the first part: the protocol of Landfried & Mocskos (TrueSkill Through Time)
-and Maystre et al. (KDD 2019). Each step of the search replays a batch of configurations in one
-pass, from the best of several starting points. By default the search adds `home` (when the
-history has home seats), `margin`, `revert`, `revert_after` and `period` wherever the algorithm
-has them. A warning (stderr, and `warnings` in JSON) says when a chosen constant sits on an edge
-of its search range, when the choice does worse than the defaults on the held-out matches, and
-when its leaderboard lists far fewer players than the defaults' does. docs/real-ladders.md shows
-it on real ladders.";
+The first --train of the two-seat matches choose the constants (lowest log loss); the rest are held
+out and scored for the chosen constants, the defaults (of the constants searched; every --set
+constant held as set) and Elo at its default, from ratings carried over from the first part: the
+protocol of Landfried & Mocskos (TrueSkill Through Time) and Maystre et al. (KDD 2019). Each step
+of the search replays a batch of configurations in one pass, from the best of several starting
+points. By default the search adds `home` (when the history has home seats), `margin`, `revert`,
+`revert_after` and `period` wherever the algorithm has them. A warning (stderr, and `warnings` in
+JSON) says when a chosen constant sits on an edge of its search range, when the choice does worse
+than the defaults on the held-out matches, and when its leaderboard lists far fewer players than
+the defaults' does. docs/real-ladders.md shows it on real ladders.";
 
 /// Output formats of `tune`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
