@@ -157,6 +157,15 @@ fn exit_and_hint(err: &anyhow::Error) -> (u8, Option<String>) {
             Some(ladder_log::LogError::NoLedger { .. })
         )
     });
+    let foreign = err.chain().any(|e| {
+        matches!(
+            e.downcast_ref::<ladder_log::LogError>(),
+            Some(ladder_log::LogError::NotALedgerDirectory { .. })
+        )
+    });
+    if foreign {
+        return (2, Some("give --ledger (or LADDER_LEDGER) a path that does not exist yet, such as `club.db`, or an empty directory: ladder makes the ledger there whole, with its own files only".into()));
+    }
     if no_ledger {
         return (2, Some("import events first (`ladder import --auto-join FILE`), or point --ledger (or LADDER_LEDGER) at a ledger".into()));
     }

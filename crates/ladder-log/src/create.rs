@@ -33,22 +33,51 @@ static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0)
 pub(crate) enum Target {
     /// Nothing is there, or an empty directory: the ledger is built beside it and renamed in.
     Fresh,
-    /// A directory holding files that are not a ledger's store: the ledger is created in place,
-    /// as before this module (see docs/GUARANTEES.md).
+    /// A directory holding only files a ledger writes, without sled's store (what is left of a
+    /// ledger whose store was removed, or a lock file alone): the ledger is created in place, and
+    /// the open's checks judge what is there (a head file that records events refuses it). A
+    /// file at the path: creating the directory fails, naming the path.
     InPlace,
 }
 
-/// How `path` stands: [`Target::Fresh`] when it does not exist or is an empty directory.
+/// Whether `name` is one a ledger writes in its directory: sled's `conf`, `db`, `blobs/` and
+/// `snap.*`, and ladder's own `ladder-*` files (lock, head, folded form, leaves, copies).
+pub(crate) fn is_ledger_name(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    matches!(name.as_ref(), "conf" | "db" | "blobs")
+        || name.starts_with("snap.")
+        || name.starts_with("ladder-")
+}
+
+/// The first entry of the directory `path` that no ledger writes, if any.
+pub(crate) fn foreign_entry(path: &Path) -> Result<Option<std::ffi::OsString>, LogError> {
+    let io = |e| LogError::from_io(path, "reading the ledger directory", e);
+    let mut names = Vec::new();
+    for entry in fs::read_dir(path).map_err(io)? {
+        let name = entry.map_err(io)?.file_name();
+        if !is_ledger_name(&name) {
+            names.push(name);
+        }
+    }
+    // The smallest name, so the error names the same entry on every run.
+    names.sort();
+    Ok(names.into_iter().next())
+}
+
+/// How `path` stands: [`Target::Fresh`] when it does not exist or is an empty directory;
+/// [`LogError::NotALedgerDirectory`] when it is a directory holding a file no ledger writes.
 pub(crate) fn target(path: &Path) -> Result<Target, LogError> {
     let io = |e| LogError::from_io(path, "reading the ledger directory", e);
     match fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Target::Fresh),
         Err(e) => Err(io(e)),
         Ok(m) if m.is_dir() => {
+            if let Some(entry) = foreign_entry(path)? {
+                return Err(LogError::NotALedgerDirectory { path: path.to_path_buf(), entry });
+            }
             let empty = fs::read_dir(path).map_err(io)?.next().is_none();
             Ok(if empty { Target::Fresh } else { Target::InPlace })
         }
-        // A file: creating the directory fails as it always did, naming the path.
         Ok(_) => Ok(Target::InPlace),
     }
 }

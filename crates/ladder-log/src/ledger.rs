@@ -534,11 +534,20 @@ impl Ledger {
             // The free-space check comes before anything is created or read.
             crate::store::check_free_space_of(path, free)?;
         }
+        let mut has_store = path.join("conf").is_file() || path.join("db").is_file();
         if path.is_dir() {
+            if !has_store && !path.join("conf").exists() && !path.join("db").exists() {
+                // A user's directory, not a ledger: refused before anything in it is read
+                // further (never walked, never written).
+                if create {
+                    crate::create::target(path)?;
+                } else if crate::create::foreign_entry(path)?.is_some() {
+                    return Err(LogError::NoLedger { path: path.to_path_buf() });
+                }
+            }
             // Before anything opens a file: sled would hang on a FIFO, block on a device.
             refuse_special_files(path)?;
         }
-        let mut has_store = path.join("conf").is_file() || path.join("db").is_file();
         if !has_store && !create {
             return Err(LogError::NoLedger { path: path.to_path_buf() });
         }

@@ -285,6 +285,22 @@ pub enum LogError {
         /// Its format byte.
         format: u8,
     },
+    /// A ledger was to be created at a directory that holds no ledger but other files: it is
+    /// refused, and nothing is written there. A ledger is created only at a path that does not
+    /// exist or in an empty directory, so that it is made whole (docs/GUARANTEES.md) and never
+    /// scatters its files among a user's own.
+    #[error(
+        "{} is a directory holding other files ({entry}, ...) and no ledger: a ledger is created \
+         only at a new path or in an empty directory, so nothing was written there",
+        path.display(),
+        entry = entry.to_string_lossy()
+    )]
+    NotALedgerDirectory {
+        /// The directory.
+        path: PathBuf,
+        /// The first entry found in it that no ledger writes.
+        entry: std::ffi::OsString,
+    },
     /// No ledger is stored at the path (a command that only reads never creates one).
     #[error("there is no ledger at {}", path.display())]
     NoLedger {

@@ -2,7 +2,7 @@
 //! (each output parsed here, and the commands checked against each other), errors on stderr with a
 //! `hint:` of what to do next, the documented exit codes, and no colour off a terminal.
 
-use crate::support::{fixture, Env};
+use crate::support::{fixture, run_in, Env};
 use std::process::{Command, Stdio};
 
 fn json(text: &str) -> serde_json::Value {
@@ -189,6 +189,25 @@ fn common_mistakes_get_an_error_on_stderr_and_a_hint() {
     let (code, err) = fails(&e, &["import", "no-such-file.jsonl"], b"");
     assert_eq!(code, 1);
     assert!(hint(&err).contains("check the path"), "{err}");
+
+    // A directory of the user's own files as the ledger: refused for writing (exit 2), nothing
+    // written there, and read as no ledger.
+    let own = e.dir.path().join("own");
+    std::fs::create_dir(&own).unwrap();
+    std::fs::write(own.join("results.csv"), "a,b\n").unwrap();
+    let r = run_in(e.dir.path(), &own, &["import", "--auto-join", nojoin.to_str().unwrap()], b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("holding other files (results.csv, ...) and no ledger"),
+        "{}",
+        r.stderr
+    );
+    assert!(hint(&r.stderr).contains("a path that does not exist yet"), "{}", r.stderr);
+    let r = run_in(e.dir.path(), &own, &["verify"], b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("there is no ledger at"), "{}", r.stderr);
+    let left: Vec<_> = std::fs::read_dir(&own).unwrap().map(|x| x.unwrap().file_name()).collect();
+    assert_eq!(left, ["results.csv"]);
 
     // An unknown flag is clap's usage error: exit 2.
     let r = e.run(&["replay", "--algo", "tgr", "--sett", "sc=1"], b"");

@@ -161,7 +161,9 @@ fn a_kill_at_any_system_call_of_a_creation_leaves_no_ledger_or_a_whole_one() {
 }
 
 /// The path as a user may give it: an empty directory made beforehand keeps its permissions, a
-/// directory holding other files gets the ledger made among them (as before), a temporary
+/// directory holding other files is refused for creating (naming the directory and a file in
+/// it) and left exactly as it was, and read as no ledger; a lock file alone (what a kill left in
+/// a user's empty directory before creations were whole) does not count as another file; a temporary
 /// directory a killed creation left beside the path is removed by the next open for writing
 /// and left by a reader, and a file at the path is refused as before.
 #[test]
@@ -182,13 +184,28 @@ fn an_empty_directory_keeps_its_mode_and_leftovers_are_removed_by_the_next_open(
     assert_eq!(Ledger::open_existing(&made).unwrap().head().seq, 0);
 
     let busy = dir.path().join("busy");
-    std::fs::create_dir(&busy).unwrap();
+    std::fs::create_dir_all(busy.join("photos")).unwrap();
     std::fs::write(busy.join("notes.txt"), "mine").unwrap();
-    let mut l = Ledger::open(&busy).unwrap();
+    std::fs::write(busy.join("ladder-lock"), "").unwrap();
+    let e = Ledger::open(&busy).unwrap_err();
+    assert!(matches!(e, LogError::NotALedgerDirectory { .. }), "{e:?}");
+    let text = e.to_string();
+    // The smallest foreign name, every time; the lock file is a ledger's own.
+    assert!(
+        text.contains(&busy.display().to_string()) && text.contains("(notes.txt, ...)"),
+        "{text}"
+    );
+    assert!(matches!(Ledger::open_existing(&busy), Err(LogError::NoLedger { .. })));
+    assert_eq!(names(&busy), ["ladder-lock", "notes.txt", "photos"]);
+    assert_eq!(std::fs::read_to_string(busy.join("notes.txt")).unwrap(), "mine");
+
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::write(locked.join("ladder-lock"), "").unwrap();
+    let mut l = Ledger::open(&locked).unwrap();
     l.append(items(JOIN), &AppendOptions::default()).unwrap();
     drop(l);
-    assert_eq!(std::fs::read_to_string(busy.join("notes.txt")).unwrap(), "mine");
-    assert_eq!(Ledger::open_existing(&busy).unwrap().head().seq, 1);
+    assert_eq!(Ledger::open_existing(&locked).unwrap().head().seq, 1);
 
     // What a creation killed before its rename leaves: a directory with a lock file nobody
     // holds, and sled's files half made.
@@ -205,7 +222,7 @@ fn an_empty_directory_keeps_its_mode_and_leftovers_are_removed_by_the_next_open(
     std::fs::write(&file, "not a ledger").unwrap();
     assert!(Ledger::open(&file).is_err());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a ledger");
-    assert_eq!(names(dir.path()), ["busy", "file", "made"]);
+    assert_eq!(names(dir.path()), ["busy", "file", "locked", "made"]);
 }
 
 /// A storage failure while the ledger is built (a full disk, a read-only directory, injected at
