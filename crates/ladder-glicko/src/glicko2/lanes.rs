@@ -34,7 +34,7 @@
 //! batch's result for every other configuration is still that of its own replay. Only when every
 //! lane has failed does a step return an error.
 
-use super::{g_of_square, rate_n, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
+use super::{g_of_square, rate_in_n, Glicko2, Glicko2Rule, Glicko2State, RateIn, Start, Values};
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
@@ -546,17 +546,10 @@ impl Glicko2Lanes {
         let since = self.since_closing();
         self.out.clear();
         self.out.resize(self.slots.len(), Values::default());
-        // The engine's slots of a group, put together from the shared and the lane's fields
-        // (`blank` only fills the array: every entry is written before it is read).
-        let blank = Slot {
-            player: 0,
-            start: Start { mu: 0.0, phi2: 1.0, sigma: 1.0, g: 1.0, k: 0.0, capped: false },
-            sums: Acc::default(),
-        };
         let before = self.failures;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
-        // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_n`: step 5
+        // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_in_n`: step 5
         // in lockstep, the same bits as each lane's `rate`), a group running on into the next
         // slot when a slot has fewer live lanes left; a last group of fewer repeats its first
         // pair. A group may hold a lane's slot after the one it fails at: that result is
@@ -582,11 +575,16 @@ impl Glicko2Lanes {
                 let first = group[0];
                 group[n..].fill(first);
                 let rules = group.map(|(_, l)| &self.lanes[l].rule);
-                let mut built = [blank; RATE];
-                for (b, &(s, l)) in built.iter_mut().zip(&group) {
-                    *b = self.slot(s, l);
-                }
-                let rated = rate_n(rules, built.each_ref());
+                // What the common path reads of each; a lane that leaves it is rated by its
+                // rule's `rate` of the engine's slot, put together (`rate_in_n`).
+                let ins = group.map(|(s, l)| {
+                    let LaneSlot { mu, phi2, sigma, info, gain, .. } = self.slots[s * k + l];
+                    RateIn { mu, phi2, sigma, info, gain }
+                });
+                let rated = rate_in_n(rules, ins, |i| {
+                    let (s, l) = group[i];
+                    rules[i].rate(&self.slot(s, l))
+                });
                 for (&(s, l), rated) in group.iter().zip(rated).take(n) {
                     if self.failed[l].is_some() {
                         continue;
