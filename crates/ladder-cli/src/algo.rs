@@ -337,7 +337,7 @@ fn replay_history(
 /// head file records, with sled never opened. It holds only what such a replay reads (the
 /// folded form, once); the stored events are not here, and asking for them is an error naming
 /// why, never another answer.
-struct SealedHistory {
+pub(crate) struct SealedHistory {
     folded: std::sync::Mutex<Option<ladder_log::SealedFolded>>,
     head: ladder_log::Head,
     /// The voids as [`History::voids`] gives them: (the MatchVoided's seq, the match's seq).
@@ -345,7 +345,7 @@ struct SealedHistory {
 }
 
 impl SealedHistory {
-    fn new(mut folded: ladder_log::SealedFolded) -> SealedHistory {
+    pub(crate) fn new(mut folded: ladder_log::SealedFolded) -> SealedHistory {
         let f = folded.folded();
         let voids = f.voids().iter().map(|v| (v.void_seq, v.match_seq)).collect();
         let head = f.head();

@@ -1,14 +1,14 @@
 //! `ladder sweep`: every combination of a grid of constants, replayed in one pass and ranked by
 //! how well each predicts the results (docs/outputs.md's `--score`).
 
-use crate::algo::{config_error, threads, AlgoArgs};
+use crate::algo::{config_error, threads, AlgoArgs, SealedHistory};
 use crate::source::{ledger_history, open_for_read};
 use crate::UsageError;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ladder_projector::{Config, ParamValue};
 use ladder_replay::score::Score;
-use ladder_replay::{registry, replay_algos_scores};
+use ladder_replay::{registry, replay_algos_scores, History, Until};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -281,6 +281,13 @@ struct Scored {
 /// constants) stops alone at that event, with the reason a replay of it alone gives, and is
 /// marked failed; the others fold the whole history in the same pass and are ranked. Only when
 /// every configuration fails is the sweep refused, with the earliest failure's reason.
+///
+/// A sweep through the head of a ledger that is as this build closed it reads only its head file
+/// and its folded form, and never opens sled, as `ladder replay` does (docs/spec.md, "Replays
+/// that open nothing"; docs/PERFORMANCE.md, "A sweep opens nothing"): the open and the close
+/// (sled's syncs and the head file's rewrite) were a sweep's fixed cost, on its critical path.
+/// Anything else opens the ledger as before, the folded form checked on a second thread
+/// meanwhile.
 fn scored(
     ledger_path: &Path,
     args: &AlgoArgs,
@@ -288,11 +295,52 @@ fn scored(
     warmup: u64,
 ) -> anyhow::Result<Scored> {
     let until = crate::algo::until_of(args)?;
+    let checking = args.events.events.is_none().then(|| {
+        let dir = ledger_path.to_path_buf();
+        std::thread::spawn(move || ladder_log::FoldedCheck::read(&dir))
+    });
+    // A sweep that stops before the head needs the chain hash where it stops: it opens the
+    // ledger.
+    let through_head = |head: u64| match until {
+        Until::Head => true,
+        Until::Seq(seq) => seq >= head,
+        Until::Instant(_) => false,
+    };
+    let sealed = match &checking {
+        None => None,
+        Some(_) => ladder_log::SealedHead::read(ledger_path)
+            .with_context(|| format!("cannot open the ledger {}", ledger_path.display()))?
+            .filter(|s| through_head(s.head().seq)),
+    };
+    let mut checked = checking.and_then(|c| c.join().ok());
+    if let (Some(sealed), Some(check)) = (sealed, checked.take()) {
+        match sealed.folded(check) {
+            Ok(folded) => {
+                let history = SealedHistory::new(folded);
+                return scored_in(&history, configs, until, warmup);
+            }
+            // Not usable as it is: the ledger opens, and the check goes to it.
+            Err(check) => checked = Some(*check),
+        }
+    }
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
-    let history = ledger_history(&ledger);
+    let mut history = ledger_history(&ledger);
+    if let Some(checked) = checked {
+        history = history.with_checked_folded(checked);
+    }
+    scored_in(&history, configs, until, warmup)
+}
+
+/// [`scored`] over `history`.
+fn scored_in(
+    history: &dyn History,
+    configs: &[Config],
+    until: Until,
+    warmup: u64,
+) -> anyhow::Result<Scored> {
     let mut projectors =
         configs.iter().cloned().map(registry::build).collect::<Result<Vec<_>, _>>()?;
-    let each = replay_algos_scores(&history, &mut projectors, until, Some(warmup), threads())?;
+    let each = replay_algos_scores(history, &mut projectors, until, Some(warmup), threads())?;
     let r = each.replayed;
     if each.failed.iter().all(Option::is_some) {
         if let Some(e) = each.failed.iter().flatten().min_by_key(|e| e.seq) {

@@ -580,9 +580,38 @@ fn rate_in<const TRACED: bool>(
     Ok(values)
 }
 
-/// Glickman, steps 3 to 8 ([`Rule::rate`]) for `L` slots at once, each under its own rule
-/// (the lanes of a sweep: one player's slot in several configurations, or the slots of several
-/// players). Result `i` is bit for bit `rules[i].rate(slots[i])`: every lane runs the
+/// [`rate_in_n`] of whole slots: result `i` is bit for bit `rules[i].rate(slots[i])`, error
+/// included (the form the tests hold to the scalar `rate` lane by lane).
+#[cfg(test)]
+pub(crate) fn rate_n<const L: usize>(
+    rules: [&Glicko2Rule; L],
+    slots: [&Slot<Start>; L],
+) -> [Result<Values, ProjectErrorKind>; L] {
+    let ins = slots.map(|slot| RateIn {
+        mu: slot.start.mu,
+        phi2: slot.start.phi2,
+        sigma: slot.start.sigma,
+        info: slot.sums.info,
+        gain: slot.sums.gain,
+    });
+    rate_in_n(rules, ins, |i| rules[i].rate(slots[i]))
+}
+
+/// What steps 3 to 8 read of a slot on the common path: its [`Start`]'s `mu`, `phi2` and
+/// `sigma`, and its sums' `info` and `gain`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RateIn {
+    pub(crate) mu: f64,
+    pub(crate) phi2: f64,
+    pub(crate) sigma: f64,
+    pub(crate) info: f64,
+    pub(crate) gain: f64,
+}
+
+/// Glickman, steps 3 to 8 ([`Rule::rate`]) for `L` slots at once, each under its own rule and
+/// given what the common path reads of it (`ins[i]`): the lanes of a sweep, one player's slot in
+/// several configurations, or the slots of several players. Result `i` is bit for bit
+/// `rules[i].rate` of slot `i`: every lane runs the
 /// operations of [`rate_in`] in the same order, but step 5's Illinois iterations of the `L` run
 /// in lockstep, their `exp` and `ln` `L` at a time ([`math::exp_n`], [`math::ln_n`]) and their
 /// branches as selections, so that neither the lanes' differing iteration counts nor the
@@ -594,10 +623,15 @@ fn rate_in<const TRACED: bool>(
 /// itself, at anything off the common path: a non-finite quantity, a bound of step 5 reached,
 /// a volatility whose square leaves the normal range, a result that fails a check of steps 6
 /// to 8. So its result, error included, is always the scalar one.
+///
+/// `scalar(i)` is `rules[i].rate` of slot `i` whole, called only for a lane that leaves the
+/// common path; so a caller that keeps its slots in another layout (the lanes of a sweep) puts a
+/// slot together only then.
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
-pub(crate) fn rate_n<const L: usize>(
+pub(crate) fn rate_in_n<const L: usize>(
     rules: [&Glicko2Rule; L],
-    slots: [&Slot<Start>; L],
+    ins: [RateIn; L],
+    scalar: impl Fn(usize) -> Result<Values, ProjectErrorKind>,
 ) -> [Result<Values, ProjectErrorKind>; L] {
     // Lanes still on the common path.
     let mut ok = [true; L];
@@ -605,12 +639,12 @@ pub(crate) fn rate_n<const L: usize>(
         ([0.0; L], [0.0; L], [0.0; L], [0.0; L], [1.0; L]);
     let mut wide = [false; L];
     for i in 0..L {
-        let (sums, start, steps) = (&slots[i].sums, &slots[i].start, &rules[i].steps);
+        let (slot, steps) = (&ins[i], &rules[i].steps);
         // Steps 3 and 4, as rate_in.
-        v[i] = 1.0 / sums.info;
-        let delta = v[i] * sums.gain;
+        v[i] = 1.0 / slot.info;
+        let delta = v[i] * slot.gain;
         // Step 5.1, as volatility_in.
-        let s2 = start.sigma * start.sigma;
+        let s2 = slot.sigma * slot.sigma;
         if !(v[i].is_finite()
             && v[i] > 0.0
             && delta.is_finite()
@@ -624,8 +658,8 @@ pub(crate) fn rate_n<const L: usize>(
         }
         sigma2[i] = s2;
         let delta2 = delta * delta;
-        (gap[i], spread[i]) = (delta2 - start.phi2 - v[i], start.phi2 + v[i]);
-        wide[i] = delta2 > start.phi2 + v[i];
+        (gap[i], spread[i]) = (delta2 - slot.phi2 - v[i], slot.phi2 + v[i]);
+        wide[i] = delta2 > slot.phi2 + v[i];
     }
     let ln_a = math::ln_n(sigma2);
     // Step 5.2's B where Delta^2 > phi^2 + v: ln(Delta^2 - phi^2 - v).
@@ -749,8 +783,8 @@ pub(crate) fn rate_n<const L: usize>(
         if !good[i] {
             e_big_a[i] = 1.0;
         }
-        let (sums, start) = (&slots[i].sums, &slots[i].start);
-        (phi2[i], info[i], mu[i], gain[i]) = (start.phi2, sums.info, start.mu, sums.gain);
+        let slot = &ins[i];
+        (phi2[i], info[i], mu[i], gain[i]) = (slot.phi2, slot.info, slot.mu, slot.gain);
         (phi_max[i], rd_max[i]) = (rules[i].phi_max, rules[i].rd_max);
     }
     let (mut sigma, mut phi_new, mut rating, mut rd) = ([0.0; L], [0.0; L], [0.0; L], [0.0; L]);
@@ -779,7 +813,7 @@ pub(crate) fn rate_n<const L: usize>(
         if rated {
             Ok(Values { rating: rating[i], rd: rd[i], volatility: sigma[i] })
         } else {
-            rules[i].rate(slots[i])
+            scalar(i)
         }
     })
 }

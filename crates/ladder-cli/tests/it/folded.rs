@@ -108,7 +108,7 @@ fn files(dir: &std::path::Path) -> Vec<(String, String, std::time::SystemTime, i
     out
 }
 
-/// A replay or a leaderboard through the head of a ledger closed cleanly, with its folded form
+/// A replay, a leaderboard or a sweep through the head of a ledger closed cleanly, with its folded form
 /// current, reads the head file and the folded form and opens nothing else (docs/spec.md, "Replays that open
 /// nothing"): not a byte or a time of any file in the ledger changes, and the output is the one
 /// the ledger opened gives (a replay `--until` an instant past the last event opens it, and
@@ -123,11 +123,13 @@ fn replays_through_the_head_of_a_sealed_ledger_write_nothing_to_it() {
     let head: serde_json::Value = serde_json::from_str(&elo).unwrap();
     let through = head["through"].to_string();
     let past = (head["through"].as_u64().unwrap() + 5).to_string();
-    let runs: [&[&str]; 4] = [
+    let runs: [&[&str]; 6] = [
         &["replay", "--algo", "elo", "--format", "json"],
         &["replay", "--algo", "glicko2", "--format", "json", "--score"],
         &["replay", "--algo", "tgr", "--format", "json", "--config", "p=0.9", "--config", "p=0.5"],
         &["leaderboard", "--algo", "elo"],
+        &["sweep", "--algo", "glicko2", "--grid", "tau=0.3,0.9", "--format", "json"],
+        &["sweep", "--algo", "elo", "--grid", "k=16,32", "--format", "json"],
     ];
     let sealed: Vec<String> = runs.iter().map(|args| e.ok(args)).collect();
     let elo_args = ["replay", "--algo", "elo", "--format", "json", "--until"];

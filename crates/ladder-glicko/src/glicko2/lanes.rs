@@ -21,7 +21,11 @@
 //!
 //! A player's fields that do not depend on the constants (joined or not, where idle growth counts
 //! from, games, the slot in the open period) are kept once per player, not once per lane; only
-//! the rule's values are kept per lane.
+//! the rule's values are kept per lane. A slot of the open period likewise: its player, the
+//! periods sat out before it, its games and their summed results are kept once per slot
+//! ([`SlotShared`]), and each lane holds only what its constants change ([`LaneSlot`], 48 bytes
+//! against the engine's 88-byte slot), so that a game's lanes of one player span fewer cache
+//! lines (docs/PERFORMANCE.md, "Sweeps").
 //!
 //! **A lane that fails stops alone.** When a lane's arithmetic breaks down (Glicko-2's step 5
 //! under some constants: docs/algorithms.md), a [`Glicko2`] of that configuration alone would stop
@@ -30,9 +34,9 @@
 //! batch's result for every other configuration is still that of its own replay. Only when every
 //! lane has failed does a step return an error.
 
-use super::{g_of_square, rate_n, Glicko2, Glicko2Rule, Glicko2State, Start, Values};
+use super::{g_of_square, rate_in_n, Glicko2, Glicko2Rule, Glicko2State, RateIn, Start, Values};
 use crate::clock::{Clock, Cursor};
-use crate::periods::{entry, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
+use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
 use ladder_projector::math::{self, LANES};
 use ladder_projector::{check_seats, Home, Input, Period, PlayerId, ProjectError, SeatIn, Step};
@@ -63,12 +67,49 @@ enum Entering {
     Idle { idle: f64, now: i64, since: i64, games: u32 },
 }
 
+/// The fields of a slot of the open period that are the same in every lane: its player, the
+/// periods sat out before it ([`Start`]'s `k`: the clock's, not the constants'), and the games'
+/// count and summed results ([`Acc`]'s `m` and `score`, which each game adds the same in every
+/// lane).
+#[derive(Clone, Copy, Debug)]
+struct SlotShared {
+    player: u32,
+    m: u32,
+    k: f64,
+    score: f64,
+}
+
+/// A slot's values in one lane: the rest of the engine's [`Slot`] (its [`Start`]'s `mu`, `g`,
+/// `phi2` and `sigma`, its [`Acc`]'s `info` and `gain`), laid out so that a game reads the first
+/// two and adds to the next two; the lane's `capped` flag (read only by traces) is kept apart.
+#[derive(Clone, Copy, Debug, Default)]
+struct LaneSlot {
+    mu: f64,
+    g: f64,
+    info: f64,
+    gain: f64,
+    phi2: f64,
+    sigma: f64,
+}
+
+impl LaneSlot {
+    /// [`Acc::add`]'s per-lane sums, the same operations in the same order (the count and the
+    /// summed result are the slot's [`SlotShared`]).
+    #[inline]
+    fn add(&mut self, g: f64, e: f64, s: f64) {
+        self.info += g * g * e * (1.0 - e);
+        self.gain += g * (s - e);
+    }
+}
+
 /// The shared fields of a player who has not joined (the engine's unjoined record's).
 const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false };
 
 /// K Glicko-2 projectors with the same clock, folded as one (see the module documentation).
 ///
-/// Invariants: `values.len()` is K times `shared.len()` and `slots.len()` a multiple of K; a
+/// Invariants: `values.len()` is K times `shared.len()`, `slots.len()` and `capped.len()` K
+/// times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with `slots[s * K + l]`
+/// and `capped[s * K + l]`: [`Glicko2Lanes::slot`] puts them together); a
 /// live lane's state is its projector's after the same steps. A failed lane's values stay as they
 /// were before the step it failed at and mean nothing; its error is in `failed`. After an error
 /// that every lane shares, the lanes are left as they were before the step, except that an error
@@ -84,8 +125,12 @@ pub struct Glicko2Lanes {
     shared: Vec<Shared>,
     /// `values[p * K + l]`: player `p`'s values in lane `l`.
     values: Vec<Values>,
+    /// `slot_shared[s]`: slot `s` of the open period, its fields common to every lane.
+    slot_shared: Vec<SlotShared>,
     /// `slots[s * K + l]`: slot `s` of the open period in lane `l`.
-    slots: Vec<Slot<Start>>,
+    slots: Vec<LaneSlot>,
+    /// `capped[s * K + l]`: whether idle growth reached `rd_max` at slot `s`'s start in lane `l`.
+    capped: Vec<bool>,
     /// The open period's games over slot numbers `s` (the same in every lane), kept as the
     /// engine keeps them (its `Games`: a larger match as its seats).
     games: Games,
@@ -118,7 +163,9 @@ impl Glicko2Lanes {
             cursor: Cursor::default(),
             shared: Vec::new(),
             values: Vec::new(),
+            slot_shared: Vec::new(),
             slots: Vec::new(),
+            capped: Vec::new(),
             games: Games::default(),
             open: None,
             last_match: None,
@@ -166,6 +213,9 @@ impl Glicko2Lanes {
     /// steps alone (for a lane that failed, a state that means nothing).
     pub fn into_projectors(self) -> Vec<Glicko2> {
         let k = self.lanes.len();
+        let mut slots: Vec<Vec<Slot<Start>>> = (0..k)
+            .map(|l| (0..self.slot_shared.len()).map(|s| self.slot(s, l)).collect())
+            .collect();
         let mut lanes = self.lanes;
         for (l, p) in lanes.iter_mut().enumerate() {
             p.state = PeriodState {
@@ -182,7 +232,7 @@ impl Glicko2Lanes {
                     .collect(),
                 open: self.open,
                 last_match: self.last_match,
-                slots: self.slots.iter().skip(l).step_by(k).copied().collect(),
+                slots: std::mem::take(&mut slots[l]),
                 games: self.games.clone(),
             };
         }
@@ -196,11 +246,10 @@ impl Glicko2Lanes {
     /// sweep), this and [`Glicko2Lanes::failures`] stand in for [`Glicko2Lanes::into_projectors`],
     /// which copies every lane's state out.
     pub fn settle(&mut self, seq: u64) {
-        let k = self.lanes.len();
-        for lanes in self.slots.chunks_exact(k) {
-            for (l, slot) in lanes.iter().enumerate() {
+        for s in 0..self.slot_shared.len() {
+            for l in 0..self.lanes.len() {
                 if self.failed[l].is_none() {
-                    if let Err(kind) = self.lanes[l].rule.rate(slot) {
+                    if let Err(kind) = self.lanes[l].rule.rate(&self.slot(s, l)) {
                         self.failed[l] = Some(ProjectError::new(seq, kind));
                         self.failures += 1;
                     }
@@ -240,7 +289,7 @@ impl Glicko2Lanes {
         };
         let start = slot as usize * k;
         if let Some(slots) = self.slots.get(start..start + k) {
-            let size = std::mem::size_of::<Slot<Start>>();
+            let size = std::mem::size_of::<LaneSlot>();
             let mut byte = 0;
             while byte < k * size {
                 ladder_projector::prefetch(&slots[byte / size]);
@@ -361,9 +410,9 @@ impl Glicko2Lanes {
                 return lane.rule.scaled(lane.common.initial_rating, lane.common.initial_rd)
             }
             Entering::Slot(slot) => {
+                // Glicko2Rule::position: (mu, phi^2).
                 let slot = &self.slots[slot as usize * k + l];
-                let (location, deviation2) = Glicko2Rule::position(&slot.start);
-                return (location, deviation2.sqrt());
+                return (slot.mu, slot.phi2.sqrt());
             }
             Entering::Idle { idle, now, since, games } => (idle, now, since, games),
         };
@@ -400,8 +449,9 @@ impl Glicko2Lanes {
             Entering::Slot(slot) => {
                 let slots = &self.slots[slot as usize * k + l..][..n];
                 let mut phi2 = [1.0; LANES];
+                // Glicko2Rule::position of each: (mu, phi^2).
                 for (i, s) in slots.iter().enumerate() {
-                    (mu[i], phi2[i]) = Glicko2Rule::position(&s.start);
+                    (mu[i], phi2[i]) = (s.mu, s.phi2);
                 }
                 for (phi, phi2) in phi.iter_mut().zip(phi2) {
                     *phi = phi2.sqrt();
@@ -424,6 +474,34 @@ impl Glicko2Lanes {
             }
         }
         (mu, phi)
+    }
+
+    /// Slot `s` of the open period in lane `l`, as the engine keeps it ([`Slot`]): its shared
+    /// fields and the lane's put together.
+    #[inline]
+    fn slot(&self, s: usize, l: usize) -> Slot<Start> {
+        let k = self.lanes.len();
+        let shared = &self.slot_shared[s];
+        let lane = &self.slots[s * k + l];
+        Slot {
+            player: shared.player,
+            start: Start {
+                mu: lane.mu,
+                phi2: lane.phi2,
+                sigma: lane.sigma,
+                g: lane.g,
+                k: shared.k,
+                capped: self.capped[s * k + l],
+            },
+            sums: Acc { info: lane.info, gain: lane.gain, score: shared.score, m: shared.m },
+        }
+    }
+
+    /// Empties the open period's slots.
+    fn clear_slots(&mut self) {
+        self.slot_shared.clear();
+        self.slots.clear();
+        self.capped.clear();
     }
 
     /// The idle mark of the open period's players once it closes ([`Glicko2`]'s).
@@ -471,7 +549,7 @@ impl Glicko2Lanes {
         let before = self.failures;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
-        // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_n`: step 5
+        // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_in_n`: step 5
         // in lockstep, the same bits as each lane's `rate`), a group running on into the next
         // slot when a slot has fewer live lanes left; a last group of fewer repeats its first
         // pair. A group may hold a lane's slot after the one it fails at: that result is
@@ -479,7 +557,7 @@ impl Glicko2Lanes {
         const RATE: usize = 8;
         let mut group = [(0usize, 0usize); RATE];
         let mut n = 0;
-        let slots = self.slots.len() / k;
+        let slots = self.slot_shared.len();
         let (mut s, mut l) = (0, 0);
         loop {
             let end = s == slots;
@@ -497,7 +575,16 @@ impl Glicko2Lanes {
                 let first = group[0];
                 group[n..].fill(first);
                 let rules = group.map(|(_, l)| &self.lanes[l].rule);
-                let rated = rate_n(rules, group.map(|(s, l)| &self.slots[s * k + l]));
+                // What the common path reads of each; a lane that leaves it is rated by its
+                // rule's `rate` of the engine's slot, put together (`rate_in_n`).
+                let ins = group.map(|(s, l)| {
+                    let LaneSlot { mu, phi2, sigma, info, gain, .. } = self.slots[s * k + l];
+                    RateIn { mu, phi2, sigma, info, gain }
+                });
+                let rated = rate_in_n(rules, ins, |i| {
+                    let (s, l) = group[i];
+                    rules[i].rate(&self.slot(s, l))
+                });
                 for (&(s, l), rated) in group.iter().zip(rated).take(n) {
                     if self.failed[l].is_some() {
                         continue;
@@ -527,9 +614,9 @@ impl Glicko2Lanes {
         let any_failed = self.failures != 0;
         for s in 0..slots {
             if s + AHEAD < slots {
-                self.prefetch(PlayerId(self.slots[(s + AHEAD) * k].player));
+                self.prefetch(PlayerId(self.slot_shared[s + AHEAD].player));
             }
-            let player = self.slots[s * k].player as usize;
+            let player = self.slot_shared[s].player as usize;
             let shared = &mut self.shared[player];
             shared.since = since;
             shared.slot = NO_SLOT;
@@ -545,7 +632,7 @@ impl Glicko2Lanes {
                 values.copy_from_slice(out);
             }
         }
-        self.slots.clear();
+        self.clear_slots();
         self.games.clear();
         self.open = None;
         Ok(())
@@ -560,8 +647,9 @@ impl Glicko2Lanes {
         if shared.slot != NO_SLOT {
             return shared.slot;
         }
-        let index = (self.slots.len() / k) as u32;
+        let index = self.slot_shared.len() as u32;
         let base = player as usize * k;
+        let mut periods = 0.0;
         for l in 0..k {
             let lane = &self.lanes[l];
             let record = Record {
@@ -570,8 +658,14 @@ impl Glicko2Lanes {
                 games: shared.games,
                 slot: shared.slot,
             };
-            self.slots.push(entry(&lane.rule, &lane.common, &record, player, at, now));
+            let Slot { start, .. } = entry(&lane.rule, &lane.common, &record, player, at, now);
+            let Start { mu, phi2, sigma, g, k, capped } = start;
+            periods = k;
+            self.slots.push(LaneSlot { mu, g, info: 0.0, gain: 0.0, phi2, sigma });
+            self.capped.push(capped);
         }
+        // The periods sat out are the clock's (`idle_since`), the same in every lane.
+        self.slot_shared.push(SlotShared { player, m: 0, k: periods, score: 0.0 });
         self.shared[player as usize].slot = index;
         index
     }
@@ -637,13 +731,17 @@ impl Glicko2Lanes {
             let mut x = [0.0; 2 * W];
             let mut g = [0.0; 2 * W];
             for i in 0..n {
-                let (a, b) = (&self.slots[pa + l + i].start, &self.slots[pb + l + i].start);
+                let (a, b) = (&self.slots[pa + l + i], &self.slots[pb + l + i]);
                 let edge = pair.h * self.lanes[l + i].common.home;
-                // versus_both: each side against the other's location moved by the edge.
+                // versus_both: each side against the other's location moved by the edge
+                // (Glicko2Rule::shifted's mu).
                 let (b_mu, a_mu) = if edge == 0.0 {
                     (b.mu, a.mu)
                 } else {
-                    (Glicko2Rule::shifted(b, -edge).mu, Glicko2Rule::shifted(a, edge).mu)
+                    (
+                        Glicko2Rule::shift_location(b.mu, -edge),
+                        Glicko2Rule::shift_location(a.mu, edge),
+                    )
                 };
                 x[2 * i] = -b.g * (a.mu - b_mu);
                 x[2 * i + 1] = -a.g * (b.mu - a_mu);
@@ -656,10 +754,16 @@ impl Glicko2Lanes {
             }
             for i in 0..n {
                 let (e_ab, e_ba) = (p[2 * i], p[2 * i + 1]);
-                self.slots[pa + l + i].sums.add(g[2 * i], e_ab, pair.s);
-                self.slots[pb + l + i].sums.add(g[2 * i + 1], e_ba, 1.0 - pair.s);
+                self.slots[pa + l + i].add(g[2 * i], e_ab, pair.s);
+                self.slots[pb + l + i].add(g[2 * i + 1], e_ba, 1.0 - pair.s);
             }
             l += n;
+        }
+        // Acc::add's count and summed result, once for every lane.
+        for (slot, s) in [(pair.a, pair.s), (pair.b, 1.0 - pair.s)] {
+            let shared = &mut self.slot_shared[slot as usize];
+            shared.score += s;
+            shared.m += 1;
         }
     }
 
@@ -694,14 +798,13 @@ impl Glicko2Lanes {
                 let result = self.close(step.seq);
                 if result.is_err() {
                     // As [`Glicko2`]: the failed match leaves no trace in any lane.
-                    let k = self.lanes.len();
-                    for s in (0..self.slots.len()).step_by(k) {
-                        self.shared[self.slots[s].player as usize].slot = NO_SLOT;
+                    for s in 0..self.slot_shared.len() {
+                        self.shared[self.slot_shared[s].player as usize].slot = NO_SLOT;
                     }
                     for seat in seats {
                         self.shared[seat.player.index()].games -= 1;
                     }
-                    self.slots.clear();
+                    self.clear_slots();
                     self.games.clear();
                     self.last_match = before;
                 }

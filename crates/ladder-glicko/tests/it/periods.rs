@@ -595,3 +595,58 @@ fn a_larger_match_kept_as_seats_traces_every_pair_in_seat_order() {
         }
     }
 }
+
+/// Glicko-2's lanes keep a slot's shared fields once and each lane's values apart; the state
+/// they give back mid-period is each projector's own after the same steps, field for field:
+/// the open period's slots (their starts, the `capped` flag included, and their sums), the
+/// players' records and the games. The lanes differ in `rd_max`, so that one player's idle
+/// growth reaches the cap in some lanes only, and in `home`, so that the games' sums differ.
+#[test]
+fn glicko2_lanes_give_back_each_projectors_open_period_field_for_field() {
+    let sets = ["tau=0.3", "tau=0.9,rd_max=120,initial_rd=120,home=30"];
+    let fresh = || -> Vec<Glicko2> {
+        sets.iter().map(|s| Glicko2::new(config("glicko2", glicko2::PARAMS, s)).unwrap()).collect()
+    };
+    let mut alone = fresh();
+    let mut lanes = ladder_glicko::Glicko2Lanes::new(fresh()).unwrap();
+    let seat = |p: u32, score: f64, home: bool| ladder_projector::SeatIn {
+        player: ladder_projector::PlayerId(p),
+        score,
+        side: p,
+        seconds: None,
+        home,
+    };
+    let joins: Vec<(ladder_events::Timestamp, Input<'static>)> = (0..4)
+        .map(|i| {
+            let prior = prior(1450.0 + 40.0 * f64::from(i), 60.0 + 30.0 * f64::from(i), None);
+            (at(D - 1, NOON), Input::Joined { player: ladder_projector::PlayerId(i), prior })
+        })
+        .collect();
+    let first = [seat(0, 1.0, true), seat(1, 0.0, false)];
+    let second = [seat(2, 0.5, false), seat(3, 0.5, true)];
+    // Day D + 200: player 0 comes back after 200 idle days (RD grown to the cap of 120 in the
+    // second lane, not to 350's in the first), plays twice in the open period.
+    let third = [seat(0, 0.0, false), seat(2, 1.0, true)];
+    let fourth = [seat(3, 1.0, false), seat(0, 0.0, false)];
+    let mut steps = joins;
+    steps.push((at(D, NOON), Input::Match { seats: &first }));
+    steps.push((at(D, NOON + 60), Input::Match { seats: &second }));
+    steps.push((at(D + 200, NOON), Input::Match { seats: &third }));
+    steps.push((at(D + 200, NOON + 60), Input::Match { seats: &fourth }));
+    for (seq, (at, input)) in steps.into_iter().enumerate() {
+        let step = ladder_projector::Step { seq: seq as u64 + 1, at, input };
+        lanes.apply(&step).unwrap();
+        for p in &mut alone {
+            p.apply(&step, None).unwrap();
+        }
+    }
+    let back = lanes.into_projectors();
+    let mut capped = Vec::new();
+    for (lane, alone) in back.iter().zip(&alone) {
+        assert_eq!(lane.state(), alone.state());
+        let text = format!("{:?}", alone.state());
+        assert!(text.contains("slots: [Slot"), "the period is open: {text}");
+        capped.push(text.contains("capped: true"));
+    }
+    assert_eq!(capped, [false, true], "the cap reached in the second lane only");
+}
