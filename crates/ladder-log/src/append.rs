@@ -236,8 +236,7 @@ impl BlockWriter {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let blocks =
-            std::mem::replace(&mut self.pending, Vec::with_capacity(BLOCKS_PER_HANDOVER));
+        let blocks = std::mem::replace(&mut self.pending, Vec::with_capacity(BLOCKS_PER_HANDOVER));
         self.to_writer.send(ToWriter::Blocks(blocks)).map_err(|_| writer_gone())
     }
 
@@ -326,6 +325,10 @@ impl Prepared {
         &self.event
     }
 }
+
+/// An input item read ahead ([`LOOKAHEAD`]) with its id's fingerprint, when it has an id, and
+/// its leaf hash when the caller computed it.
+type Ahead = (Result<Event, Violation>, Option<u64>, Option<[u8; 32]>);
 
 impl Prepared {
     /// An event of the plain append: its own rules are checked by the append, and its hashes
@@ -483,9 +486,7 @@ impl Ledger {
             batch.blocks = Some(BlockWriter::start(scope, &*self.store));
         }
         let mut items = events.into_iter();
-        // Each item with its id's fingerprint, when it has an id, and its leaf hash if known.
-        let mut ahead: VecDeque<(Result<Event, Violation>, Option<u64>, Option<[u8; 32]>)> =
-            VecDeque::with_capacity(LOOKAHEAD);
+        let mut ahead: VecDeque<Ahead> = VecDeque::with_capacity(LOOKAHEAD);
         let mut ended = false;
         for index in 0.. {
             // Read ahead up to LOOKAHEAD items, never past a refused one (it is checked first, and
