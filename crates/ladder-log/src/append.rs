@@ -173,7 +173,8 @@ enum ToWriter {
 ///
 /// Blocks go over in hand-overs of [`BLOCKS_PER_HANDOVER`]: a hand-over to a writer waiting for
 /// work wakes it (a futex call on each side), and one a block cost the ledger's thread about a
-/// tenth of its time (docs/PERFORMANCE.md, "Import: fewer hand-overs").
+/// tenth of its time (docs/PERFORMANCE.md, "Import: fewer hand-overs, hashes off the ledger's
+/// thread").
 struct BlockWriter {
     to_writer: SyncSender<ToWriter>,
     /// The writer's first failure; it inserts nothing after one.
@@ -670,8 +671,8 @@ impl Batch {
     }
 
     /// Prefetches the table slots the checks of `item` will read (its id's among the batch's ids,
-    /// [`FpTable::touch`], and the players of a match or a timeout, [`Names::touch`]), a few items
-    /// before it is checked. Changes nothing.
+    /// [`FpTable::touch`], and in the Bloom filter, [`Bloom::touch`], and the players of a match
+    /// or a timeout, [`Names::touch`]), a few items before it is checked. Changes nothing.
     /// Returns the fingerprint of the item's id: `known` when the caller computed it (`Some`,
     /// of `None` without an id), computed here otherwise.
     fn touch(
@@ -684,6 +685,9 @@ impl Batch {
         let fp = known.unwrap_or_else(|| event.id.as_deref().map(index::fingerprint));
         if let Some(fp) = fp {
             self.ids.touch(fp);
+            if let Some(bloom) = &self.bloom {
+                bloom.touch(fp);
+            }
         }
         if matches!(event.body, Body::MatchResult { .. } | Body::QueueTimeout { .. }) {
             // `Batch::new` built the stored players' index before any item is checked.
