@@ -4,11 +4,11 @@ use crate::source::open_for_write;
 use crate::{Hinted, UsageError};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ladder_events::{Checked, Event, Violation};
+use ladder_events::{Event, Violation};
 use ladder_import::csv::{parse_skip, read_files, CsvOptions, HomeSeat, Mapping, Preset};
-use ladder_import::jsonl::{parse_raw_checked, JsonLines, RawLine};
+use ladder_import::jsonl::{parse_raw_lined, JsonLines, RawLine};
 use ladder_import::Origin;
-use ladder_log::{AppendError, AppendOptions, AppendReport};
+use ladder_log::{AppendError, AppendOptions, AppendReport, Prepared};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -162,8 +162,10 @@ struct RawChunk {
 /// count's cache line went back and forth between the cores).
 type Parsed = Vec<ParsedLine>;
 
-/// A parsed line: its file (when it changes, [`Parsed`]), its line number, its event.
-type ParsedLine = (Option<Arc<str>>, u64, Result<Checked, Violation>);
+/// A parsed line: its file (when it changes, [`Parsed`]), its line number, its event with the
+/// hashes of it the worker computed ([`Prepared`]: its id's fingerprint and its leaf hash, off the
+/// ledger's thread).
+type ParsedLine = (Option<Arc<str>>, u64, Result<Prepared, Violation>);
 
 /// The JSON Lines events of `readers`, in order, parsed on every core but one a few chunks ahead
 /// of the ledger, which takes the last: parsing (JSON, timestamps, the event's own rules) is about
@@ -220,6 +222,8 @@ fn parse_ahead(
     for _ in 0..workers {
         let (work_rx, done_tx) = (Arc::clone(&work_rx), done_tx.clone());
         let spent_rx = Arc::clone(&spent_rx);
+        // The canonical line of the event being parsed, for its leaf hash.
+        let mut line_buf = Vec::with_capacity(512);
         std::thread::spawn(move || loop {
             // The lock is held only while waiting for the next chunk, never while parsing.
             let job = match work_rx.lock() {
@@ -233,8 +237,10 @@ fn parse_ahead(
                 .lines
                 .into_iter()
                 .map(|(origin, line)| {
-                    let event =
-                        line.and_then(|l| parse_raw_checked(&text[l.start..l.end], l.complete));
+                    let event = line.and_then(|l| {
+                        parse_raw_lined(&text[l.start..l.end], l.complete, &mut line_buf)
+                            .map(Prepared::new)
+                    });
                     let named = if file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &origin.file)) {
                         None
                     } else {

@@ -75,6 +75,50 @@ pub fn parse_checked_line(line: &str) -> Result<Checked, Violation> {
     parse_wire_line(line)
 }
 
+/// A checked event with its canonical line (the bytes [`write_line`] writes for it), as
+/// [`parse_lined`] gives them: the two belong together by construction, so what is computed from
+/// the line (a tree's leaf hash) is the event's.
+#[derive(Debug)]
+pub struct Lined<'b> {
+    event: Checked,
+    line: &'b [u8],
+}
+
+impl<'b> Lined<'b> {
+    /// The event.
+    pub fn event(&self) -> &Event {
+        self.event.event()
+    }
+
+    /// The event's canonical line, without its line end.
+    pub fn line(&self) -> &'b [u8] {
+        self.line
+    }
+
+    /// The checked event, its line left behind.
+    pub fn into_checked(self) -> Checked {
+        self.event
+    }
+}
+
+/// [`parse_checked_line`], with the event's canonical line written into `buf` (cleared first):
+/// the same event or the same violation. For a line already in canonical form the check writes
+/// that line anyway, so it costs nothing more; any other line is written once more after
+/// serde_json has read it.
+pub fn parse_lined<'b>(line: &str, buf: &'b mut Vec<u8>) -> Result<Lined<'b>, Violation> {
+    buf.clear();
+    if let Some(event) = parse_canonical(line) {
+        write_line(&event, buf);
+        if buf.as_slice() == line.as_bytes() {
+            return Ok(Lined { event: Checked::new(event)?, line: buf });
+        }
+    }
+    let event = parse_wire_line(line)?;
+    buf.clear();
+    write_line(event.event(), buf);
+    Ok(Lined { event, line: buf })
+}
+
 std::thread_local! {
     /// The canonical line [`parse_checked_line`] writes to compare, kept for the thread's next.
     static CANONICAL: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -644,8 +688,19 @@ mod tests {
             let mut line = Vec::new();
             write_line(&event, &mut line);
             let line = String::from_utf8(line).unwrap();
+            let mut buf = Vec::new();
             for text in std::iter::once(line.clone()).chain(variants(&line)) {
                 proptest::prop_assert_eq!(parse_checked_line(&text), parse_wire_line(&text), "{}", text);
+                // With its line: the same event or violation, and the event's own line.
+                match parse_lined(&text, &mut buf) {
+                    Ok(lined) => {
+                        let mut own = Vec::new();
+                        write_line(lined.event(), &mut own);
+                        proptest::prop_assert_eq!(lined.line(), own.as_slice(), "{}", text);
+                        proptest::prop_assert_eq!(Ok(lined.into_checked()), parse_wire_line(&text));
+                    }
+                    Err(v) => proptest::prop_assert_eq!(Err(v), parse_wire_line(&text)),
+                }
             }
             // It takes every line without an escape, and reads the event written.
             match parse_canonical(&line) {

@@ -1,7 +1,7 @@
 //! Streaming JSON Lines reader.
 
 use crate::Origin;
-use ladder_events::json::parse_checked_line;
+use ladder_events::json::{self, parse_checked_line, parse_lined};
 use ladder_events::{Checked, Event, Rule, Violation, MAX_LINE_BYTES};
 use std::io::{BufRead, Read};
 use std::ops::Range;
@@ -85,17 +85,27 @@ pub fn parse_raw(text: &str, complete: bool) -> Result<Event, Violation> {
 /// [`parse_raw`], giving the event as [`Checked`] (its own rules hold): the same event or the
 /// same violation.
 pub fn parse_raw_checked(text: &str, complete: bool) -> Result<Checked, Violation> {
-    parse_checked_line(text).map_err(|v| {
-        if complete {
-            v
-        } else {
-            // The last line has no newline: most likely a truncated file.
-            Violation::new(
-                v.rule,
-                format!("{} (the file ends inside this line: truncated?)", v.detail),
-            )
-        }
-    })
+    parse_checked_line(text).map_err(|v| truncated(v, complete))
+}
+
+/// [`parse_raw_checked`], with the event's canonical line written into `buf` ([`parse_lined`]):
+/// the same event or the same violation.
+pub fn parse_raw_lined<'b>(
+    text: &str,
+    complete: bool,
+    buf: &'b mut Vec<u8>,
+) -> Result<json::Lined<'b>, Violation> {
+    parse_lined(text, buf).map_err(|v| truncated(v, complete))
+}
+
+/// The violation of a line, saying so when the line is the last one and has no newline.
+fn truncated(v: Violation, complete: bool) -> Violation {
+    if complete {
+        v
+    } else {
+        // The last line has no newline: most likely a truncated file.
+        Violation::new(v.rule, format!("{} (the file ends inside this line: truncated?)", v.detail))
+    }
 }
 
 impl<R: BufRead> JsonLines<R> {
@@ -228,6 +238,28 @@ mod tests {
         let items: Vec<_> = JsonLines::new(&input[..], "-").collect();
         let err = items[1].1.as_ref().unwrap_err();
         assert!(err.detail.contains("truncated"), "{err}");
+    }
+
+    #[test]
+    fn a_line_parsed_with_its_line_gives_what_parse_raw_gives() {
+        // Canonical, not canonical (serde_json's path), refused, and refused as truncated.
+        let mut buf = Vec::new();
+        for (text, complete) in [
+            (r#"{"type":"MidnightTick","at":"2026-03-02T00:00:00Z"}"#, true),
+            (r#"{ "at": "2026-03-02", "type": "MidnightTick" }"#, true),
+            (r#"{"type":"MidnightTick","at":"2026-03-02","x":1}"#, true),
+            (r#"{"type":"Midn"#, false),
+        ] {
+            let plain = parse_raw_checked(text, complete);
+            match parse_raw_lined(text, complete, &mut buf) {
+                Ok(lined) => {
+                    let line = String::from_utf8(lined.line().to_vec()).unwrap();
+                    assert_eq!(line, ladder_events::json::to_line(lined.event()), "{text}");
+                    assert_eq!(Ok(lined.into_checked()), plain, "{text}");
+                }
+                Err(v) => assert_eq!(Err(v), plain, "{text}"),
+            }
+        }
     }
 
     const TICK: &str = r#"{"type":"MidnightTick","at":"2026-03-02"}"#;

@@ -95,6 +95,9 @@ struct Batch {
     /// The fingerprint of the id of the input event [`Batch::offer`] is writing, computed once
     /// for its checks; taken by [`Batch::write_lined`].
     id_fp: Option<u64>,
+    /// The leaf hash of the input event [`Batch::offer`] is writing, when its caller computed it
+    /// ([`Prepared::new`]); taken by [`Batch::write_lined`].
+    leaf: Option<[u8; 32]>,
     /// Fingerprint collisions within `ids` (different ids, same fingerprint).
     ids_overflow: Vec<(u64, u64)>,
     /// True once the on-disk index may hold ids of this batch or of committed events.
@@ -154,8 +157,8 @@ struct Batch {
 
 /// What the ledger's thread sends the block writer ([`BlockWriter`]).
 enum ToWriter {
-    /// Insert this sealed block (its first seq, its bytes).
-    Block(u64, Vec<u8>),
+    /// Insert these sealed blocks, in order (each its first seq, its bytes).
+    Blocks(Vec<(u64, Vec<u8>)>),
     /// Answer once every block sent before is inserted (or the writer has failed).
     Sync(SyncSender<()>),
 }
@@ -167,15 +170,26 @@ enum ToWriter {
 /// of a block this batch sealed first waits for the writer ([`Batch::read_event`]), and every
 /// path that ends the batch stops it before anything else ([`Batch::stop_blocks`]), so the store
 /// holds exactly what the single-threaded append would have written, when it would matter.
+///
+/// Blocks go over in hand-overs of [`BLOCKS_PER_HANDOVER`]: a hand-over to a writer waiting for
+/// work wakes it (a futex call on each side), and one a block cost the ledger's thread about a
+/// tenth of its time (docs/PERFORMANCE.md, "Import: fewer hand-overs, hashes off the ledger's
+/// thread").
 struct BlockWriter {
     to_writer: SyncSender<ToWriter>,
     /// The writer's first failure; it inserts nothing after one.
     failed: Arc<Mutex<Option<LogError>>>,
+    /// Sealed blocks not yet handed over (fewer than [`BLOCKS_PER_HANDOVER`]).
+    pending: Vec<(u64, Vec<u8>)>,
 }
 
-/// Sealed blocks in flight to the writer: enough to keep it busy, few enough to bound memory
-/// (each is about 6 KB).
-const BLOCKS_IN_FLIGHT: usize = 16;
+/// Sealed blocks handed to the writer at a time: few wake-ups, and about 50 KB (8 blocks of about
+/// 6 KB) held back at most.
+const BLOCKS_PER_HANDOVER: usize = 8;
+
+/// Hand-overs in flight to the writer: enough to keep it busy, few enough to bound memory (32
+/// blocks, about 200 KB).
+const HANDOVERS_IN_FLIGHT: usize = 4;
 
 /// The error of a block writer that is gone without saying why (it cannot happen while the
 /// batch holds its sender, unless the writer's thread died).
@@ -192,11 +206,11 @@ impl BlockWriter {
         scope: &'scope std::thread::Scope<'scope, '_>,
         store: &'scope dyn crate::store::Store,
     ) -> BlockWriter {
-        let (to_writer, from_ledger) = std::sync::mpsc::sync_channel(BLOCKS_IN_FLIGHT);
+        let (to_writer, from_ledger) = std::sync::mpsc::sync_channel(HANDOVERS_IN_FLIGHT);
         let failed = Arc::new(Mutex::new(None));
         let slot = Arc::clone(&failed);
         scope.spawn(move || write_blocks(store, from_ledger, &slot));
-        BlockWriter { to_writer, failed }
+        BlockWriter { to_writer, failed, pending: Vec::with_capacity(BLOCKS_PER_HANDOVER) }
     }
 
     /// The writer's failure, taken (reported once).
@@ -207,14 +221,29 @@ impl BlockWriter {
         }
     }
 
-    /// Hands a sealed block over; refused with the writer's failure once it has one.
-    fn send(&self, first: u64, bytes: Vec<u8>) -> Result<(), LogError> {
+    /// Hands a sealed block over (with the next ones, [`BLOCKS_PER_HANDOVER`] at a time); refused
+    /// with the writer's failure once it has one.
+    fn send(&mut self, first: u64, bytes: Vec<u8>) -> Result<(), LogError> {
         self.failure()?;
-        self.to_writer.send(ToWriter::Block(first, bytes)).map_err(|_| writer_gone())
+        self.pending.push((first, bytes));
+        if self.pending.len() < BLOCKS_PER_HANDOVER {
+            return Ok(());
+        }
+        self.hand_over()
+    }
+
+    /// Hands the blocks not yet handed over to the writer.
+    fn hand_over(&mut self) -> Result<(), LogError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let blocks = std::mem::replace(&mut self.pending, Vec::with_capacity(BLOCKS_PER_HANDOVER));
+        self.to_writer.send(ToWriter::Blocks(blocks)).map_err(|_| writer_gone())
     }
 
     /// Waits until every block sent so far is in the store; the writer's failure if it had one.
-    fn sync(&self) -> Result<(), LogError> {
+    fn sync(&mut self) -> Result<(), LogError> {
+        self.hand_over()?;
         let (ack, acked) = std::sync::mpsc::sync_channel(1);
         self.to_writer.send(ToWriter::Sync(ack)).map_err(|_| writer_gone())?;
         acked.recv().map_err(|_| writer_gone())?;
@@ -233,13 +262,17 @@ fn write_blocks(
     let mut ok = true;
     for message in from_ledger {
         match message {
-            ToWriter::Block(first, bytes) if ok => {
-                if let Err(e) = store.insert(Tree::Events, &key(first), &bytes) {
-                    ok = false;
-                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+            ToWriter::Blocks(blocks) => {
+                for (first, bytes) in blocks {
+                    if !ok {
+                        break;
+                    }
+                    if let Err(e) = store.insert(Tree::Events, &key(first), &bytes) {
+                        ok = false;
+                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    }
                 }
             }
-            ToWriter::Block(..) => {}
             ToWriter::Sync(ack) => {
                 let _ = ack.send(());
             }
@@ -262,6 +295,55 @@ struct Twins {
     /// The first stored seq after the events at `at`.
     next: u64,
     counts: HashMap<Vec<u8>, u32>,
+}
+
+/// An event for the bulk append ([`Ledger::append_returning`]), checked on its own
+/// ([`Checked`]) and, when made from its canonical line ([`Prepared::new`]), with the two hashes
+/// that depend on the event alone: its id's fingerprint (for the idempotency index) and its leaf
+/// hash in the Merkle tree (SHA-256 of its canonical line, RFC 6962). Made on the thread that
+/// parses the event, they leave the ledger's thread, which bounds an import, with the chain hash
+/// and the rules against the history (docs/PERFORMANCE.md, "Import: fewer hand-overs, hashes
+/// off the ledger's thread").
+#[derive(Debug)]
+pub struct Prepared {
+    event: Event,
+    /// The id's fingerprint (`None` without an id) and the leaf hash, when computed.
+    hashes: Option<(Option<u64>, [u8; 32])>,
+}
+
+impl Prepared {
+    /// The event of `lined` with its id's fingerprint and its leaf hash, computed here from its
+    /// canonical line.
+    pub fn new(lined: json::Lined<'_>) -> Prepared {
+        let leaf = ladder_proof::leaf_hash(lined.line());
+        let event = lined.into_checked().into_event();
+        let fp = event.id.as_deref().map(index::fingerprint);
+        Prepared { event, hashes: Some((fp, leaf)) }
+    }
+
+    /// The event.
+    pub fn event(&self) -> &Event {
+        &self.event
+    }
+}
+
+/// An input item read ahead ([`LOOKAHEAD`]) with its id's fingerprint, when it has an id, and
+/// its leaf hash when the caller computed it.
+type Ahead = (Result<Event, Violation>, Option<u64>, Option<[u8; 32]>);
+
+impl Prepared {
+    /// An event of the plain append: its own rules are checked by the append, and its hashes
+    /// computed there.
+    fn unhashed(event: Event) -> Prepared {
+        Prepared { event, hashes: None }
+    }
+}
+
+impl From<Checked> for Prepared {
+    /// A checked event whose hashes the append computes itself, on its own thread.
+    fn from(checked: Checked) -> Prepared {
+        Prepared { event: checked.into_event(), hashes: None }
+    }
 }
 
 impl Ledger {
@@ -291,20 +373,22 @@ impl Ledger {
     /// `ladder import` faster; docs/PERFORMANCE.md, "Where an import's time goes").
     ///
     /// It is the bulk append: its events come [`Checked`] (their own rules are not checked
-    /// again), and a thread of its own inserts the sealed blocks into the store while this one
-    /// goes on ([`BlockWriter`]).
-    pub fn append_returning<I, F>(
+    /// again), as [`Prepared`] ones when their hashes were computed by the caller, and a thread
+    /// of its own inserts the sealed blocks into the store while this one goes on
+    /// ([`BlockWriter`]).
+    pub fn append_returning<I, P, F>(
         &mut self,
         events: I,
         opts: &AppendOptions,
         spent: F,
     ) -> Result<AppendReport, AppendError>
     where
-        I: IntoIterator<Item = Result<Checked, Violation>>,
+        I: IntoIterator<Item = Result<P, Violation>>,
+        P: Into<Prepared>,
         F: FnMut(Event),
     {
         self.prepare_append()?;
-        let events = events.into_iter().map(|item| item.map(Checked::into_event));
+        let events = events.into_iter().map(|item| item.map(Into::into));
         let durable =
             std::thread::scope(|scope| self.stage_inner(events, opts, Some(spent), Some(scope)))?
                 .commit()?;
@@ -322,6 +406,7 @@ impl Ledger {
         F: FnMut(Event),
     {
         self.prepare_append()?;
+        let events = events.into_iter().map(|item| item.map(Prepared::unhashed));
         let durable = self.stage_inner(events, opts, spent, None)?.commit()?;
         self.publish(durable)
     }
@@ -364,11 +449,12 @@ impl Ledger {
     where
         I: IntoIterator<Item = Result<Event, Violation>>,
     {
+        let events = events.into_iter().map(|item| item.map(Prepared::unhashed));
         self.stage_inner(events, opts, None::<fn(Event)>, None)
     }
 
     /// Stages `events`. With `bulk` (a scope to run the block writer on), the events are
-    /// [`Checked`] ones given back as events, and a [`BlockWriter`] inserts the sealed blocks; it
+    /// [`Checked`] ones (made [`Prepared`]), and a [`BlockWriter`] inserts the sealed blocks; it
     /// is stopped before this returns, whatever the outcome.
     fn stage_inner<'l: 'scope, 'scope, I, F>(
         &'l self,
@@ -378,7 +464,7 @@ impl Ledger {
         bulk: Option<&'scope std::thread::Scope<'scope, '_>>,
     ) -> Result<Staged<'l>, AppendError>
     where
-        I: IntoIterator<Item = Result<Event, Violation>>,
+        I: IntoIterator<Item = Result<Prepared, Violation>>,
         F: FnMut(Event),
     {
         if self.poisoned.load(Ordering::Acquire) {
@@ -401,24 +487,27 @@ impl Ledger {
             batch.blocks = Some(BlockWriter::start(scope, &*self.store));
         }
         let mut items = events.into_iter();
-        // Each item with its id's fingerprint, when it has an id.
-        let mut ahead: VecDeque<(Result<Event, Violation>, Option<u64>)> =
-            VecDeque::with_capacity(LOOKAHEAD);
+        let mut ahead: VecDeque<Ahead> = VecDeque::with_capacity(LOOKAHEAD);
         let mut ended = false;
         for index in 0.. {
             // Read ahead up to LOOKAHEAD items, never past a refused one (it is checked first, and
             // the input after it may not come soon), prefetching the players each will look up.
             while !ended && ahead.len() < LOOKAHEAD && ahead.back().is_none_or(|i| i.0.is_ok()) {
                 match items.next() {
-                    Some(item) => {
-                        let fp = batch.touch(self, &item);
-                        ahead.push_back((item, fp));
+                    Some(Ok(Prepared { event, hashes })) => {
+                        let item = Ok(event);
+                        let (fp, leaf) = match hashes {
+                            Some((fp, leaf)) => (batch.touch(self, &item, Some(fp)), Some(leaf)),
+                            None => (batch.touch(self, &item, None), None),
+                        };
+                        ahead.push_back((item, fp, leaf));
                     }
+                    Some(Err(v)) => ahead.push_back((Err(v), None, None)),
                     None => ended = true,
                 }
             }
-            let Some((item, fp)) = ahead.pop_front() else { break };
-            let offered = batch.offer(self, item, fp);
+            let Some((item, fp, leaf)) = ahead.pop_front() else { break };
+            let offered = batch.offer(self, item, fp, leaf);
             if let (Some(take), Some(done)) = (spent.as_mut(), batch.spent.as_mut()) {
                 for event in done.drain(..) {
                     take(event);
@@ -490,7 +579,7 @@ impl Ledger {
                 Ok((None, Body::MidnightTick)) => Rule::TickRepeated,
                 _ => Rule::IdConflict,
             };
-            let refused = match batch.offer(self, item, None) {
+            let refused = match batch.offer(self, item, None, None) {
                 Ok(()) if batch.report.duplicates > 0 => Some(Violation::new(
                     rule,
                     "a copy of this event (the same id, join or date's tick) is stored already, \
@@ -552,6 +641,7 @@ impl Batch {
             new_ticks: HashMap::new(),
             ids: FpTable::default(),
             id_fp: None,
+            leaf: None,
             ids_overflow: Vec::new(),
             // An empty ledger has no ids on disk that could be real (only leftovers).
             ids_on_disk: base.seq > 0 && !runs.live.is_empty(),
@@ -581,14 +671,23 @@ impl Batch {
     }
 
     /// Prefetches the table slots the checks of `item` will read (its id's among the batch's ids,
-    /// [`FpTable::touch`], and the players of a match or a timeout, [`Names::touch`]), a few items
-    /// before it is checked. Changes nothing.
-    /// Returns the fingerprint of the item's id, which it computed.
-    fn touch(&self, ledger: &Ledger, item: &Result<Event, Violation>) -> Option<u64> {
+    /// [`FpTable::touch`], and in the Bloom filter, [`Bloom::touch`], and the players of a match
+    /// or a timeout, [`Names::touch`]), a few items before it is checked. Changes nothing.
+    /// Returns the fingerprint of the item's id: `known` when the caller computed it (`Some`,
+    /// of `None` without an id), computed here otherwise.
+    fn touch(
+        &self,
+        ledger: &Ledger,
+        item: &Result<Event, Violation>,
+        known: Option<Option<u64>>,
+    ) -> Option<u64> {
         let event = item.as_ref().ok()?;
-        let fp = event.id.as_deref().map(index::fingerprint);
+        let fp = known.unwrap_or_else(|| event.id.as_deref().map(index::fingerprint));
         if let Some(fp) = fp {
             self.ids.touch(fp);
+            if let Some(bloom) = &self.bloom {
+                bloom.touch(fp);
+            }
         }
         if matches!(event.body, Body::MatchResult { .. } | Body::QueueTimeout { .. }) {
             // `Batch::new` built the stored players' index before any item is checked.
@@ -618,7 +717,7 @@ impl Batch {
         // In a block this batch sealed after the last wait: the block writer may not have
         // inserted it yet.
         if let (Some(blocks), Some(&(unsynced, _, _))) =
-            (&self.blocks, self.written.get(self.synced))
+            (&mut self.blocks, self.written.get(self.synced))
         {
             if seq >= unsynced {
                 blocks.sync()?;
@@ -793,13 +892,14 @@ impl Batch {
         }
     }
 
-    /// Checks and writes one input event; `fp` is its id's fingerprint when the caller computed it
-    /// (computed here otherwise).
+    /// Checks and writes one input event; `fp` is its id's fingerprint and `leaf` its leaf hash
+    /// when the caller computed them (computed here otherwise).
     fn offer(
         &mut self,
         ledger: &Ledger,
         item: Result<Event, Violation>,
         fp: Option<u64>,
+        leaf: Option<[u8; 32]>,
     ) -> Result<(), Fail> {
         let index = self.offered;
         self.offered += 1;
@@ -1003,6 +1103,7 @@ impl Batch {
         }
         std::mem::swap(&mut self.line, &mut self.checked_line);
         self.id_fp = fp;
+        self.leaf = leaf;
         self.write_lined(ledger, event)?;
         Ok(())
     }
@@ -1021,7 +1122,8 @@ impl Batch {
         let hash = block::chain_hash(&self.prev, &self.line);
         let seq = self.next_seq;
         let mut completed = Vec::new();
-        self.frontier.push(ladder_proof::leaf_hash(&self.line), |level, index, h| {
+        let leaf = self.leaf.take().unwrap_or_else(|| ladder_proof::leaf_hash(&self.line));
+        self.frontier.push(leaf, |level, index, h| {
             if level >= tree::TILE_LEVEL {
                 completed.push((tree::node_key(level, index), h));
             }
@@ -1085,7 +1187,7 @@ impl Batch {
         let (first, count) = (self.builder.first, self.builder.count as u32);
         let bytes = self.builder.finish();
         let len = bytes.len();
-        match &self.blocks {
+        match &mut self.blocks {
             Some(blocks) => blocks.send(first, bytes.to_vec())?,
             None => ledger.store.insert(Tree::Events, &key(first), bytes)?,
         }
@@ -1098,7 +1200,7 @@ impl Batch {
     /// failure if it had one. Every path that ends a batch calls it before anything else.
     fn stop_blocks(&mut self) -> Result<(), LogError> {
         match self.blocks.take() {
-            Some(blocks) => blocks.sync(),
+            Some(mut blocks) => blocks.sync(),
             None => Ok(()),
         }
     }
@@ -2012,5 +2114,69 @@ mod spill_tests {
         let late = late.into_iter().map(|item| item.and_then(Checked::new));
         assert!(returning.append_returning(late, &opts, drop).is_err());
         assert_eq!((returning.head(), returning.root().unwrap()), before);
+    }
+
+    #[test]
+    fn prepared_events_store_what_append_stores() {
+        // Events made with their hashes from their lines (`Prepared::new`, what `ladder import`'s
+        // parsing workers do): results with ids over three days (auto-joins and ticks written by
+        // the batch itself, with hashes of its own), a duplicate by id within the batch, an event
+        // without an id, and a line not in canonical form (serde_json's path).
+        let mut lines: Vec<String> = (0..300)
+            .map(|i| {
+                format!(
+                    r#"{{"type":"MatchResult","at":"{}","id":"m-{i}","seats":[{{"player":"a","score":1}},{{"player":"b","score":0}}]}}"#,
+                    at(i * 700)
+                )
+            })
+            .collect();
+        lines.push(lines[5].clone());
+        lines.push(format!(
+            r#"{{ "at": "{}", "type": "MatchResult", "seats": [{{"score": 0.5, "player": "b"}}, {{"player": "a", "score": 0.5}}] }}"#,
+            at(300 * 700)
+        ));
+        let opts = AppendOptions { auto_join: true, ticks: true, ..AppendOptions::default() };
+        let mut plain = Ledger::memory();
+        let want = plain.append(lines.iter().map(|l| parse_line(l)), &opts).unwrap();
+        let prepared = || {
+            let mut buf = Vec::new();
+            lines
+                .iter()
+                .map(|l| json::parse_lined(l, &mut buf).map(Prepared::new))
+                .collect::<Vec<_>>()
+        };
+        let mut bulk = Ledger::memory();
+        let got = bulk.append_returning(prepared(), &opts, drop).unwrap();
+        assert_eq!(
+            (got.appended, got.duplicates, got.auto_joined, got.ticks_inserted),
+            (want.appended, 1, 2, 2)
+        );
+        assert_eq!((bulk.head(), bulk.root().unwrap()), (plain.head(), plain.root().unwrap()));
+        // Every leaf is the event's: an inclusion proof of each checks against the root from
+        // the leaf hash of its stored canonical line.
+        let root = bulk.root().unwrap();
+        for seq in 1..=bulk.head().seq {
+            let event = bulk.get(seq).unwrap().unwrap().event;
+            let mut line = Vec::new();
+            json::write_line(&event, &mut line);
+            let size = bulk.head().seq;
+            let proof = bulk.prove_inclusion(seq, size).unwrap();
+            let leaf = ladder_proof::leaf_hash(&line);
+            let checked = ladder_proof::verify_inclusion(seq - 1, size, &leaf, &proof.path, &root);
+            assert!(checked.is_ok(), "seq {seq}");
+        }
+        // The fingerprints find the stored ids: the same input again is all duplicates (the
+        // line without an id by its content), and an id given other content is refused.
+        let again = bulk.append_returning(prepared(), &opts, drop).unwrap();
+        assert_eq!((again.appended, again.duplicates), (0, 302));
+        let mut buf = Vec::new();
+        let conflict = lines[7].replace(r#""score":1"#, r#""score":0.75"#);
+        let conflict = json::parse_lined(&conflict, &mut buf).map(Prepared::new);
+        match bulk.append_returning([conflict], &opts, drop) {
+            Err(AppendError::Refused { violation, .. }) => {
+                assert_eq!(violation.rule, Rule::IdConflict)
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
