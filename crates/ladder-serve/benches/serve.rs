@@ -344,7 +344,7 @@ fn cpu_seconds() -> Option<f64> {
 fn cpu_each(cpu0: Option<f64>, n: usize) -> String {
     match (cpu0, cpu_seconds()) {
         (Some(a), Some(b)) => {
-            format!(" ({:.0} µs of CPU each, client and server together)", (b - a) * 1e6 / n as f64)
+            format!(" ({:.1} µs of CPU each, client and server together)", (b - a) * 1e6 / n as f64)
         }
         _ => String::new(),
     }

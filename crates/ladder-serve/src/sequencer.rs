@@ -7,12 +7,17 @@
 //! appended again (each request is all or nothing, as an import is).
 
 use crate::Shared;
-use ladder_events::{Body, Event, Rule, Timestamp, Violation};
+use ladder_events::{Body, Checked, Event, Rule, Timestamp, Violation};
 use ladder_log::{AppendError, AppendOptions, Head};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
+
+/// A group of this many events or more is staged with a thread of its own for the store's
+/// block inserts ([`ladder_log::Ledger::stage_checked`]); a smaller one is not worth the
+/// thread.
+pub const BULK_EVENTS: usize = 1024;
 
 /// A group holds at most this many events (more requests wait for the next group).
 pub const MAX_GROUP_EVENTS: usize = 200_000;
@@ -261,18 +266,35 @@ fn commit_jobs(shared: &Shared, mut jobs: Vec<Job>, flush: &mut Duration) {
                 (shared.clock)().0.saturating_add(ladder_events::NANOS_PER_DAY),
             )),
         };
-        let events = jobs.iter().flat_map(|j| j.events.iter().map(|p| Ok(p.event.clone())));
+        let events = || jobs.iter().flat_map(|j| j.events.iter().map(|p| p.event.clone()));
         let ledger = shared.read_ledger();
         let base = ledger.head().seq;
-        let durable = match ledger.stage(events, &opts) {
-            Ok(staged) => {
-                shared.pause_if_held();
-                let t = Instant::now();
-                let durable = staged.commit();
-                *flush += t.elapsed();
-                durable
+        // A large group is staged with a thread of its own inserting the sealed blocks
+        // ([`ladder_log::Ledger::stage_checked`]). Its events were checked when their lines were
+        // parsed, and stamping changed only the `at` of events whose own rules do not read it
+        // (a tick's does: a group holding a tick to stamp takes the plain way), so checking
+        // them here again refuses none, and the ledger skips that step.
+        let bulk = offered >= BULK_EVENTS
+            && !jobs
+                .iter()
+                .flat_map(|j| &j.events)
+                .any(|p| p.stamp && matches!(p.event.body, Body::MidnightTick));
+        let durable = {
+            let staged = if bulk {
+                ledger.stage_checked(events().map(Checked::new), &opts)
+            } else {
+                ledger.stage(events().map(Ok), &opts)
+            };
+            match staged {
+                Ok(staged) => {
+                    shared.pause_if_held();
+                    let t = Instant::now();
+                    let durable = staged.commit();
+                    *flush += t.elapsed();
+                    durable
+                }
+                Err(e) => Err(e),
             }
-            Err(e) => Err(e),
         };
         match durable {
             Ok(durable) => {
