@@ -110,13 +110,14 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
     if let Some(bytes) = s.tiles.read().unwrap_or_else(|p| p.into_inner()).get(&tile).cloned() {
         return answer(bytes);
     }
-    // A full level-0 tile or entry bundle the leaf file holds is one positioned read of a file
-    // the filler wrote as the tree grew (8 KiB, or a bundle's tens), one stored node from
-    // sled's cache and a checksum: served here, on the worker, without the hand-over to the
-    // blocking pool and back, which cost a cold read more than the read itself
-    // (docs/PERFORMANCE.md, "Cold tiles on the worker"). Only when the ledger is free for
-    // reading now (it is not while the sequencer publishes a group, memory only); anything
-    // else, and every tile the file does not hold, goes to the blocking pool below.
+    // A full level-0 tile the leaf file holds is one positioned read of 8 KiB from a file the
+    // filler wrote as the tree grew, one stored node from sled's cache and a checksum: served
+    // here, on the worker, without the hand-over to the blocking pool and back, which cost a
+    // cold read more than the read itself (docs/PERFORMANCE.md, "Cold tiles on the worker").
+    // Only when the ledger is free for reading now (it is not while the sequencer publishes a
+    // group, memory only). Entry bundles (four times the bytes, from a file four times the
+    // size) were slower on the worker in the same runs and stay on the blocking pool, with
+    // every tile the file does not hold.
     if let Some(bytes) = kept_tile(&s, &tile) {
         return answer(keep_tile(&s, tile, bytes));
     }
@@ -159,23 +160,15 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
     .await
 }
 
-/// A full level-0 tile or entry bundle from the leaf file ([`crate::tiles`]) when the file holds
-/// it, it checks, and the ledger can be read without waiting; `None` otherwise (the caller
-/// reads it the longer way).
+/// A full level-0 tile from the leaf file ([`crate::tiles`]) when the file holds it, it checks,
+/// and the ledger can be read without waiting; `None` otherwise (the caller reads it the longer
+/// way).
 fn kept_tile(s: &Shared, tile: &Tile) -> Option<Bytes> {
-    if !tile.is_full() || !matches!(tile.kind, TileKind::Hashes(0) | TileKind::Entries) {
-        return None;
-    }
-    if tile.index >= s.leaves().through() {
+    if !tile.is_full() || tile.kind != TileKind::Hashes(0) || tile.index >= s.leaves().through() {
         return None;
     }
     let ledger = s.try_read_ledger()?;
-    let file = s.leaves().file();
-    let bytes = match tile.kind {
-        TileKind::Hashes(0) => file.tile(&ledger, tile.index),
-        _ => file.bundle(&ledger, tile.index),
-    };
-    bytes.ok().flatten().map(Bytes::from)
+    s.leaves().file().tile(&ledger, tile.index).ok().flatten().map(Bytes::from)
 }
 
 /// Keeps a full tile (it never changes) for the next reads, up to [`crate::TILE_CACHE`] of them
