@@ -110,6 +110,17 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
     if let Some(bytes) = s.tiles.read().unwrap_or_else(|p| p.into_inner()).get(&tile).cloned() {
         return answer(bytes);
     }
+    // A full level-0 tile the leaf file holds is one positioned read of 8 KiB from a file the
+    // filler wrote as the tree grew, one stored node from sled's cache and a checksum: served
+    // here, on the worker, without the hand-over to the blocking pool and back, which cost a
+    // cold read more than the read itself (docs/PERFORMANCE.md, "Cold tiles on the worker").
+    // Only when the ledger is free for reading now (it is not while the sequencer publishes a
+    // group, memory only). Entry bundles (four times the bytes, from a file four times the
+    // size) were slower on the worker in the same runs and stay on the blocking pool, with
+    // every tile the file does not hold.
+    if let Some(bytes) = kept_tile(&s, &tile) {
+        return answer(keep_tile(&s, tile, bytes));
+    }
     blocking(move || {
         let ledger = s.read_ledger();
         let size = ledger.head().seq;
@@ -139,11 +150,7 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
                 drop(ledger);
                 let bytes = Bytes::from(bytes);
                 if tile.is_full() {
-                    let mut cache = s.tiles.write().unwrap_or_else(|p| p.into_inner());
-                    if cache.len() >= crate::TILE_CACHE {
-                        cache.clear();
-                    }
-                    cache.insert(tile, bytes.clone());
+                    keep_tile(&s, tile, bytes.clone());
                 }
                 answer(bytes)
             }
@@ -151,6 +158,28 @@ async fn tile(State(s): State<Arc<Shared>>, Path(path): Path<String>) -> Respons
         }
     })
     .await
+}
+
+/// A full level-0 tile from the leaf file ([`crate::tiles`]) when the file holds it, it checks,
+/// and the ledger can be read without waiting; `None` otherwise (the caller reads it the longer
+/// way).
+fn kept_tile(s: &Shared, tile: &Tile) -> Option<Bytes> {
+    if !tile.is_full() || tile.kind != TileKind::Hashes(0) || tile.index >= s.leaves().through() {
+        return None;
+    }
+    let ledger = s.try_read_ledger()?;
+    s.leaves().file().tile(&ledger, tile.index).ok().flatten().map(Bytes::from)
+}
+
+/// Keeps a full tile (it never changes) for the next reads, up to [`crate::TILE_CACHE`] of them
+/// (then the cache starts over), and gives it back.
+fn keep_tile(s: &Shared, tile: Tile, bytes: Bytes) -> Bytes {
+    let mut cache = s.tiles.write().unwrap_or_else(|p| p.into_inner());
+    if cache.len() >= crate::TILE_CACHE {
+        cache.clear();
+    }
+    cache.insert(tile, bytes.clone());
+    bytes
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {

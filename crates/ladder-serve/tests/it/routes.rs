@@ -649,3 +649,51 @@ async fn every_read_shows_the_algorithms_own_standing_fields() {
     assert_eq!(sigmas, 2);
     f.service.stop().unwrap();
 }
+
+/// A request of 1,500 events (a group staged with a block-inserting thread of its own,
+/// `Ledger::stage_checked`) stores what the same events appended directly store; sent again it
+/// is all duplicates; one whose line 1,201 breaks a rule of the history is refused naming that
+/// line, and nothing of it is stored.
+#[tokio::test]
+async fn a_large_request_is_stored_as_a_direct_append_stores_it_or_refused_by_its_line() {
+    let joins = history(6, 0);
+    let results = history(6, 1500);
+    let results: Vec<&str> = results.lines().skip(6).collect();
+    let mut direct = Ledger::memory();
+    append(&mut direct, &joins);
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &joins);
+    append(&mut direct, &results.join("\n"));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let body = results.join("\n");
+    let a = call(&app, post("/api/events", Some(&f.token), &body)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", String::from_utf8_lossy(&a.body));
+    let v = a.json();
+    assert_eq!(
+        (v["appended"].as_u64(), v["first"].as_u64(), v["last"].as_u64()),
+        (Some(1500), Some(7), Some(1506))
+    );
+    assert_eq!(v["head"].as_str(), Some(direct.head().to_string().as_str()));
+    let a = call(&app, post("/api/events", Some(&f.token), &body)).await.json();
+    assert_eq!((a["appended"].as_u64(), a["duplicates"].as_u64()), (Some(0), Some(1500)));
+    // New ids a day later, and at line 1,201 an instant before the head: out of time order.
+    let day = ladder_events::Timestamp::parse("2026-01-03T00:00:00Z").unwrap().0;
+    let late: Vec<String> = results
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut l = l.replace("\"id\":\"r", "\"id\":\"s");
+            let start = l.find("\"at\":\"").unwrap() + 6;
+            let end = start + l[start..].find('"').unwrap();
+            let at = if i == 1200 { 0 } else { day + i as i64 * 1_000_000_000 };
+            l.replace_range(start..end, &ladder_events::Timestamp(at).to_string());
+            l
+        })
+        .collect();
+    let a = call(&app, post("/api/events", Some(&f.token), &late.join("\n"))).await;
+    assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", String::from_utf8_lossy(&a.body));
+    assert_eq!(a.json()["line"], 1201, "{}", String::from_utf8_lossy(&a.body));
+    let head = f.service.shared.read_ledger().head();
+    assert_eq!(head, direct.head(), "nothing of the refused request was stored");
+}
