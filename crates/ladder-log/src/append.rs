@@ -468,7 +468,7 @@ impl Ledger {
     where
         I: IntoIterator<Item = Result<Checked, Violation>>,
     {
-        let events = events.into_iter().map(|item| item.map(Checked::into_event));
+        let events = events.into_iter().map(|item| item.map(Prepared::from));
         std::thread::scope(|scope| self.stage_inner(events, opts, None::<fn(Event)>, Some(scope)))
     }
 
