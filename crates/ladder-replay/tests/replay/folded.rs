@@ -128,6 +128,30 @@ fn same_both_ways(memory: &Memory, configs: &[(&str, Vec<(String, String)>)], wh
                     assert_eq!(sx.to_json(), sy.to_json(), "{at}");
                     assert_eq!(sx.digest(), sy.digest(), "{at}");
                 }
+                // What `ladder replay` calls: the same replay, each player's last game left out.
+                let mut c = build();
+                let rc = ladder_replay::replay_algos_each_without_activity(
+                    &folded,
+                    &mut c,
+                    until,
+                    Some(3),
+                    threads,
+                )
+                .unwrap();
+                assert!(rc.failed.iter().all(Option::is_none), "{at}");
+                let rc = rc.replayed;
+                assert_eq!((ra.through, ra.head), (rc.through, rc.head), "{at}");
+                assert_eq!(ra.scores, rc.scores, "{at}");
+                let mut last_event_only = ladder_replay::Activity::new();
+                if let Some(at) = ra.activity.last_event() {
+                    last_event_only.event(at);
+                }
+                assert_eq!(rc.activity, last_event_only, "{at}");
+                for (x, z) in a.iter().zip(&c) {
+                    let sx = Snapshot::capture(x, &ra.roster, ra.through, &ra.head);
+                    let sz = Snapshot::capture(z, &rc.roster, rc.through, &rc.head);
+                    assert_eq!(sx.to_json(), sz.to_json(), "{at}");
+                }
             }
         }
     }
