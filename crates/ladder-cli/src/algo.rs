@@ -462,6 +462,10 @@ impl ladder_replay::FoldedHistory for SealedRead {
             })
     }
 
+    fn players(&self) -> usize {
+        usize::try_from(self.0.folded_ref().players()).unwrap_or(0)
+    }
+
     fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError> {
         // The CLI reads a sealed folded form only for a replay through its head.
         let head = self.0.head();

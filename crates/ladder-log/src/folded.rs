@@ -11,12 +11,13 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 8 | magic `LDFOLD\0` and the layout's version, 2 (version 1 had no short two-seat record) |
+//! | 8 | magic `LDFOLD\0` and the layout's version, 3 (version 1 had no short two-seat record, version 2 no number of players) |
 //! | 8 | the head's sequence number it was built through |
 //! | 32 | that head's chain hash |
 //! | 8 | the length of the records' part |
 //! | 8 | the number of voids |
-//! | 32 | checksum: blake3 of the records' part, the voids and the 64 bytes above |
+//! | 8 | the number of players (name records), so a replay sizes its roster once |
+//! | 32 | checksum: blake3 of the records' part, the voids and the 72 bytes above |
 //! | ... | the records: segments, each a `u32` length and whole records |
 //! | 24 per void | the voids in sequence order: the voided match's seq, the MatchVoided's seq and instant |
 //!
@@ -45,10 +46,10 @@ pub const FOLDED_FILE: &str = "ladder-folded";
 /// The magic: `LDFOLD\0`, then the layout's version. A file of another version is not read
 /// (it is built again, as any damaged one is): the folded form is derived data, so a new layout
 /// needs no upgrade step.
-const MAGIC: [u8; 8] = *b"LDFOLD\x00\x02";
-const HEADER: usize = 96;
-/// The checksum's offset in the header: the 64 bytes before it are hashed after the body.
-const SUM_AT: usize = 64;
+const MAGIC: [u8; 8] = *b"LDFOLD\x00\x03";
+const HEADER: usize = 104;
+/// The checksum's offset in the header: the 72 bytes before it are hashed after the body.
+const SUM_AT: usize = 72;
 const VOID: usize = 24;
 /// Records per segment, in bytes: a segment is read and handed to the replay at once.
 const SEGMENT: usize = 256 * 1024;
@@ -93,6 +94,7 @@ struct Header {
     head: Head,
     body: u64,
     voids: u64,
+    players: u64,
     sum: [u8; 32],
 }
 
@@ -104,7 +106,8 @@ impl Header {
         out[16..48].copy_from_slice(&self.head.hash);
         out[48..56].copy_from_slice(&self.body.to_le_bytes());
         out[56..64].copy_from_slice(&self.voids.to_le_bytes());
-        out[64..96].copy_from_slice(&self.sum);
+        out[64..72].copy_from_slice(&self.players.to_le_bytes());
+        out[72..104].copy_from_slice(&self.sum);
         out
     }
 
@@ -117,7 +120,8 @@ impl Header {
             head: Head { seq: u64_at(8)?, hash: b[16..48].try_into().ok()? },
             body: u64_at(48)?,
             voids: u64_at(56)?,
-            sum: b[64..96].try_into().ok()?,
+            players: u64_at(64)?,
+            sum: b[72..104].try_into().ok()?,
         })
     }
 
@@ -132,6 +136,7 @@ pub struct Folded {
     file: File,
     head: Head,
     body: u64,
+    players: u64,
     voids: Vec<FoldedVoid>,
     was: FoldedState,
 }
@@ -140,6 +145,13 @@ impl Folded {
     /// The head it was built through: the ledger's head when it was handed out.
     pub fn head(&self) -> Head {
         self.head
+    }
+
+    /// How many players its records name (the number of name records), as its header says, and
+    /// at most one per 5 bytes of records (a name record's least): a size to make room for, not a
+    /// count to trust (`verify` derives the header again and compares).
+    pub fn players(&self) -> u64 {
+        self.players.min(self.body / 5)
     }
 
     /// The length of its records' part in bytes (what [`Folded::read`] hands out, with a 4-byte
@@ -272,7 +284,8 @@ fn derive(ledger: &Ledger, sink: &mut dyn Sink) -> Result<Header, LogError> {
     }
     sum.update(&table);
     sink.write(&table).map_err(|e| io("writing", e))?;
-    let mut header = Header { head, body, voids: voids.len() as u64, sum: [0; 32] };
+    let players = enc.players() as u64;
+    let mut header = Header { head, body, voids: voids.len() as u64, players, sum: [0; 32] };
     sum.update(&header.bytes()[..SUM_AT]);
     header.sum = *sum.finalize().as_bytes();
     Ok(header)
@@ -547,7 +560,14 @@ impl Ledger {
                 check(&path, self.head()).1?
             }
         };
-        Some(Folded { file, head: header.head, body: header.body, voids, was })
+        Some(Folded {
+            file,
+            head: header.head,
+            body: header.body,
+            players: header.players,
+            voids,
+            was,
+        })
     }
 
     /// Checks the folded form against the chain, for `verify`: when there is one built through
@@ -670,6 +690,7 @@ impl SealedHead {
                     file,
                     head: header.head,
                     body: header.body,
+                    players: header.players,
                     voids,
                     was: FoldedState::Current,
                 },
@@ -691,6 +712,11 @@ impl SealedFolded {
     /// The folded form, to read.
     pub fn folded(&mut self) -> &mut Folded {
         &mut self.folded
+    }
+
+    /// The folded form, to ask about.
+    pub fn folded_ref(&self) -> &Folded {
+        &self.folded
     }
 
     /// The head it holds the events through: the one the head file records.

@@ -22,6 +22,9 @@ struct MemoryFolded<'a> {
     memory: &'a Memory,
     segments: Vec<Vec<u8>>,
     voids: Vec<(u64, u64, Timestamp)>,
+    /// The number of players, as the ledger's folded form records it: the roster is made that
+    /// size at once.
+    players: usize,
 }
 
 impl History for WithFolded<'_> {
@@ -56,7 +59,8 @@ impl History for WithFolded<'_> {
             }
         }
         segments.push(enc.take());
-        Some(Box::new(MemoryFolded { memory: self.memory, segments, voids }))
+        let players = enc.players();
+        Some(Box::new(MemoryFolded { memory: self.memory, segments, voids, players }))
     }
 }
 
@@ -78,6 +82,9 @@ impl FoldedHistory for MemoryFolded<'_> {
     }
     fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError> {
         Ok(self.memory.events[seq as usize - 1].hash)
+    }
+    fn players(&self) -> usize {
+        self.players
     }
 }
 
