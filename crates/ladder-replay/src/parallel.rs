@@ -29,9 +29,9 @@ const CHUNK: usize = 8192;
 const QUEUE: usize = 4;
 
 /// A step's input as a chunk holds it: 12 bytes, so an [`Item`] is 32 (a join's prior, 48 bytes,
-/// waits in [`Chunk::priors`], and a match's seats in [`Chunk::seats`]): the reader writes and the
-/// folds read a third of the memory they did with the prior inline (docs/PERFORMANCE.md, "The 1M
-/// replay's fixed costs", round five).
+/// waits in [`Chunk::priors`], and a match's seats in [`Chunk::seats`]), where it was 72 with the
+/// prior inline: less for the reader to write and the folds to read (docs/PERFORMANCE.md, "The
+/// 1M replay's fixed costs", round five).
 #[derive(Clone, Copy)]
 enum Owned {
     /// The player, and where the prior is in [`Chunk::priors`].
