@@ -10,7 +10,9 @@ use clap::Args;
 use ladder_projector::{describe_specs, Config, ProjectError};
 use ladder_replay::score::Score;
 use ladder_replay::{registry, ReplayError, Replayed, Snapshot, Until};
-use ladder_replay::{replay_algos_each, replay_by_day, PredictFrom};
+use ladder_replay::{
+    replay_algos_each, replay_algos_each_without_activity, replay_by_day, PredictFrom,
+};
 use std::path::Path;
 
 /// The values `--algo` accepts: exactly the registry's algorithms, so that help, completions and
@@ -237,10 +239,28 @@ pub fn replay_configs(
     configs: Vec<Config>,
     warmup: Option<u64>,
 ) -> anyhow::Result<Replay> {
-    replay_configs_predicting(ledger_path, args, configs, warmup, PredictFrom::Event)
+    replay_configs_predicting(
+        ledger_path,
+        args,
+        configs,
+        warmup,
+        PredictFrom::Event,
+        Activity::Noted,
+    )
 }
 
-/// [`replay_configs`], the scored matches predicted as `predict` says (`--predict-from`).
+/// Whether a replay notes each player's last game ([`Replayed::activity`]): a leaderboard's
+/// `--active-within` reads it, `ladder replay`'s standings do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activity {
+    /// Noted.
+    Noted,
+    /// Left out: only the last event's instant is kept.
+    LeftOut,
+}
+
+/// [`replay_configs`], the scored matches predicted as `predict` says (`--predict-from`), each
+/// player's last game noted as `activity` says.
 ///
 /// A replay through the head of a ledger that is as this build closed it reads only its head
 /// file and its folded form, and never opens sled ([`SealedHistory`]; docs/spec.md, "Replays that
@@ -251,6 +271,7 @@ pub fn replay_configs_predicting(
     configs: Vec<Config>,
     warmup: Option<u64>,
     predict: PredictFrom,
+    activity: Activity,
 ) -> anyhow::Result<Replay> {
     let until = until_of(args)?;
     // The folded form is read and checked against its checksum on another thread while the
@@ -278,7 +299,8 @@ pub fn replay_configs_predicting(
             Ok(folded) => {
                 let history = SealedHistory::new(folded);
                 let mut projectors = build_all(configs)?;
-                let replayed = replay_history(&history, &mut projectors, until, warmup, predict)?;
+                let replayed =
+                    replay_history(&history, &mut projectors, until, warmup, predict, activity)?;
                 drop(history);
                 return Ok(Replay { projectors, replayed, closing: Closing(None) });
             }
@@ -292,7 +314,7 @@ pub fn replay_configs_predicting(
         history = history.with_checked_folded(checked);
     }
     let mut projectors = build_all(configs)?;
-    let replayed = replay_history(&history, &mut projectors, until, warmup, predict)?;
+    let replayed = replay_history(&history, &mut projectors, until, warmup, predict, activity)?;
     drop(history);
     Ok(Replay { projectors, replayed, closing: Closing::start(ledger) })
 }
@@ -302,20 +324,25 @@ fn build_all(configs: Vec<Config>) -> anyhow::Result<Vec<registry::Algo>> {
     Ok(configs.into_iter().map(registry::build).collect::<Result<Vec<_>, _>>()?)
 }
 
-/// Replays `history` through `projectors`, as `predict` and `warmup` say.
+/// Replays `history` through `projectors`, as `predict`, `warmup` and `activity` say.
 fn replay_history(
     history: &dyn ladder_replay::History,
     projectors: &mut [registry::Algo],
     until: Until,
     warmup: Option<u64>,
     predict: PredictFrom,
+    activity: Activity,
 ) -> anyhow::Result<Replayed> {
+    let each = match activity {
+        Activity::Noted => replay_algos_each,
+        Activity::LeftOut => replay_algos_each_without_activity,
+    };
     let result = match (predict, warmup) {
         (PredictFrom::Day, Some(warmup)) => replay_by_day(history, projectors, until, warmup),
         // Read in place once; fold on other threads while reading (every configuration, even
         // one; several Glicko-2 configurations together as lanes). Each configuration fails on
         // its own, so the roster is there to name the player of the earliest failure.
-        _ => match replay_algos_each(history, projectors, until, warmup, threads()) {
+        _ => match each(history, projectors, until, warmup, threads()) {
             Ok(each) => match each.failed.iter().flatten().min_by_key(|e| e.seq) {
                 Some(e) => return Err(cannot_apply(e, &each.replayed.roster).into()),
                 None => Ok(each.replayed),
@@ -433,6 +460,10 @@ impl ladder_replay::FoldedHistory for SealedRead {
                 Stop::Log(e) => ReplayError::History(Box::new(e)),
                 Stop::Replay(e) => e,
             })
+    }
+
+    fn players(&self) -> usize {
+        usize::try_from(self.0.folded_ref().players()).unwrap_or(0)
     }
 
     fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError> {

@@ -2,7 +2,7 @@
 
 use crate::algo::{
     config_of, configs_of, replay_configs, replay_configs_predicting, tune_hint, until_of,
-    worse_than_guessing, AlgoArgs,
+    worse_than_guessing, Activity, AlgoArgs,
 };
 use crate::source::ledger_history;
 use crate::source::open_for_read;
@@ -151,7 +151,15 @@ pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCo
     let warmup = args.score.then_some(args.warmup.unwrap_or(0));
     let predict =
         args.predict_from.as_deref().and_then(PredictFrom::parse).unwrap_or(PredictFrom::Event);
-    let run = replay_configs_predicting(ledger_path, &args.algo, configs, warmup, predict)?;
+    // The standings and scores are printed, never who played when.
+    let run = replay_configs_predicting(
+        ledger_path,
+        &args.algo,
+        configs,
+        warmup,
+        predict,
+        Activity::LeftOut,
+    )?;
     let mut out = crate::out::stdout();
     for i in 0..n {
         let snap = run.snapshot(i);

@@ -115,6 +115,10 @@ impl FoldedHistory for LedgerFolded<'_> {
             })
     }
 
+    fn players(&self) -> usize {
+        usize::try_from(self.folded.players()).unwrap_or(0)
+    }
+
     fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError> {
         match self.history.ledger.get(seq) {
             Ok(Some(stored)) => Ok(stored.hash),

@@ -11,12 +11,13 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 8 | magic `LDFOLD\0` and the layout's version, 2 (version 1 had no short two-seat record) |
+//! | 8 | magic `LDFOLD\0` and the layout's version, 3 (version 1 had no short two-seat record, version 2 no number of players) |
 //! | 8 | the head's sequence number it was built through |
 //! | 32 | that head's chain hash |
 //! | 8 | the length of the records' part |
 //! | 8 | the number of voids |
-//! | 32 | checksum: blake3 of the records' part, the voids and the 64 bytes above |
+//! | 8 | the number of players (name records), so a replay sizes its roster once |
+//! | 32 | checksum: blake3 of the records' part, the voids and the 72 bytes above |
 //! | ... | the records: segments, each a `u32` length and whole records |
 //! | 24 per void | the voids in sequence order: the voided match's seq, the MatchVoided's seq and instant |
 //!
@@ -45,10 +46,10 @@ pub const FOLDED_FILE: &str = "ladder-folded";
 /// The magic: `LDFOLD\0`, then the layout's version. A file of another version is not read
 /// (it is built again, as any damaged one is): the folded form is derived data, so a new layout
 /// needs no upgrade step.
-const MAGIC: [u8; 8] = *b"LDFOLD\x00\x02";
-const HEADER: usize = 96;
-/// The checksum's offset in the header: the 64 bytes before it are hashed after the body.
-const SUM_AT: usize = 64;
+const MAGIC: [u8; 8] = *b"LDFOLD\x00\x03";
+const HEADER: usize = 104;
+/// The checksum's offset in the header: the 72 bytes before it are hashed after the body.
+const SUM_AT: usize = 72;
 const VOID: usize = 24;
 /// Records per segment, in bytes: a segment is read and handed to the replay at once.
 const SEGMENT: usize = 256 * 1024;
@@ -93,6 +94,7 @@ struct Header {
     head: Head,
     body: u64,
     voids: u64,
+    players: u64,
     sum: [u8; 32],
 }
 
@@ -104,7 +106,8 @@ impl Header {
         out[16..48].copy_from_slice(&self.head.hash);
         out[48..56].copy_from_slice(&self.body.to_le_bytes());
         out[56..64].copy_from_slice(&self.voids.to_le_bytes());
-        out[64..96].copy_from_slice(&self.sum);
+        out[64..72].copy_from_slice(&self.players.to_le_bytes());
+        out[72..104].copy_from_slice(&self.sum);
         out
     }
 
@@ -117,7 +120,8 @@ impl Header {
             head: Head { seq: u64_at(8)?, hash: b[16..48].try_into().ok()? },
             body: u64_at(48)?,
             voids: u64_at(56)?,
-            sum: b[64..96].try_into().ok()?,
+            players: u64_at(64)?,
+            sum: b[72..104].try_into().ok()?,
         })
     }
 
@@ -132,6 +136,7 @@ pub struct Folded {
     file: File,
     head: Head,
     body: u64,
+    players: u64,
     voids: Vec<FoldedVoid>,
     was: FoldedState,
 }
@@ -140,6 +145,13 @@ impl Folded {
     /// The head it was built through: the ledger's head when it was handed out.
     pub fn head(&self) -> Head {
         self.head
+    }
+
+    /// How many players its records name (the number of name records), as its header says, and
+    /// at most one per 5 bytes of records (a name record's least): a size to make room for, not a
+    /// count to trust (`verify` derives the header again and compares).
+    pub fn players(&self) -> u64 {
+        self.players.min(self.body / 5)
     }
 
     /// The length of its records' part in bytes (what [`Folded::read`] hands out, with a 4-byte
@@ -272,7 +284,8 @@ fn derive(ledger: &Ledger, sink: &mut dyn Sink) -> Result<Header, LogError> {
     }
     sum.update(&table);
     sink.write(&table).map_err(|e| io("writing", e))?;
-    let mut header = Header { head, body, voids: voids.len() as u64, sum: [0; 32] };
+    let players = enc.players() as u64;
+    let mut header = Header { head, body, voids: voids.len() as u64, players, sum: [0; 32] };
     sum.update(&header.bytes()[..SUM_AT]);
     header.sum = *sum.finalize().as_bytes();
     Ok(header)
@@ -331,27 +344,11 @@ fn check_whole(path: &Path) -> (FoldedState, Option<Whole>) {
             header.file_len().map_or("more than fit in a file".into(), |l| l.to_string())
         ));
     }
-    let mut sum = blake3::Hasher::new();
     let total = header.body + header.voids * VOID as u64;
-    let mut pos = 0u64;
-    let mut buf = vec![0u8; SEGMENT];
-    let mut table = Vec::new();
-    while pos < total {
-        let n = (total - pos).min(buf.len() as u64) as usize;
-        if file.read_exact(&mut buf[..n]).is_err() {
-            return damaged("cut short while it was read".into());
-        }
-        sum.update(&buf[..n]);
-        // The voids are the last bytes: keep them as they go by.
-        let end = pos + n as u64;
-        if end > header.body {
-            let from = header.body.saturating_sub(pos) as usize;
-            table.extend_from_slice(&buf[from..n]);
-        }
-        pos = end;
-    }
-    sum.update(&h[..SUM_AT]);
-    if *sum.finalize().as_bytes() != header.sum {
+    let Ok((sum, table)) = checksum(&file, total, &h[..SUM_AT], header.body) else {
+        return damaged("cut short while it was read".into());
+    };
+    if sum != header.sum {
         return damaged("its bytes do not match its checksum".into());
     }
     let voids = table
@@ -373,6 +370,101 @@ fn check_whole(path: &Path) -> (FoldedState, Option<Whole>) {
         })
         .collect();
     (FoldedState::Current, Some((file, header, voids)))
+}
+
+/// Hashed inputs at least this long are hashed on two threads ([`checksum`]).
+const SPLIT_AT: u64 = 4 << 20;
+
+/// The folded form's checksum: blake3 of the file's `total` bytes after the header, then `tail`
+/// (the header's first [`SUM_AT`] bytes), as one input; with the voids table (the bytes from
+/// `body` on) kept as they go by. `Err` when the file is cut short.
+///
+/// A long input on a machine of two cores or more is hashed on two threads: BLAKE3 is a tree
+/// ("BLAKE3: one function, fast everywhere", section 2.1), and the root's two subtrees (the
+/// first `left_subtree_len` bytes, and the rest) are hashed apart, each reading its own bytes
+/// of the file, then joined into the root ([`blake3::hazmat`]): the same hash as one
+/// [`blake3::Hasher`] over the whole input, which a test checks on every length around the
+/// split. A replay waits for this check before it reads the file, so its two halves on two
+/// cores take half the wait (docs/PERFORMANCE.md, "The 1M replay's fixed costs", round five).
+fn checksum(
+    file: &File,
+    total: u64,
+    tail: &[u8],
+    body: u64,
+) -> std::io::Result<([u8; 32], Vec<u8>)> {
+    use blake3::hazmat::{left_subtree_len, merge_subtrees_root, HasherExt, Mode};
+    let len = total + tail.len() as u64;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if !cfg!(unix) || len < SPLIT_AT || cores < 2 {
+        let mut sum = blake3::Hasher::new();
+        let mut table = Vec::new();
+        hash_range(file, 0..len, total, tail, body, &mut sum, &mut table)?;
+        return Ok((*sum.finalize().as_bytes(), table));
+    }
+    let left = left_subtree_len(len);
+    let (l, r) = std::thread::scope(|s| {
+        let right = s.spawn(|| {
+            let mut sum = blake3::Hasher::new();
+            sum.set_input_offset(left);
+            let mut table = Vec::new();
+            hash_range(file, left..len, total, tail, body, &mut sum, &mut table)
+                .map(|()| (sum.finalize_non_root(), table))
+        });
+        let mut sum = blake3::Hasher::new();
+        let mut table = Vec::new();
+        let l = hash_range(file, 0..left, total, tail, body, &mut sum, &mut table)
+            .map(|()| (sum.finalize_non_root(), table));
+        let r = right.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (l, r)
+    });
+    let ((lcv, mut table), (rcv, rest)) = (l?, r?);
+    table.extend_from_slice(&rest);
+    Ok((*merge_subtrees_root(&lcv, &rcv, Mode::Hash).as_bytes(), table))
+}
+
+/// Hashes bytes `range` of the checksum's input (the file's `total` bytes after the header,
+/// then `tail`) into `sum`, appending those at `body` and after (up to `total`: the voids) to
+/// `table`. Reads at offsets, so two threads read one file at once.
+fn hash_range(
+    file: &File,
+    range: std::ops::Range<u64>,
+    total: u64,
+    tail: &[u8],
+    body: u64,
+    sum: &mut blake3::Hasher,
+    table: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; SEGMENT];
+    let mut pos = range.start;
+    let file_end = range.end.min(total);
+    while pos < file_end {
+        let n = (file_end - pos).min(SEGMENT as u64) as usize;
+        read_at(file, &mut buf[..n], HEADER as u64 + pos)?;
+        sum.update(&buf[..n]);
+        let end = pos + n as u64;
+        if end > body {
+            let from = body.saturating_sub(pos) as usize;
+            table.extend_from_slice(&buf[from..n]);
+        }
+        pos = end;
+    }
+    if range.end > total {
+        let from = (range.start.max(total) - total) as usize;
+        sum.update(&tail[from..(range.end - total) as usize]);
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+/// Reads with a seek, so [`checksum`] reads on one thread only here.
+#[cfg(not(unix))]
+fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(at))?;
+    file.read_exact(buf)
 }
 
 /// The folded form beside a ledger, read and checked against its own checksum before the ledger
@@ -468,7 +560,14 @@ impl Ledger {
                 check(&path, self.head()).1?
             }
         };
-        Some(Folded { file, head: header.head, body: header.body, voids, was })
+        Some(Folded {
+            file,
+            head: header.head,
+            body: header.body,
+            players: header.players,
+            voids,
+            was,
+        })
     }
 
     /// Checks the folded form against the chain, for `verify`: when there is one built through
@@ -591,6 +690,7 @@ impl SealedHead {
                     file,
                     head: header.head,
                     body: header.body,
+                    players: header.players,
                     voids,
                     was: FoldedState::Current,
                 },
@@ -614,6 +714,11 @@ impl SealedFolded {
         &mut self.folded
     }
 
+    /// The folded form, to ask about.
+    pub fn folded_ref(&self) -> &Folded {
+        &self.folded
+    }
+
     /// The head it holds the events through: the one the head file records.
     pub fn head(&self) -> Head {
         self.folded.head
@@ -622,5 +727,51 @@ impl SealedFolded {
     /// Every void, in sequence order.
     pub fn voids(&self) -> &[FoldedVoid] {
         &self.folded.voids
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`checksum`] against one [`blake3::Hasher`] over the same input, with the voids table
+    /// taken from the same bytes: lengths on both sides of [`SPLIT_AT`] and of the sizes where
+    /// the root's left subtree doubles (8 MB, 16 MB), the tail split between the two halves or
+    /// not, and the table starting in either half.
+    #[test]
+    fn the_checksum_on_two_threads_is_blake3_of_the_whole_input() {
+        let mut rng = ladder_sim::SplitMix64(27);
+        let mut bytes = vec![0u8; (16 << 20) + 4096];
+        bytes.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+        let tail: Vec<u8> = (0..SUM_AT as u8).collect();
+        let cases: [(u64, u64); 9] = [
+            (1000, 24),
+            (SPLIT_AT - 65, 24 * 3),
+            (SPLIT_AT - 64, 24 * 3),
+            (SPLIT_AT, 0),
+            ((8 << 20) - 64, 24),
+            ((8 << 20) - 40, 24 * 1000),
+            ((8 << 20) + 1, 24 * 200_000),
+            ((16 << 20) - 64 - 1024, 24),
+            ((16 << 20) + 4096, 24 * 7),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for (total, voids) in cases {
+            let path = dir.path().join(format!("f{total}"));
+            let mut file_bytes = vec![0u8; HEADER];
+            file_bytes.extend_from_slice(&bytes[..total as usize]);
+            std::fs::write(&path, &file_bytes).unwrap();
+            let body = total - voids;
+            let file = File::open(&path).unwrap();
+            let (sum, table) = checksum(&file, total, &tail, body).unwrap();
+            let mut want = blake3::Hasher::new();
+            want.update(&bytes[..total as usize]);
+            want.update(&tail);
+            assert_eq!(sum, *want.finalize().as_bytes(), "{total} bytes");
+            assert_eq!(table, bytes[body as usize..total as usize], "{total} bytes");
+            // A file cut short is an error, whichever half reads past its end.
+            let cut = File::open(&path).unwrap();
+            assert!(checksum(&cut, total + 1, &tail, body).is_err(), "{total} bytes");
+        }
     }
 }

@@ -87,6 +87,21 @@ impl Roster {
         Roster::default()
     }
 
+    /// An empty roster with room for `players` names: its table is made once, at the size
+    /// [`Roster::intern`] would grow it to by doubling for that many, so interning them moves
+    /// nothing. The same ids and lookups as [`Roster::new`] (a test checks it); more names than
+    /// `players` grow it as usual.
+    pub fn with_capacity(players: usize) -> Roster {
+        let mut roster = Roster::new();
+        if players > 0 {
+            // At most half full, as `intern` keeps it.
+            let len = players.saturating_mul(2).checked_next_power_of_two().unwrap_or(16).max(16);
+            roster.slots = vec![Slot::default(); len];
+            roster.ends.reserve(players);
+        }
+        roster
+    }
+
     #[inline]
     fn name_at(&self, i: usize) -> &str {
         slice(&self.arena, &self.ends, i)
@@ -263,11 +278,23 @@ mod tests {
             names in proptest::collection::vec("[ab]{0,3}|x{20,26}[ab]?|.{1,30}", 1..400),
         ) {
             let mut r = Roster::new();
+            // Sized for fewer, as many, or more names than come: the same ids either way.
+            let mut sized: Vec<Roster> =
+                [0, 1, names.len() / 2, names.len(), 3 * names.len()].map(Roster::with_capacity).into();
             let mut model = std::collections::HashMap::new();
             for n in &names {
                 let next = model.len() as u32;
                 let want = *model.entry(n.clone()).or_insert(next);
                 proptest::prop_assert_eq!(r.intern(n), PlayerId(want));
+                for s in &mut sized {
+                    proptest::prop_assert_eq!(s.intern(n), PlayerId(want));
+                }
+            }
+            for s in &sized {
+                proptest::prop_assert_eq!(s.len(), model.len());
+                for (n, &id) in &model {
+                    proptest::prop_assert_eq!(s.get(n), Some(PlayerId(id)));
+                }
             }
             proptest::prop_assert_eq!(r.len(), model.len());
             for (n, &id) in &model {

@@ -51,6 +51,12 @@ pub trait FoldedHistory {
     fn read(&mut self, visit: &mut VisitFolded<'_>) -> Result<(), ReplayError>;
     /// The chain hash of the stored event at `seq` (where a replay stopped by `--until` ends).
     fn hash_at(&self, seq: u64) -> Result<[u8; 32], ReplayError>;
+
+    /// How many players the records name, if known: a hint the replay sizes its roster by,
+    /// never trusted beyond that (0, the default, sizes nothing).
+    fn players(&self) -> usize {
+        0
+    }
 }
 
 /// What a replay reads. Implemented over the ledger by the CLI, and in memory by tests.

@@ -39,5 +39,6 @@ pub fn cores() -> usize {
 }
 
 pub use parallel::{
-    replay_algos, replay_algos_each, replay_algos_scores, replay_parallel, EachReplayed,
+    replay_algos, replay_algos_each, replay_algos_each_without_activity, replay_algos_scores,
+    replay_parallel, EachReplayed,
 };

@@ -28,10 +28,17 @@ const CHUNK: usize = 8192;
 /// memory stays small.
 const QUEUE: usize = 4;
 
+/// A step's input as a chunk holds it: 12 bytes, so an [`Item`] is 32 (a join's prior, 48 bytes,
+/// waits in [`Chunk::priors`], and a match's seats in [`Chunk::seats`]), where it was 72 with the
+/// prior inline: less for the reader to write and the folds to read (docs/PERFORMANCE.md, "The
+/// 1M replay's fixed costs", round five).
 #[derive(Clone, Copy)]
 enum Owned {
-    Joined(PlayerId, Prior),
-    Match(usize, usize),
+    /// The player, and where the prior is in [`Chunk::priors`].
+    Joined(PlayerId, u32),
+    /// The seats `a..b` of [`Chunk::seats`]. A chunk holds at most [`CHUNK`] events of fewer
+    /// than 2^16 seats each, so its seats are numbered in a `u32`.
+    Match(u32, u32),
     Tick,
     Timeout(PlayerId),
 }
@@ -60,6 +67,8 @@ enum Slot {
 struct Chunk {
     items: Vec<Item>,
     seats: Vec<SeatIn>,
+    /// The priors of the chunk's joins, in order.
+    priors: Vec<Prior>,
     names: String,
     refs: Vec<(usize, Slot)>,
 }
@@ -81,6 +90,7 @@ impl Chunk {
         Chunk {
             items: Vec::with_capacity(CHUNK),
             seats: Vec::with_capacity(2 * CHUNK),
+            priors: Vec::new(),
             names: String::with_capacity(16 * CHUNK),
             refs: Vec::with_capacity(2 * CHUNK),
         }
@@ -90,6 +100,7 @@ impl Chunk {
     fn cleared(mut self) -> Chunk {
         self.items.clear();
         self.seats.clear();
+        self.priors.clear();
         self.names.clear();
         self.refs.clear();
         self
@@ -112,7 +123,7 @@ impl Chunk {
         let input = match event.body {
             BodyView::PlayerJoined { player, prior } => {
                 self.name(player, Slot::Item(self.items.len()));
-                Owned::Joined(UNRESOLVED, prior)
+                Owned::Joined(UNRESOLVED, self.prior(prior))
             }
             BodyView::QueueTimeout { player } => {
                 self.name(player, Slot::Item(self.items.len()));
@@ -136,17 +147,24 @@ impl Chunk {
                         home: seat.home,
                     });
                 }
-                Owned::Match(start, self.seats.len())
+                Owned::Match(start as u32, self.seats.len() as u32)
             }
         };
         self.items.push(Item { seq, at: event.at, input });
+    }
+
+    /// Keeps a join's prior in [`Chunk::priors`]; its place there.
+    fn prior(&mut self, prior: Prior) -> u32 {
+        self.priors.push(prior);
+        // At most CHUNK joins a chunk.
+        (self.priors.len() - 1) as u32
     }
 
     /// Notes when each seat of the chunk's matches played (after [`Chunk::resolve`]).
     fn note(&self, activity: &mut Activity) {
         for item in &self.items {
             if let Owned::Match(a, b) = item.input {
-                for seat in &self.seats[a..b] {
+                for seat in &self.seats[a as usize..b as usize] {
                     activity.played(seat.player, item.at);
                 }
             }
@@ -193,9 +211,11 @@ impl Chunk {
     #[inline]
     fn step(&self, item: &Item) -> (Step<'_>, Option<(PlayerId, PlayerId, f64, Home)>) {
         let (input, predict) = match item.input {
-            Owned::Joined(player, prior) => (Input::Joined { player, prior }, None),
+            Owned::Joined(player, p) => {
+                (Input::Joined { player, prior: self.priors[p as usize] }, None)
+            }
             Owned::Match(a, b) => {
-                let seats = &self.seats[a..b];
+                let seats = &self.seats[a as usize..b as usize];
                 // A two-seat match is predicted before it is applied.
                 let predict = match seats {
                     [x, y] => Some((x.player, y.player, outcome(x.score, y.score), Home::of(x, y))),
@@ -213,7 +233,7 @@ impl Chunk {
     #[inline]
     fn seats_ahead(&self, k: usize, ahead: usize) -> &[SeatIn] {
         match self.items.get(k + ahead).map(|i| i.input) {
-            Some(Owned::Match(a, b)) => &self.seats[a..b],
+            Some(Owned::Match(a, b)) => &self.seats[a as usize..b as usize],
             _ => &[],
         }
     }
@@ -281,7 +301,7 @@ impl Chunk {
             // The players of the step AHEAD steps on are read now, so their records are in the
             // cache when that step comes (Projector::prefetch).
             if let Some(Owned::Match(a, b)) = self.items.get(k + AHEAD).map(|i| i.input) {
-                for seat in &self.seats[a..b] {
+                for seat in &self.seats[a as usize..b as usize] {
                     projectors.iter().for_each(|p| p.prefetch(seat.player));
                 }
             }
@@ -332,6 +352,18 @@ enum Mode {
     Scores,
 }
 
+/// Whether a replay notes each player's last game ([`Activity`], what a leaderboard's
+/// `--active-within` reads) or only the instant of the last event: a store to a random place in
+/// a table of every player for each seat, so a replay whose caller never reads it
+/// ([`replay_algos_each_without_activity`]) leaves it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Notes {
+    /// Each player's last game, and the last event.
+    Activity,
+    /// Only the last event.
+    LastEvent,
+}
+
 /// The pipeline of [`replay_parallel`] with the folds given: each of `folds` runs on its own
 /// thread and sees every chunk in order until it returns an error. Reading stops at the first
 /// fold's error with [`Mode::FirstError`], once every fold has stopped with [`Mode::Each`].
@@ -341,6 +373,7 @@ fn pipeline(
     until: Until,
     folds: Vec<Fold<'_>>,
     mode: Mode,
+    notes: Notes,
 ) -> (Read, Vec<Result<(), ProjectError>>) {
     let stopped = AtomicUsize::new(0);
     let folding = folds.len();
@@ -370,9 +403,13 @@ fn pipeline(
             }));
         }
         drop(recycle);
+        // The folded form says how many players it names: the roster is made that size at
+        // once, on the interner's thread, instead of doubling (and moving every name) 14 times.
+        let folded = history.folded();
+        let players = folded.as_ref().map_or(0, |f| f.players());
         let (to_interner, interner_rx) = std::sync::mpsc::sync_channel::<Chunk>(QUEUE);
         let interner = s.spawn(move || {
-            let mut roster = Roster::new();
+            let mut roster = Roster::with_capacity(players);
             let mut activity = Activity::new();
             let mut named = Ok(());
             for mut chunk in interner_rx {
@@ -380,7 +417,9 @@ fn pipeline(
                     // Damage the checksum did not catch: the read fails with it below.
                     named = named.and(Err(e));
                 }
-                chunk.note(&mut activity);
+                if notes == Notes::Activity {
+                    chunk.note(&mut activity);
+                }
                 let chunk = Arc::new(chunk);
                 // The last queue takes this thread's reference, so only folds hold the chunk.
                 if let Some((last, rest)) = queues.split_last() {
@@ -404,7 +443,7 @@ fn pipeline(
             }
         };
         let mut end = End { through: 0, head: [0; 32], last_at: None };
-        let read = match history.folded() {
+        let read = match folded {
             Some(mut folded) => read_folded(&mut *folded, until, &mut end, &mut send),
             None => read_records(history, until, &mut end, &mut send),
         };
@@ -496,12 +535,19 @@ impl FoldedNames {
     /// The id of folded player `g`: the next one when a step names it first, its name then
     /// written into `chunk` for the interner ([`Slot::Known`]), which builds the roster on its
     /// own thread.
-    #[inline]
+    #[inline(always)]
     fn id(&mut self, g: u32, chunk: &mut Chunk) -> Result<PlayerId, ReplayError> {
+        // The common case, a player already named with nothing voided, without a call.
+        if self.same && g < self.next {
+            return Ok(PlayerId(g));
+        }
+        self.id_slow(g, chunk)
+    }
+
+    /// [`FoldedNames::id`] for a player met the first time, or when something is voided.
+    #[inline(never)]
+    fn id_slow(&mut self, g: u32, chunk: &mut Chunk) -> Result<PlayerId, ReplayError> {
         if self.same {
-            if g < self.next {
-                return Ok(PlayerId(g));
-            }
             if g == self.next && (g as usize) < self.ends.len() {
                 let start = if g == 0 { 0 } else { self.ends[g as usize - 1] };
                 chunk.name(&self.arena[start..self.ends[g as usize]], Slot::Known(PlayerId(g)));
@@ -567,7 +613,8 @@ fn read_folded(
             // As Chunk::push: a MatchVoided, and a match voided by then, are no step.
             let input = match body {
                 FoldedBody::Joined { player, prior } => {
-                    Some(Owned::Joined(names.id(player, &mut chunk)?, prior))
+                    let player = names.id(player, &mut chunk)?;
+                    Some(Owned::Joined(player, chunk.prior(prior)))
                 }
                 FoldedBody::Timeout { player } => {
                     Some(Owned::Timeout(names.id(player, &mut chunk)?))
@@ -589,7 +636,7 @@ fn read_folded(
                                 home: seat.home,
                             });
                         }
-                        Some(Owned::Match(start, chunk.seats.len()))
+                        Some(Owned::Match(start as u32, chunk.seats.len() as u32))
                     }
                 }
             };
@@ -645,8 +692,16 @@ pub fn replay_parallel(
     warmup: Option<u64>,
     threads: usize,
 ) -> Result<Replayed, ReplayError> {
-    replay_parallel_in(history, projectors, until, warmup, threads, Mode::FirstError)
-        .map(|each| each.replayed)
+    replay_parallel_in(
+        history,
+        projectors,
+        until,
+        warmup,
+        threads,
+        Mode::FirstError,
+        Notes::Activity,
+    )
+    .map(|each| each.replayed)
 }
 
 /// [`replay_parallel`] in either [`Mode`]; with [`Mode::FirstError`] no failure is ever in
@@ -658,6 +713,7 @@ fn replay_parallel_in(
     warmup: Option<u64>,
     threads: usize,
     mode: Mode,
+    notes: Notes,
 ) -> Result<EachReplayed, ReplayError> {
     let threads = threads.clamp(1, projectors.len().max(1));
     let mut scores: Vec<Score> = match warmup {
@@ -682,7 +738,7 @@ fn replay_parallel_in(
             }
         })
         .collect();
-    let (read, folds) = pipeline(history, until, folds, mode);
+    let (read, folds) = pipeline(history, until, folds, mode, notes);
     let read = match mode {
         Mode::FirstError => outcome_of(read, folds)?,
         Mode::Each | Mode::Scores => read_of(read)?,
@@ -753,7 +809,7 @@ pub fn replay_algos(
     warmup: Option<u64>,
     threads: usize,
 ) -> Result<Replayed, ReplayError> {
-    replay_algos_in(history, projectors, until, warmup, threads, Mode::FirstError)
+    replay_algos_in(history, projectors, until, warmup, threads, Mode::FirstError, Notes::Activity)
         .map(|each| each.replayed)
 }
 
@@ -769,7 +825,22 @@ pub fn replay_algos_each(
     warmup: Option<u64>,
     threads: usize,
 ) -> Result<EachReplayed, ReplayError> {
-    replay_algos_in(history, projectors, until, warmup, threads, Mode::Each)
+    replay_algos_in(history, projectors, until, warmup, threads, Mode::Each, Notes::Activity)
+}
+
+/// [`replay_algos_each`] for a caller that never reads who played when (`ladder replay`, which
+/// prints standings and scores): the same projectors, scores, failures, roster and head, bit for
+/// bit, but [`Replayed::activity`] holds only the last event's instant, no player's last game
+/// ([`Activity::last_played`] is `None` for everyone). Noting each seat's game is a store to a
+/// random place in a table of every player, for every seat of the history.
+pub fn replay_algos_each_without_activity(
+    history: &dyn History,
+    projectors: &mut [Algo],
+    until: Until,
+    warmup: Option<u64>,
+    threads: usize,
+) -> Result<EachReplayed, ReplayError> {
+    replay_algos_in(history, projectors, until, warmup, threads, Mode::Each, Notes::LastEvent)
 }
 
 /// [`replay_algos_each`] for a caller that reads only [`Replayed::scores`] and
@@ -783,7 +854,7 @@ pub fn replay_algos_scores(
     warmup: Option<u64>,
     threads: usize,
 ) -> Result<EachReplayed, ReplayError> {
-    replay_algos_in(history, projectors, until, warmup, threads, Mode::Scores)
+    replay_algos_in(history, projectors, until, warmup, threads, Mode::Scores, Notes::Activity)
 }
 
 /// [`replay_algos`] in any [`Mode`].
@@ -794,13 +865,14 @@ fn replay_algos_in(
     warmup: Option<u64>,
     threads: usize,
     mode: Mode,
+    notes: Notes,
 ) -> Result<EachReplayed, ReplayError> {
     let glicko2: Vec<usize> =
         (0..projectors.len()).filter(|&i| matches!(projectors[i], Algo::Glicko2(_))).collect();
     if glicko2.len() < 2 || glicko2.len() < projectors.len() {
         let mut refs: Vec<&mut (dyn Projector + Send)> =
             projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-        return replay_parallel_in(history, &mut refs, until, warmup, threads, mode);
+        return replay_parallel_in(history, &mut refs, until, warmup, threads, mode, notes);
     }
     let threads = threads.clamp(1, projectors.len());
     // The batch's clocks, in order of first appearance, each with its projectors' indices.
@@ -846,7 +918,7 @@ fn replay_algos_in(
                 }
                 let mut refs: Vec<&mut (dyn Projector + Send)> =
                     projectors.iter_mut().map(|p| p as &mut (dyn Projector + Send)).collect();
-                return replay_parallel_in(history, &mut refs, until, warmup, threads, mode);
+                return replay_parallel_in(history, &mut refs, until, warmup, threads, mode, notes);
             }
         }
     }
@@ -889,7 +961,7 @@ fn replay_algos_in(
                 }) as Fold<'_>
             })
             .collect();
-        pipeline(history, until, folds, mode)
+        pipeline(history, until, folds, mode, notes)
     };
     // The projectors go back to their places, with their scores, whatever happened.
     let mut scores: Vec<Option<Score>> = (0..projectors.len()).map(|_| None).collect();

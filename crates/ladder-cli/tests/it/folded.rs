@@ -70,13 +70,13 @@ fn replays_are_the_same_whatever_state_the_folded_form_is_in() {
     let mut record = vec![6u8];
     record.extend_from_slice(&c1.at.0.to_le_bytes());
     record.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0, 0]);
-    let at = bytes[96..].windows(record.len()).position(|w| w == record).unwrap() + 96;
+    let at = bytes[104..].windows(record.len()).position(|w| w == record).unwrap() + 104;
     bytes[at + record.len() - 1] = 1;
     let mut sum = blake3::Hasher::new();
-    sum.update(&bytes[96..]);
-    sum.update(&bytes[..64]);
+    sum.update(&bytes[104..]);
+    sum.update(&bytes[..72]);
     let sum = *sum.finalize().as_bytes();
-    bytes[64..96].copy_from_slice(&sum);
+    bytes[72..104].copy_from_slice(&sum);
     std::fs::write(folded(&e), &bytes).unwrap();
     let r = e.run(&["verify"], b"");
     assert_eq!(r.code, 0, "the ledger itself is intact: {}", r.stderr);

@@ -80,13 +80,19 @@ fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
         ladder_events::folded::Reader::new(&decoded).collect::<Result<_, _>>().unwrap();
     let events = items.iter().filter(|i| matches!(i, ladder_events::folded::Item::Event { .. }));
     assert_eq!(events.count() as u64, ledger.head().seq);
+    // The header's number of players is the number of name records.
+    let names = items.iter().filter(|i| matches!(i, ladder_events::folded::Item::Name(_)));
+    assert_eq!(ledger.folded().unwrap().players(), names.count() as u64);
 
     let damage: Vec<(&str, Harm)> = vec![
         ("a flipped byte in the magic", Box::new(|b: &mut Vec<u8>| b[0] ^= 1)),
         // A file of the layout before the short two-seat record: built again, never read.
         ("layout version 1", Box::new(|b: &mut Vec<u8>| b[7] = 1)),
+        // Nor one of the layout before the number of players.
+        ("layout version 2", Box::new(|b: &mut Vec<u8>| b[7] = 2)),
         ("a flipped byte in the head", Box::new(|b: &mut Vec<u8>| b[20] ^= 0x40)),
-        ("a flipped byte in the checksum", Box::new(|b: &mut Vec<u8>| b[70] ^= 1)),
+        ("a flipped byte in the number of players", Box::new(|b: &mut Vec<u8>| b[66] ^= 1)),
+        ("a flipped byte in the checksum", Box::new(|b: &mut Vec<u8>| b[80] ^= 1)),
         ("a flipped byte in the records", Box::new(|b: &mut Vec<u8>| b[500] ^= 0x10)),
         (
             "a flipped byte in the voids",
@@ -129,12 +135,12 @@ fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
         assert_eq!(file(&path), good, "{what}: rebuilt to the same bytes");
     }
     let mut old = good.clone();
-    old[7] = 1;
+    old[7] = 2;
     std::fs::write(path.join(FOLDED_FILE), &old).unwrap();
     assert_eq!(
         ledger.folded_state(),
         FoldedState::Damaged {
-            detail: "a folded form of layout version 1, and this build reads version 2".into()
+            detail: "a folded form of layout version 2, and this build reads version 3".into()
         }
     );
     drop(ledger.folded());
@@ -152,9 +158,9 @@ fn the_folded_form_is_built_once_and_rebuilt_the_same_after_any_damage() {
     let mut other = good.clone();
     other[16..48].copy_from_slice(&[7; 32]);
     let mut sum = blake3::Hasher::new();
-    sum.update(&other[96..]);
-    sum.update(&other[..64]);
-    other[64..96].copy_from_slice(sum.finalize().as_bytes());
+    sum.update(&other[104..]);
+    sum.update(&other[..72]);
+    other[72..104].copy_from_slice(sum.finalize().as_bytes());
     std::fs::write(path.join(FOLDED_FILE), &other).unwrap();
     assert_eq!(ledger.folded_state(), FoldedState::Stale { seq: ledger.head().seq });
     // Checked on its own, it is whole; against the ledger's head, stale, and built again.
@@ -205,10 +211,10 @@ fn check_folded_finds_a_file_whose_checksum_was_made_to_match_other_events() {
     let at = bytes.windows(8).position(|w| w == one).expect("a score of 1 is stored");
     bytes[at..at + 8].copy_from_slice(&0.0f64.to_le_bytes());
     let mut sum = blake3::Hasher::new();
-    sum.update(&bytes[96..]);
-    sum.update(&bytes[..64]);
+    sum.update(&bytes[104..]);
+    sum.update(&bytes[..72]);
     let sum = *sum.finalize().as_bytes();
-    bytes[64..96].copy_from_slice(&sum);
+    bytes[72..104].copy_from_slice(&sum);
     std::fs::write(path.join(FOLDED_FILE), &bytes).unwrap();
     assert_eq!(ledger.folded_state(), FoldedState::Current);
     assert!(matches!(ledger.check_folded().unwrap(), FoldedState::Damaged { .. }));
