@@ -432,6 +432,51 @@ fn a_debutant_enters_at_the_fields_mean_less_the_offset_by_hand() {
 }
 
 #[test]
+fn debut_field_is_the_packages_model_with_the_priors_it_chose() {
+    // debut=field changes only the priors of the unrated debutants: the club replayed with it
+    // ends where the club replayed without it ends when f and g (who join on day 6, when there
+    // is a field) are given, as PlayerJoined ratings, the priors debut=field chose for them. The
+    // replay without it is the package's model (the reference vectors, tests/it/reference.rs).
+    let tight = [("epsilon", "1e-12"), ("iterations", "100000"), ("gamma", "0.1")];
+    let field = [
+        tight[0],
+        tight[1],
+        tight[2],
+        ("debut", "field"),
+        ("debut_offset", "0.8"),
+        ("debut_window", "3d"),
+    ];
+    let text = club();
+    let mut p = configure(&field);
+    let feeder = feed(&mut p, &events(&text));
+    p.settle(text.lines().count() as u64, None).unwrap();
+    let mut given = text.clone();
+    for n in ["f", "g"] {
+        let id = feeder.roster.get(n).unwrap();
+        let prior = p.estimate().unwrap().0.prior(id.0).unwrap().ms();
+        assert!(prior.mu.abs() > 0.1, "{n}'s prior is not mu's: {prior:?}");
+        assert!((prior.sigma - 6.0).abs() < 1e-12, "the deviation stays sigma's: {prior:?}");
+        let joined =
+            format!(r#"{{"type":"PlayerJoined","at":"2026-03-06T07:00:00Z","player":"{n}"}}"#);
+        let rated = format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-06T07:00:00Z","player":"{n}","rating":{:?},"rd":6}}"#,
+            prior.mu
+        );
+        assert!(given.contains(&joined));
+        given = given.replace(&joined, &rated);
+    }
+    let mut q = configure(&tight);
+    feed(&mut q, &events(&given));
+    q.settle(text.lines().count() as u64, None).unwrap();
+    let (s, t) = (p.standings(), q.standings());
+    assert_eq!(s.len(), 7);
+    for (s, t) in s.iter().zip(&t) {
+        assert!((s.rating - t.rating).abs() < 1e-9, "{} vs {}", s.rating, t.rating);
+        assert!((s.sigma.unwrap() - t.sigma.unwrap()).abs() < 1e-9);
+    }
+}
+
+#[test]
 fn explain_shows_the_debut_prior_it_used() {
     // The history of the hand test above, the debut traced: c enters at the field's mean (1, by
     // hand above) less the offset (0.5), and `explain` shows the three; a, rated and not
