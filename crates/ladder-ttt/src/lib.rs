@@ -170,8 +170,9 @@ pub struct TttState {
     /// Counts the changes applied, so a converged copy knows whether it is current.
     version: u64,
     /// With `debut=field`: the UTC day of the last match applied and the field's mean then
-    /// (`None` without a field), fixed at the day's first match, before it is applied.
-    field: Option<(i64, Option<f64>)>,
+    /// (`None` without a field), fixed at the day's first match, before it is applied. Boxed,
+    /// as `debut` is, so the projector stays small beside the other algorithms.
+    field: Option<Box<(i64, Option<f64>)>>,
 }
 
 /// The converged estimate of the history.
@@ -212,7 +213,7 @@ pub struct Ttt {
     /// `revert` and `revert_after`.
     revert: Revert,
     /// `debut=field`: `debut_offset` and `debut_window` (nanoseconds); `None` with `debut=prior`.
-    debut: Option<(f64, i64)>,
+    debut: Option<Box<(f64, i64)>>,
     /// Readings start from the previous reading's converged estimate
     /// ([`Projector::set_incremental`]); off by default.
     incremental: bool,
@@ -238,7 +239,7 @@ impl Clone for Ttt {
             iterations: self.iterations,
             unit: self.unit,
             revert: self.revert,
-            debut: self.debut,
+            debut: self.debut.clone(),
             incremental: self.incremental,
             state: self.state.clone(),
             converged: Mutex::new(lock(&self.converged).clone()),
@@ -353,8 +354,9 @@ impl Algorithm for Ttt {
             iterations: iterations as u32,
             unit: config.duration("time_unit"),
             revert: Revert::from_config(&config),
-            debut: (config.text("debut") == "field")
-                .then(|| (config.number("debut_offset"), config.duration("debut_window"))),
+            debut: (config.text("debut") == "field").then(|| {
+                Box::new((config.number("debut_offset"), config.duration("debut_window")))
+            }),
             incremental: false,
             config,
             state,
@@ -516,10 +518,10 @@ impl Ttt {
         } else {
             Vec::new()
         };
-        if let Some((offset, _)) = self.debut {
+        if let Some(&(offset, _)) = self.debut.as_deref() {
             let day = step.at.0.div_euclid(NANOS_PER_DAY);
             let field = self.field_of(day);
-            self.state.field = Some((day, field));
+            self.state.field = Some(Box::new((day, field)));
             if let Some(f) = field {
                 for seat in seats {
                     let p = self.state.players[seat.player.index()];
@@ -672,8 +674,8 @@ impl Ttt {
     /// `debut_window` of the day's start). Only the events before the day decide it, so a
     /// forecast and the game it forecasts see the same field.
     fn field_of(&self, day: i64) -> Option<f64> {
-        let (_, window) = self.debut?;
-        if let Some((d, f)) = self.state.field {
+        let &(_, window) = self.debut.as_deref()?;
+        if let Some(&(d, f)) = self.state.field.as_deref() {
             if d == day {
                 return f;
             }
@@ -687,9 +689,9 @@ impl Ttt {
     /// in the match just applied: `Some` only when that match was the player's first and no
     /// `rating` was given.
     fn debut_of(&self, agent: u32) -> Option<(f64, f64)> {
-        let (offset, _) = self.debut?;
+        let &(offset, _) = self.debut.as_deref()?;
         let p = self.state.players.get(agent as usize)?;
-        let (_, field) = self.state.field?;
+        let &(_, field) = self.state.field.as_deref()?;
         (p.games == 1 && !p.rated).then_some(())?;
         field.map(|f| (offset, f))
     }
@@ -699,7 +701,7 @@ impl Ttt {
     fn entering(&self, player: PlayerId, day: i64) -> Ms {
         let prior = self.state.model.prior(player.0).unwrap_or(G::new(self.mu, self.sigma)).ms();
         let rated = self.state.players.get(player.index()).is_some_and(|p| p.rated);
-        match (self.debut, rated) {
+        match (self.debut.as_deref(), rated) {
             (Some((offset, _)), false) => match self.field_of(day) {
                 Some(f) => Ms { mu: f - offset, sigma: prior.sigma },
                 None => prior,

@@ -405,7 +405,7 @@ fn a_debutant_enters_at_the_fields_mean_less_the_offset_by_hand() {
     // P(c beats a) = Phi((0.5 - mu_a) / sqrt(1 + s_a^2 + 2 beta^2)) (no drift at gamma 0).
     p.settle(5, None).unwrap();
     let sa = p.standing(a).unwrap();
-    let sd = (1.0 + sa.sigma.unwrap().powi(2) + 2.0).sqrt();
+    let sd = (1.0 + sa.sigma.unwrap() * sa.sigma.unwrap() + 2.0).sqrt();
     let want = 1.0 - gauss::cdf(0.0, 0.5 - sa.rating, sd);
     assert!((got - want).abs() < 1e-12, "forecast {got}, by hand {want}");
 
