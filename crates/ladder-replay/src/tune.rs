@@ -77,8 +77,9 @@ pub fn default_search(algorithm: &str, specs: &[ParamSpec], has_home: bool) -> V
 }
 
 /// The top of TTT's `debut_offset` search range, in skill units (`beta = 1` fixes the unit):
-/// the newcomers' forecasts on the whole ATP history call for an offset of one to two and a half
-/// units below the field (docs/algorithms/ttt.md, "Debut"), so four leaves room on both sides.
+/// four performance deviations below the field, beyond the one to two and a half units that
+/// the newcomers' first-match forecasts on the whole ATP history seemed to call for
+/// (docs/real-ladders.md, "A newcomer's prior relative to the field").
 pub const DEBUT_SPAN: f64 = 4.0;
 
 /// [`default_search`], plus the constants that matter only when a switch of the configuration
