@@ -477,6 +477,32 @@ fn debut_field_is_the_packages_model_with_the_priors_it_chose() {
 }
 
 #[test]
+fn debut_prior_leaves_every_reading_and_echo_as_without_it() {
+    // Off (the default), debut_offset and debut_window change nothing, and an output echoes none
+    // of the three, so outputs and digests stay those from before the option existed. On, all
+    // three are echoed.
+    let all = events(&club());
+    let mut plain = configure(&[("gamma", "0.1")]);
+    let mut off = configure(&[
+        ("gamma", "0.1"),
+        ("debut", "prior"),
+        ("debut_offset", "1.5"),
+        ("debut_window", "3d"),
+    ]);
+    feed(&mut plain, &all);
+    feed(&mut off, &all);
+    assert_eq!(plain.standings(), off.standings());
+    let keys = |p: &Ttt| p.config().echoed().iter().map(|(k, _)| *k).collect::<Vec<_>>();
+    assert_eq!(keys(&plain), keys(&off));
+    assert!(!keys(&off).iter().any(|k| k.starts_with("debut")), "{:?}", keys(&off));
+    let on = configure(&[("debut", "field")]);
+    let echoed = keys(&on);
+    for k in ["debut", "debut_offset", "debut_window"] {
+        assert!(echoed.contains(&k), "{echoed:?}");
+    }
+}
+
+#[test]
 fn explain_shows_the_debut_prior_it_used() {
     // The history of the hand test above, the debut traced: c enters at the field's mean (1, by
     // hand above) less the offset (0.5), and `explain` shows the three; a, rated and not
