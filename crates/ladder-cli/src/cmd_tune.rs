@@ -10,7 +10,7 @@ use ladder_events::Body;
 use ladder_projector::Config;
 use ladder_replay::score::Score;
 use ladder_replay::tune::{
-    axes, default_search, edge_warnings, plan, search_planned, starts, Point,
+    axes, default_search_for, edge_warnings, plan, search_planned, starts, Point,
 };
 use ladder_replay::{
     leaderboard, registry, replay_algos, replay_algos_scores, replay_by_day, BoardRules, History,
@@ -221,7 +221,10 @@ pub fn run(ledger_path: &Path, args: TuneArgs) -> anyhow::Result<ExitCode> {
     let history = ledger_history(&ledger);
     let split = split(&history, args.train)?;
     let keys: Vec<String> = if args.params.is_empty() {
-        default_search(algo, specs, split.has_home).iter().map(|k| k.to_string()).collect()
+        default_search_for(algo, specs, split.has_home, &current)
+            .iter()
+            .map(|k| k.to_string())
+            .collect()
     } else {
         args.params.clone()
     };

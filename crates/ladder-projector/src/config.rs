@@ -297,18 +297,24 @@ impl Config {
     }
 
     /// The constants an output echoes (docs/outputs.md): every one, except the constants of
-    /// home advantage, margin and reversion while they hold the value that turns them off
-    /// (`home=0`, `margin=none`, `revert=0`, and `revert_after` with `revert=0`), so the output and
-    /// digest of a replay that does not use them are those from before they existed.
+    /// home advantage, margin, reversion and TTT's debut prior while they hold the value that
+    /// turns them off (`home=0`, `margin=none`, `revert=0`, and `revert_after` with `revert=0`,
+    /// `debut=prior` with `debut_offset` and `debut_window`), so the output and digest of a
+    /// replay that does not use them are those from before they existed.
     pub fn echoed(&self) -> Vec<(&'static str, ParamValue)> {
         let reverts =
             self.values.iter().any(|(k, v)| *k == "revert" && *v != ParamValue::Number(0.0));
+        let debuts = self
+            .values
+            .iter()
+            .any(|(k, v)| *k == "debut" && *v != ParamValue::Text("prior".to_string()));
         self.values
             .iter()
             .filter(|(k, v)| match (*k, v) {
                 ("home" | "revert", ParamValue::Number(x)) => *x != 0.0,
                 ("margin", ParamValue::Text(t)) => t != "none",
                 ("revert_after", _) => reverts,
+                ("debut", _) | ("debut_offset", _) | ("debut_window", _) => debuts,
                 _ => true,
             })
             .cloned()

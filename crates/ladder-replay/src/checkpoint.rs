@@ -1,7 +1,7 @@
 //! Replay checkpoints: a projection's state stored beside the ledger, so the next replay of the
 //! same configuration reads only the events appended since.
 //!
-//! Key: `ckpt6 \0 algorithm \0 blake3(configuration) seq(8 bytes, big-endian) chain-hash(32)`.
+//! Key: `ckpt7 \0 algorithm \0 blake3(configuration) seq(8 bytes, big-endian) chain-hash(32)`.
 //! Value: bincode of the roster's names (in id order) and the projector's state
 //! ([`Algo::save_state`]). A checkpoint at sequence number S is used for a replay through T only
 //! when (1) S <= T, (2) the ledger's chain hash at S is the one in the key (the history it was
@@ -19,7 +19,9 @@ use ladder_projector::{Config, Roster};
 /// ckpt4: a Glicko or Glicko-2 game of the open period keeps its home advantage.
 /// ckpt5: a Glicko or Glicko-2 match of more than two seats is kept as its seats, not its pairs.
 /// ckpt6: a TTT model keeps its regression to the mean and each skill whether it was reverted.
-pub const CHECKPOINT_VERSION: &[u8] = b"ckpt6";
+/// ckpt7: a TTT player keeps whether they joined with a rating, and the state the field of the
+/// day's debuts (`debut=field`).
+pub const CHECKPOINT_VERSION: &[u8] = b"ckpt7";
 
 /// A stored checkpoint: its key and its value.
 pub type Entry = (Vec<u8>, Vec<u8>);

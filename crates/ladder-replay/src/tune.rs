@@ -13,6 +13,8 @@
 //!   [`REVERTS`] and `revert_after` over [`REVERT_AFTERS`], each in one pass (a finer search of
 //!   them would cost a pass per step for a constant whose effect is small and flat: see
 //!   docs/real-ladders.md).
+//! - TTT's `debut_offset` (with `debut=field`) is searched on a linear scale from 0 to
+//!   [`DEBUT_SPAN`] skill units, and only when `debut=field` is set ([`default_search_for`]).
 //! - The search starts from the best of several points ([`starts`]: the given one, and every
 //!   continuous constant low, then high), evaluated together in the first pass, so a poor
 //!   starting value does not trap it.
@@ -66,6 +68,33 @@ pub fn default_search(algorithm: &str, specs: &[ParamSpec], has_home: bool) -> V
             continue;
         }
         if let Some(spec) = specs.iter().find(|s| s.key == key) {
+            if !keys.contains(&spec.key) {
+                keys.push(spec.key);
+            }
+        }
+    }
+    keys
+}
+
+/// The top of TTT's `debut_offset` search range, in skill units (`beta = 1` fixes the unit):
+/// four performance deviations below the field, beyond the one to two and a half units that
+/// the newcomers' first-match forecasts on the whole ATP history seemed to call for
+/// (docs/real-ladders.md, "A newcomer's prior relative to the field").
+pub const DEBUT_SPAN: f64 = 4.0;
+
+/// [`default_search`], plus the constants that matter only when a switch of the configuration
+/// being tuned turns them on (`value` reads a constant's current value, as written): TTT's
+/// `debut_offset` when `debut=field` (docs/algorithms/ttt.md, "Debut"). Off, they change nothing,
+/// so searching them would spend configurations on equal replays.
+pub fn default_search_for(
+    algorithm: &str,
+    specs: &[ParamSpec],
+    has_home: bool,
+    value: &dyn Fn(&str) -> String,
+) -> Vec<&'static str> {
+    let mut keys = default_search(algorithm, specs, has_home);
+    if value("debut") == "field" {
+        if let Some(spec) = specs.iter().find(|s| s.key == "debut_offset") {
             if !keys.contains(&spec.key) {
                 keys.push(spec.key);
             }
@@ -167,6 +196,9 @@ pub fn axes(
         out.push(match spec.kind {
             _ if spec.key == "home" => {
                 Axis::Linear { key: spec.key, lo: 0.0, hi: home_span(algorithm) }
+            }
+            _ if spec.key == "debut_offset" => {
+                Axis::Linear { key: spec.key, lo: 0.0, hi: DEBUT_SPAN }
             }
             _ if spec.key == "revert" => Axis::Choices {
                 key: spec.key,
@@ -282,6 +314,9 @@ pub struct Plan {
     /// Leave `revert_after` alone while `revert` is 0 (every `revert_after` then replays the
     /// same), instead of spending a batch on it.
     pub skip_idle_revert_after: bool,
+    /// A constant on a linear scale stops narrowing when its bracket's half-width falls below
+    /// this fraction of its range (0.002).
+    pub linear_tolerance: f64,
 }
 
 impl Plan {
@@ -296,6 +331,7 @@ impl Plan {
             tolerance: 0.01,
             budget: None,
             skip_idle_revert_after: false,
+            linear_tolerance: 0.002,
         }
     }
 }
@@ -307,8 +343,9 @@ pub const TTT_BUDGET: usize = 60;
 /// day by day (tens of CPU-seconds on a large history, docs/algorithms/ttt.md, "Tuning"), so
 /// its search is shorter: brackets from x/4 to 4x in the first round and a 2.5 times narrower
 /// one around the best in the second, each narrowed until its half-width is below 0.05 (points
-/// about 4.5% apart: TTT's log loss is flat at that scale), two rounds, `revert_after` skipped
-/// while `revert` is 0, and at most [`TTT_BUDGET`] configurations.
+/// about 4.5% apart: TTT's log loss is flat at that scale), a linear one (`debut_offset`) until
+/// its half-width is below 1.25% of its range (0.05 skill units), two rounds, `revert_after`
+/// skipped while `revert` is 0, and at most [`TTT_BUDGET`] configurations.
 pub fn plan(algorithm: &str) -> Plan {
     if algorithm == "ttt" {
         let first = math::ln(4.0);
@@ -319,6 +356,7 @@ pub fn plan(algorithm: &str) -> Plan {
             tolerance: 0.05,
             budget: Some(TTT_BUDGET),
             skip_idle_revert_after: true,
+            linear_tolerance: 0.0125,
         }
     } else {
         Plan::standard()
@@ -506,7 +544,8 @@ pub fn search_planned<E>(
                     let mut u = to(x.clamp(*lo, *hi));
                     let first = if round == 0 { plan.first_half } else { plan.later_half };
                     let mut half = if log { first } else { (uhi - ulo) / 2.0 };
-                    let tolerance = if log { plan.tolerance } else { (uhi - ulo) * 0.002 };
+                    let tolerance =
+                        if log { plan.tolerance } else { (uhi - ulo) * plan.linear_tolerance };
                     while half > tolerance {
                         let batch: Vec<Point> = (0..POINTS)
                             .map(|i| {
@@ -654,6 +693,51 @@ mod tests {
         assert_eq!(
             default_search("ttt", specs, true),
             ["sigma", "gamma", "home", "revert", "revert_after"]
+        );
+    }
+
+    #[test]
+    fn ttts_debut_offset_is_searched_only_with_debut_field_on_a_linear_range() {
+        let specs = crate::registry::params("ttt").unwrap();
+        let prior = |k: &str| if k == "debut" { "prior".to_string() } else { String::new() };
+        let field = |k: &str| if k == "debut" { "field".to_string() } else { String::new() };
+        assert_eq!(
+            default_search_for("ttt", specs, false, &prior),
+            ["sigma", "gamma", "revert", "revert_after"]
+        );
+        assert_eq!(
+            default_search_for("ttt", specs, false, &field),
+            ["sigma", "gamma", "revert", "revert_after", "debut_offset"]
+        );
+        let keys = vec!["debut_offset".to_string()];
+        let got = axes("ttt", specs, &keys, &|_| "0".to_string()).unwrap();
+        assert_eq!(got, [Axis::Linear { key: "debut_offset", lo: 0.0, hi: DEBUT_SPAN }]);
+        // A bowl with its minimum at 1.9 on [0, 4]: TTT's plan lands within its tolerance (0.05
+        // skill units) in fewer configurations than the standard plan's 0.008.
+        let start: Point = vec![("debut_offset", "0".into())];
+        let run = |plan: Plan| {
+            search_planned::<()>(
+                &got,
+                starts(&got, &start),
+                plan,
+                &mut |b| {
+                    Ok(b.iter()
+                        .map(|p| math::powi(p[0].1.parse::<f64>().unwrap() - 1.9, 2))
+                        .collect())
+                },
+                &mut |_, _| {},
+            )
+            .unwrap()
+        };
+        let (standard, ttt) = (run(Plan::standard()), run(plan("ttt")));
+        let at = |f: &Found| f.best[0].1.parse::<f64>().unwrap();
+        assert!((at(&ttt) - 1.9).abs() <= 0.05, "{:?}", ttt.best);
+        assert!((at(&standard) - 1.9).abs() <= 0.008, "{:?}", standard.best);
+        assert!(
+            ttt.evaluations < standard.evaluations,
+            "{} {}",
+            ttt.evaluations,
+            standard.evaluations
         );
     }
 

@@ -119,6 +119,30 @@ pub const PARAMS: &[ParamSpec] = &[
         warn_below: None,
     },
     REVERT_AFTER_PARAM,
+    ParamSpec {
+        key: "debut",
+        kind: ParamKind::Choice(&["prior", "field"]),
+        default: "prior",
+        doc: "where a player who joins without a rating enters at their first game: at the \
+              prior mu (`prior`, the package's model), or at the mean skill of the players active \
+              in the debut_window before their day, less debut_offset (`field`)",
+        warn_below: None,
+    },
+    ParamSpec {
+        key: "debut_offset",
+        kind: ParamKind::any(),
+        default: "0",
+        doc: "with debut=field: how far below the field's mean skill a debutant's prior mean sits",
+        warn_below: None,
+    },
+    ParamSpec {
+        key: "debut_window",
+        kind: ParamKind::Duration,
+        default: "365d",
+        doc: "with debut=field: the players whose latest game before the debut's day is this \
+              recent make the field",
+        warn_below: None,
+    },
 ];
 
 /// A player's bookkeeping beside the model.
@@ -130,6 +154,8 @@ pub struct PlayerState {
     pub games: u32,
     /// The prior as given (mean, deviation), reported before the first game.
     pub prior: (f64, f64),
+    /// The PlayerJoined gave a `rating` (so `debut=field` leaves the prior mean alone).
+    pub rated: bool,
 }
 
 /// Everything a checkpoint must keep: the whole history as the model holds it.
@@ -143,6 +169,10 @@ pub struct TttState {
     batch_at: Vec<i64>,
     /// Counts the changes applied, so a converged copy knows whether it is current.
     version: u64,
+    /// With `debut=field`: the UTC day of the last match applied and the field's mean then
+    /// (`None` without a field), fixed at the day's first match, before it is applied. Boxed,
+    /// as `debut` is, so the projector stays small beside the other algorithms.
+    field: Option<Box<(i64, Option<f64>)>>,
 }
 
 /// The converged estimate of the history.
@@ -182,6 +212,8 @@ pub struct Ttt {
     unit: i64,
     /// `revert` and `revert_after`.
     revert: Revert,
+    /// `debut=field`: `debut_offset` and `debut_window` (nanoseconds); `None` with `debut=prior`.
+    debut: Option<Box<(f64, i64)>>,
     /// Readings start from the previous reading's converged estimate
     /// ([`Projector::set_incremental`]); off by default.
     incremental: bool,
@@ -207,6 +239,7 @@ impl Clone for Ttt {
             iterations: self.iterations,
             unit: self.unit,
             revert: self.revert,
+            debut: self.debut.clone(),
             incremental: self.incremental,
             state: self.state.clone(),
             converged: Mutex::new(lock(&self.converged).clone()),
@@ -275,6 +308,7 @@ impl Algorithm for Ttt {
             origin: None,
             batch_at: Vec::new(),
             version: 0,
+            field: None,
         };
         Ttt::restore(config, state)
     }
@@ -320,6 +354,9 @@ impl Algorithm for Ttt {
             iterations: iterations as u32,
             unit: config.duration("time_unit"),
             revert: Revert::from_config(&config),
+            debut: (config.text("debut") == "field").then(|| {
+                Box::new((config.number("debut_offset"), config.duration("debut_window")))
+            }),
             incremental: false,
             config,
             state,
@@ -409,6 +446,7 @@ impl Ttt {
         self.state.model.set_prior(id.0, G::new(mu, sigma));
         self.state.players[i].joined = true;
         self.state.players[i].prior = (mu, sigma);
+        self.state.players[i].rated = prior.rating.is_some();
         self.state.version += 1;
         if let Some(t) = trace {
             t.section(format!("{ALGORITHM} PlayerJoined #{}", id.0));
@@ -480,6 +518,19 @@ impl Ttt {
         } else {
             Vec::new()
         };
+        if let Some(&(offset, _)) = self.debut.as_deref() {
+            let day = step.at.0.div_euclid(NANOS_PER_DAY);
+            let field = self.field_of(day);
+            self.state.field = Some(Box::new((day, field)));
+            if let Some(f) = field {
+                for seat in seats {
+                    let p = self.state.players[seat.player.index()];
+                    if p.games == 0 && !p.rated {
+                        self.state.model.set_prior(seat.player.0, G::new(f - offset, p.prior.1));
+                    }
+                }
+            }
+        }
         let reverted = |a: u32| due.contains(&a);
         self.state.model.push_game_reverting(time, step.seq, &teams, home, &reverted).map_err(
             |e| ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite"),
@@ -529,6 +580,21 @@ impl Ttt {
                 m.prior.mu,
             );
             t.quantity(who, "prior sigma", "prior.rd, else sigma", m.prior.sigma);
+            if let Some((offset, field)) = self.debut_of(m.agent) {
+                t.quantity(
+                    who,
+                    "debut field",
+                    "debut=field: mean filtered skill of the players active in debut_window before \
+                     the day",
+                    field,
+                );
+                t.quantity(
+                    who,
+                    "debut offset",
+                    "debut_offset: the prior mean is the field's less this",
+                    offset,
+                );
+            }
             t.quantity(
                 who,
                 "elapsed",
@@ -602,6 +668,48 @@ impl Ttt {
         Ok(())
     }
 
+    /// With `debut=field`, the field's mean skill for a debut on UTC `day`: the value fixed at
+    /// that day's first match when there was one, else computed from the forward pass now
+    /// ([`Model::field_mean`]: the players whose latest game before the day is within
+    /// `debut_window` of the day's start). Only the events before the day decide it, so a
+    /// forecast and the game it forecasts see the same field.
+    fn field_of(&self, day: i64) -> Option<f64> {
+        let &(_, window) = self.debut.as_deref()?;
+        if let Some(&(d, f)) = self.state.field.as_deref() {
+            if d == day {
+                return f;
+            }
+        }
+        let start = day * NANOS_PER_DAY;
+        let field = self.state.model.field_mean(self.units(start - window), self.units(start));
+        field.map(|(m, _)| m)
+    }
+
+    /// With `debut=field`, the offset and the field's mean of the debut that set `agent`'s prior
+    /// in the match just applied: `Some` only when that match was the player's first and no
+    /// `rating` was given.
+    fn debut_of(&self, agent: u32) -> Option<(f64, f64)> {
+        let &(offset, _) = self.debut.as_deref()?;
+        let p = self.state.players.get(agent as usize)?;
+        let &(_, field) = self.state.field.as_deref()?;
+        (p.games == 1 && !p.rated).then_some(())?;
+        field.map(|f| (offset, f))
+    }
+
+    /// The prior a player without games enters with: theirs, but with `debut=field` and no
+    /// `rating` given, its mean is the field's on `day` less `debut_offset`.
+    fn entering(&self, player: PlayerId, day: i64) -> Ms {
+        let prior = self.state.model.prior(player.0).unwrap_or(G::new(self.mu, self.sigma)).ms();
+        let rated = self.state.players.get(player.index()).is_some_and(|p| p.rated);
+        match (self.debut.as_deref(), rated) {
+            (Some((offset, _)), false) => match self.field_of(day) {
+                Some(f) => Ms { mu: f - offset, sigma: prior.sigma },
+                None => prior,
+            },
+            _ => prior,
+        }
+    }
+
     /// Whether a game at `at` reverts a player whose last game was the batch at
     /// time `last`: `revert_after` is measured between the events' instants, as for a game.
     fn reverts(&self, last: f64, at: Timestamp) -> bool {
@@ -625,10 +733,7 @@ impl Ttt {
                     drifted
                 }
             }
-            None => {
-                let prior = self.state.model.prior(player.0).unwrap_or(G::new(self.mu, self.sigma));
-                prior.ms()
-            }
+            None => self.entering(player, instant.0.div_euclid(NANOS_PER_DAY)),
         }
     }
 

@@ -765,6 +765,37 @@ impl Model {
         out
     }
 
+    /// The field a debutant enters beside (`debut=field`, docs/algorithms/ttt.md, "Debut"): the
+    /// mean, over the players whose latest game in a closed batch before time `before` is at
+    /// `from` or later, of their filtered skill there (forward times likelihood: what the games
+    /// up to it say, the forward pass's estimate), and how many players that is. The open batch
+    /// (its games not yet iterated) does not count: a player whose latest skill is in it counts
+    /// with the skill before it. `None` when no player qualifies.
+    pub fn field_mean(&self, from: f64, before: f64) -> Option<(f64, usize)> {
+        // Skills from this one on are in the open batch or at `before` or later.
+        let open_from = match self.batches.last() {
+            Some(b) if self.open => b.skills,
+            _ => self.skills.len() as u32,
+        };
+        let cut = self.batches.partition_point(|b| b.time < before);
+        let cut = self.batches.get(cut).map_or(self.skills.len() as u32, |b| b.skills);
+        let end = open_from.min(cut);
+        let (mut sum, mut n) = (0.0, 0usize);
+        for a in &self.agents {
+            let mut s = a.last;
+            while s != NONE && s >= end {
+                s = self.skills[s as usize].prev;
+            }
+            if s == NONE || self.batch_time_of(s) < from {
+                continue;
+            }
+            let sk = &self.skills[s as usize];
+            sum += sk.forward.times(sk.likelihood).ms().mu;
+            n += 1;
+        }
+        (n > 0).then(|| (sum / n as f64, n))
+    }
+
     /// The batch of `agent`'s last game, `None` before their first.
     pub fn last_batch(&self, agent: u32) -> Option<usize> {
         let last = self.agents.get(agent as usize)?.last;

@@ -158,6 +158,32 @@ fn ttt_tune_searches_its_constants_within_a_budget() {
         "{warnings:?}"
     );
     assert!(r.stderr.contains("--budget N allows more"), "{}", r.stderr);
+    // With debut=field (docs/algorithms/ttt.md, "Debut") debut_offset is searched too; the
+    // budget of 3 is the starting points only.
+    let r = e.run(
+        &[
+            "tune",
+            "--algo",
+            "ttt",
+            "--set",
+            "debut=field",
+            "--set",
+            "epsilon=0.01",
+            "--set",
+            "iterations=10",
+            "--budget",
+            "3",
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(
+        v["searched"],
+        serde_json::json!(["sigma", "gamma", "revert", "revert_after", "debut_offset"])
+    );
     let r = e.run(&["tune", "--algo", "ttt", "--budget", "0"], b"");
     assert_eq!(r.code, 2, "{}", r.stderr);
 }

@@ -186,16 +186,19 @@ proptest! {
     /// chunks (a chunk may end inside a batch, so the last batch grows), read after each chunk,
     /// each reading extending the previous converged estimate, ends where a full recompute of the
     /// whole history ends: every player's rating and sigma, and every point of every smoothed
-    /// curve, to 1e-6. With and without `revert` (absences of a day or more, `revert_after=1d`).
+    /// curve, to 1e-6. With and without `revert` (absences of a day or more, `revert_after=1d`),
+    /// and with debutants entering at the field's mean (`debut=field`, a window of two days).
     #[test]
     fn a_history_read_in_chunks_incrementally_ends_where_a_full_recompute_ends(
         games in proptest::collection::vec(game(7), 2..40),
         chunks in proptest::collection::vec(1usize..9, 1..12),
         revert in prop_oneof![Just("0"), Just("0.35"), Just("1")],
+        debut in prop_oneof![Just("prior"), Just("field")],
     ) {
         let sets: Vec<(String, String)> = [
             ("epsilon", "1e-12"), ("iterations", "100000"), ("gamma", "0.2"),
             ("revert", revert), ("revert_after", "1d"),
+            ("debut", debut), ("debut_offset", "0.7"), ("debut_window", "2d"),
         ]
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -3,7 +3,7 @@
 
 use ladder_events::json::parse_line;
 use ladder_events::{Event, Timestamp};
-use ladder_projector::{Algorithm, Feeder, Home, Projector};
+use ladder_projector::{Algorithm, Feeder, Home, PlayerId, Projector, Trace, TraceEntry};
 use ladder_ttt::gauss;
 use ladder_ttt::Ttt;
 
@@ -272,12 +272,21 @@ fn mu_shifts_every_rating_and_leaves_every_forecast_as_it_was() {
     // With no player's prior given (as `--auto-join` writes them), every player starts at mu:
     // mu moves the whole scale, so a rating moves by the shift and a forecast, which reads a
     // difference of two skills, does not move (to rounding). With revert on too: it pulls toward
-    // mu. So `tune` has nothing to find in mu (docs/algorithms/ttt.md, "Constants").
+    // mu. So `tune` has nothing to find in mu (docs/algorithms/ttt.md, "Constants"). With
+    // debut=field too: the field's mean moves with the scale, so a debutant's prior does.
     let all = events(&club());
-    for revert in ["0", "0.3"] {
-        let base = [("revert", revert), ("revert_after", "2d"), ("gamma", "0.1")];
+    let mut ratings = Vec::new();
+    for (revert, debut) in [("0", "prior"), ("0.3", "prior"), ("0", "field"), ("0.3", "field")] {
+        let base = vec![
+            ("revert", revert),
+            ("revert_after", "2d"),
+            ("gamma", "0.1"),
+            ("debut", debut),
+            ("debut_offset", "0.6"),
+            ("debut_window", "3d"),
+        ];
         let mut at0 = configure(&base);
-        let mut shifted = configure(&[base[0], base[1], base[2], ("mu", "3.5")]);
+        let mut shifted = configure(&[base.as_slice(), &[("mu", "3.5")]].concat());
         let mut f0 = Feeder::new();
         let mut f1 = Feeder::new();
         let mut forecasts = 0;
@@ -286,7 +295,7 @@ fn mu_shifts_every_rating_and_leaves_every_forecast_as_it_was() {
             f1.feed(i as u64 + 1, e, &|_| false, &mut [&mut shifted], None).unwrap();
             if let (Some(a), Some(g)) = (f0.roster.get("a"), f0.roster.get("g")) {
                 let (p, q) = (at0.expectation(a, g, e.at), shifted.expectation(a, g, e.at));
-                assert!((p - q).abs() < 1e-9, "revert {revert}, event {}: {p} vs {q}", i + 1);
+                assert!((p - q).abs() < 1e-9, "{revert} {debut}, event {}: {p} vs {q}", i + 1);
                 forecasts += 1;
             }
         }
@@ -295,7 +304,11 @@ fn mu_shifts_every_rating_and_leaves_every_forecast_as_it_was() {
             assert!((t.rating - s.rating - 3.5).abs() < 1e-9, "{} vs {}", s.rating, t.rating);
             assert!((t.sigma.unwrap() - s.sigma.unwrap()).abs() < 1e-9);
         }
+        ratings.push(at0.standings().iter().map(|s| s.rating).collect::<Vec<_>>());
     }
+    // The club has debutants after the first day (f and g), so debut=field is not idle here.
+    assert!(ratings[0].iter().zip(&ratings[2]).any(|(a, b)| (a - b).abs() > 1e-3));
+    assert!(ratings[1].iter().zip(&ratings[3]).any(|(a, b)| (a - b).abs() > 1e-3));
 }
 
 #[test]
@@ -304,9 +317,10 @@ fn beta_with_sigma_and_gamma_is_only_the_unit_of_skill() {
     // skill by it (every message is a Gaussian in the same units) and leaves every forecast as
     // it was (a forecast reads (mu_a - mu_b) / sd, both in those units): beta = 1 fixes the unit,
     // and `tune` searches sigma and gamma in it (docs/algorithms/ttt.md, "Tuning"). With revert
-    // too: it pulls toward mu = 0 with the prior's sigma, scaled alike.
+    // too: it pulls toward mu = 0 with the prior's sigma, scaled alike. With debut=field too:
+    // the field's mean is in the same units, and debut_offset is scaled alike.
     let all = events(&club());
-    for revert in ["0", "0.3"] {
+    for (revert, debut) in [("0", "prior"), ("0.3", "prior"), ("0", "field"), ("0.3", "field")] {
         // Converged far below the tolerance: epsilon is in skill units, so at a looser epsilon
         // the two would stop after different numbers of sweeps.
         let tight = [("epsilon", "1e-13"), ("iterations", "100000")];
@@ -317,6 +331,9 @@ fn beta_with_sigma_and_gamma_is_only_the_unit_of_skill() {
             ("revert_after", "2d"),
             tight[0],
             tight[1],
+            ("debut", debut),
+            ("debut_offset", "0.5"),
+            ("debut_window", "3d"),
         ];
         let three = [
             tight[0],
@@ -326,6 +343,9 @@ fn beta_with_sigma_and_gamma_is_only_the_unit_of_skill() {
             ("beta", "3"),
             ("revert", revert),
             ("revert_after", "2d"),
+            ("debut", debut),
+            ("debut_offset", "1.5"),
+            ("debut_window", "3d"),
         ];
         let (mut p1, mut p3) = (configure(&one), configure(&three));
         let (mut f1, mut f3) = (Feeder::new(), Feeder::new());
@@ -335,7 +355,7 @@ fn beta_with_sigma_and_gamma_is_only_the_unit_of_skill() {
             f3.feed(i as u64 + 1, e, &|_| false, &mut [&mut p3], None).unwrap();
             if let (Some(a), Some(g)) = (f1.roster.get("b"), f1.roster.get("f")) {
                 let (p, q) = (p1.expectation(a, g, e.at), p3.expectation(a, g, e.at));
-                assert!((p - q).abs() < 1e-9, "revert {revert}, event {}: {p} vs {q}", i + 1);
+                assert!((p - q).abs() < 1e-9, "{revert} {debut}, event {}: {p} vs {q}", i + 1);
                 forecasts += 1;
             }
         }
@@ -344,5 +364,191 @@ fn beta_with_sigma_and_gamma_is_only_the_unit_of_skill() {
             assert!((t.rating - 3.0 * s.rating).abs() < 1e-9, "{} vs {}", s.rating, t.rating);
             assert!((t.sigma.unwrap() - 3.0 * s.sigma.unwrap()).abs() < 1e-9);
         }
+    }
+}
+
+const DEBUT: &str = r#"
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"a","rating":2,"rd":1}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"b"}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"c"}
+{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"a","score":1},{"player":"b","score":0}]}
+{"type":"MatchResult","at":"2026-03-02T10:00:00Z","seats":[{"player":"b","score":1},{"player":"a","score":0}]}
+{"type":"MatchResult","at":"2026-03-03T10:00:00Z","seats":[{"player":"c","score":1},{"player":"a","score":0}]}
+"#;
+
+#[test]
+fn a_debutant_enters_at_the_fields_mean_less_the_offset_by_hand() {
+    // docs/algorithms/ttt.md, "Debut". sigma = beta = 1, gamma = 0. On 1 March a (rated N(2, 1))
+    // beats b (unrated: no field yet, so N(mu, 1) = N(0, 1)). TrueSkill's one-game update: c^2 =
+    // 1 + 1 + 2 beta^2 = 4, t = (2 - 0) / 2 = 1, a's mean rises by (1 / 2) v(1) and b's falls by
+    // the same, so the two filtered means average exactly 1, whatever v(1) is. On 3 March the
+    // field is the players whose latest game before the day is in a closed batch within the
+    // window: the batch of 2 March is still open (its game not yet iterated), so a and b count
+    // with their skills of 1 March: field 1, and with debut_offset 0.5 the unrated debutant c
+    // enters at N(1 - 0.5, 1) = N(0.5, 1). The rated a keeps N(2, 1).
+    let all = events(DEBUT);
+    let sets = [
+        ("sigma", "1"),
+        ("gamma", "0"),
+        ("debut", "field"),
+        ("debut_offset", "0.5"),
+        ("epsilon", "1e-12"),
+        ("iterations", "100000"),
+    ];
+    let mut p = configure(&sets);
+    let feeder = feed(&mut p, &all[..5]);
+    let (a, c) = (feeder.roster.get("a").unwrap(), feeder.roster.get("c").unwrap());
+    let at = all[5].at;
+    let got = p.expectation(c, a, at);
+
+    // The forecast: c's entering prior against a's standing from the history before 3 March,
+    // P(c beats a) = Phi((0.5 - mu_a) / sqrt(1 + s_a^2 + 2 beta^2)) (no drift at gamma 0).
+    p.settle(5, None).unwrap();
+    let sa = p.standing(a).unwrap();
+    let sd = (1.0 + sa.sigma.unwrap() * sa.sigma.unwrap() + 2.0).sqrt();
+    let want = 1.0 - gauss::cdf(0.0, 0.5 - sa.rating, sd);
+    assert!((got - want).abs() < 1e-12, "forecast {got}, by hand {want}");
+
+    // The game enters c at that prior; a's own prior is untouched.
+    feed_rest(&mut p, &all, 5);
+    p.settle(6, None).unwrap();
+    let (model, _) = p.estimate().unwrap();
+    let prior_c = model.prior(c.0).unwrap().ms();
+    assert!((prior_c.mu - 0.5).abs() < 1e-12 && (prior_c.sigma - 1.0).abs() < 1e-12, "{prior_c:?}");
+    let prior_a = model.prior(a.0).unwrap().ms();
+    assert!((prior_a.mu - 2.0).abs() < 1e-12, "{prior_a:?}");
+
+    // Off (debut=prior, the default), c enters at mu = 0 and the forecast moves.
+    let mut off = configure(&[
+        ("sigma", "1"),
+        ("gamma", "0"),
+        ("epsilon", "1e-12"),
+        ("iterations", "100000"),
+    ]);
+    feed(&mut off, &all[..5]);
+    let off_p = off.expectation(c, a, at);
+    let want_off = 1.0 - gauss::cdf(0.0, 0.0 - sa.rating, sd);
+    assert!((off_p - want_off).abs() < 1e-12, "forecast {off_p}, by hand {want_off}");
+}
+
+#[test]
+fn debut_field_is_the_packages_model_with_the_priors_it_chose() {
+    // debut=field changes only the priors of the unrated debutants: the club replayed with it
+    // ends where the club replayed without it ends when f and g (who join on day 6, when there
+    // is a field) are given, as PlayerJoined ratings, the priors debut=field chose for them. The
+    // replay without it is the package's model (the reference vectors, tests/it/reference.rs).
+    let tight = [("epsilon", "1e-12"), ("iterations", "100000"), ("gamma", "0.1")];
+    let field = [
+        tight[0],
+        tight[1],
+        tight[2],
+        ("debut", "field"),
+        ("debut_offset", "0.8"),
+        ("debut_window", "3d"),
+    ];
+    let text = club();
+    let mut p = configure(&field);
+    let feeder = feed(&mut p, &events(&text));
+    p.settle(text.lines().count() as u64, None).unwrap();
+    let mut given = text.clone();
+    for n in ["f", "g"] {
+        let id = feeder.roster.get(n).unwrap();
+        let prior = p.estimate().unwrap().0.prior(id.0).unwrap().ms();
+        assert!(prior.mu.abs() > 0.1, "{n}'s prior is not mu's: {prior:?}");
+        assert!((prior.sigma - 6.0).abs() < 1e-12, "the deviation stays sigma's: {prior:?}");
+        let joined =
+            format!(r#"{{"type":"PlayerJoined","at":"2026-03-06T07:00:00Z","player":"{n}"}}"#);
+        let rated = format!(
+            r#"{{"type":"PlayerJoined","at":"2026-03-06T07:00:00Z","player":"{n}","rating":{:?},"rd":6}}"#,
+            prior.mu
+        );
+        assert!(given.contains(&joined));
+        given = given.replace(&joined, &rated);
+    }
+    let mut q = configure(&tight);
+    feed(&mut q, &events(&given));
+    q.settle(text.lines().count() as u64, None).unwrap();
+    let (s, t) = (p.standings(), q.standings());
+    assert_eq!(s.len(), 7);
+    for (s, t) in s.iter().zip(&t) {
+        assert!((s.rating - t.rating).abs() < 1e-9, "{} vs {}", s.rating, t.rating);
+        assert!((s.sigma.unwrap() - t.sigma.unwrap()).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn debut_prior_leaves_every_reading_and_echo_as_without_it() {
+    // Off (the default), debut_offset and debut_window change nothing, and an output echoes none
+    // of the three, so outputs and digests stay those from before the option existed. On, all
+    // three are echoed.
+    let all = events(&club());
+    let mut plain = configure(&[("gamma", "0.1")]);
+    let mut off = configure(&[
+        ("gamma", "0.1"),
+        ("debut", "prior"),
+        ("debut_offset", "1.5"),
+        ("debut_window", "3d"),
+    ]);
+    feed(&mut plain, &all);
+    feed(&mut off, &all);
+    assert_eq!(plain.standings(), off.standings());
+    let keys = |p: &Ttt| p.config().echoed().iter().map(|(k, _)| *k).collect::<Vec<_>>();
+    assert_eq!(keys(&plain), keys(&off));
+    assert!(!keys(&off).iter().any(|k| k.starts_with("debut")), "{:?}", keys(&off));
+    let on = configure(&[("debut", "field")]);
+    let echoed = keys(&on);
+    for k in ["debut", "debut_offset", "debut_window"] {
+        assert!(echoed.contains(&k), "{echoed:?}");
+    }
+}
+
+#[test]
+fn explain_shows_the_debut_prior_it_used() {
+    // The history of the hand test above, the debut traced: c enters at the field's mean (1, by
+    // hand above) less the offset (0.5), and `explain` shows the three; a, rated and not
+    // debuting, shows no debut.
+    let all = events(DEBUT);
+    let mut p = configure(&[
+        ("sigma", "1"),
+        ("gamma", "0"),
+        ("debut", "field"),
+        ("debut_offset", "0.5"),
+        ("epsilon", "1e-12"),
+        ("iterations", "100000"),
+    ]);
+    let mut feeder = Feeder::new();
+    let mut trace = Trace::new();
+    for (i, e) in all.iter().enumerate() {
+        let t = if i == 5 { Some(&mut trace) } else { None };
+        feeder.feed(i as u64 + 1, e, &|_| false, &mut [&mut p], t).expect("applies");
+    }
+    let (a, c) = (feeder.roster.get("a").unwrap(), feeder.roster.get("c").unwrap());
+    let traced = |who: PlayerId, name: &str| {
+        trace.entries.iter().find_map(|e| match e {
+            TraceEntry::Quantity { player: Some(p), name: n, value, .. }
+                if *p == who && n == name =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        })
+    };
+    let near = |x: Option<f64>, want: f64| x.is_some_and(|x| (x - want).abs() < 1e-12);
+    assert!(near(traced(c, "debut field"), 1.0), "{:?}", traced(c, "debut field"));
+    assert!(near(traced(c, "debut offset"), 0.5), "{:?}", traced(c, "debut offset"));
+    assert!(near(traced(c, "prior mu"), 0.5), "{:?}", traced(c, "prior mu"));
+    assert_eq!(traced(a, "debut field"), None);
+    assert!(near(traced(a, "prior mu"), 2.0), "{:?}", traced(a, "prior mu"));
+}
+
+/// Feeds `events[from..]` through a fresh feeder's roster rebuilt from `events[..from]`.
+fn feed_rest(p: &mut Ttt, events: &[Event], from: usize) {
+    let mut feeder = Feeder::new();
+    let mut none = configure(&[]);
+    for (i, e) in events[..from].iter().enumerate() {
+        feeder.feed(i as u64 + 1, e, &|_| false, &mut [&mut none], None).expect("applies");
+    }
+    for (i, e) in events.iter().enumerate().skip(from) {
+        feeder.feed(i as u64 + 1, e, &|_| false, &mut [&mut *p], None).expect("applies");
     }
 }
