@@ -274,40 +274,18 @@ pub fn replay_configs_predicting(
     activity: Activity,
 ) -> anyhow::Result<Replay> {
     let until = until_of(args)?;
-    // The folded form is read and checked against its checksum on another thread while the
-    // ledger opens (docs/PERFORMANCE.md, "The 1M replay's fixed costs"); the replay takes it.
-    let checking = args.events.events.is_none().then(|| {
-        let dir = ledger_path.to_path_buf();
-        std::thread::spawn(move || ladder_log::FoldedCheck::read(&dir))
-    });
-    // `--predict-from day` reads the events themselves, and a replay that stops before the head
-    // needs the chain hash where it stops: both open the ledger.
-    let through_head = |head: u64| match until {
-        Until::Head => true,
-        Until::Seq(seq) => seq >= head,
-        Until::Instant(_) => false,
-    };
-    let sealed = match (&checking, predict, warmup) {
-        (Some(_), PredictFrom::Day, Some(_)) | (None, _, _) => None,
-        _ => ladder_log::SealedHead::read(ledger_path)
-            .with_context(|| format!("cannot open the ledger {}", ledger_path.display()))?
-            .filter(|s| through_head(s.head().seq)),
-    };
-    let mut checked = checking.and_then(|c| c.join().ok());
-    if let (Some(sealed), Some(check)) = (sealed, checked.take()) {
-        match sealed.folded(check) {
-            Ok(folded) => {
-                let history = SealedHistory::new(folded);
-                let mut projectors = build_all(configs)?;
-                let replayed =
-                    replay_history(&history, &mut projectors, until, warmup, predict, activity)?;
-                drop(history);
-                return Ok(Replay { projectors, replayed, closing: Closing(None) });
-            }
-            // Not usable as it is: the ledger opens, and the check goes to it.
-            Err(check) => checked = Some(*check),
+    // `--predict-from day` reads the events themselves: it opens the ledger.
+    let may_seal = !(matches!(predict, PredictFrom::Day) && warmup.is_some());
+    let checked = match sealed_or_check(ledger_path, args, until, may_seal)? {
+        Read::Sealed(history) => {
+            let mut projectors = build_all(configs)?;
+            let replayed =
+                replay_history(&history, &mut projectors, until, warmup, predict, activity)?;
+            drop(history);
+            return Ok(Replay { projectors, replayed, closing: Closing(None) });
         }
-    }
+        Read::Open(checked) => checked,
+    };
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let mut history = ledger_history(&ledger);
     if let Some(checked) = checked {
@@ -317,6 +295,52 @@ pub fn replay_configs_predicting(
     let replayed = replay_history(&history, &mut projectors, until, warmup, predict, activity)?;
     drop(history);
     Ok(Replay { projectors, replayed, closing: Closing::start(ledger) })
+}
+
+/// How a read of a ledger's history goes: through a sealed head ([`SealedHistory`], sled never
+/// opened), or by opening the ledger, with the folded form's check when one was made.
+pub(crate) enum Read {
+    /// The ledger is as this build closed it and its folded form is current: read that.
+    Sealed(SealedHistory),
+    /// Open the ledger; the folded form's check (made on another thread meanwhile) goes to it.
+    Open(Option<ladder_log::FoldedCheck>),
+}
+
+/// Reads the folded form and checks it against its checksum on another thread while the head
+/// file is read (docs/PERFORMANCE.md, "The 1M replay's fixed costs"), and says whether the read
+/// can go through the sealed head ([`Read::Sealed`]): only for a ledger (not `--events`), when
+/// `may_seal`, and through the head (a read that stops before it needs the chain hash where it
+/// stops, which only the open ledger has). What `replay`, `leaderboard` and `sweep` share.
+pub(crate) fn sealed_or_check(
+    ledger_path: &Path,
+    args: &AlgoArgs,
+    until: Until,
+    may_seal: bool,
+) -> anyhow::Result<Read> {
+    let checking = args.events.events.is_none().then(|| {
+        let dir = ledger_path.to_path_buf();
+        std::thread::spawn(move || ladder_log::FoldedCheck::read(&dir))
+    });
+    let through_head = |head: u64| match until {
+        Until::Head => true,
+        Until::Seq(seq) => seq >= head,
+        Until::Instant(_) => false,
+    };
+    let sealed = match &checking {
+        Some(_) if may_seal => ladder_log::SealedHead::read(ledger_path)
+            .with_context(|| format!("cannot open the ledger {}", ledger_path.display()))?
+            .filter(|s| through_head(s.head().seq)),
+        _ => None,
+    };
+    let checked = checking.and_then(|c| c.join().ok());
+    match (sealed, checked) {
+        (Some(sealed), Some(check)) => match sealed.folded(check) {
+            Ok(folded) => Ok(Read::Sealed(SealedHistory::new(folded))),
+            // Not usable as it is: the ledger opens, and the check goes to it.
+            Err(check) => Ok(Read::Open(Some(*check))),
+        },
+        (_, checked) => Ok(Read::Open(checked)),
+    }
 }
 
 /// Every configuration's projector.

@@ -1,7 +1,7 @@
 //! `ladder sweep`: every combination of a grid of constants, replayed in one pass and ranked by
 //! how well each predicts the results (docs/outputs.md's `--score`).
 
-use crate::algo::{config_error, threads, AlgoArgs, SealedHistory};
+use crate::algo::{config_error, sealed_or_check, threads, AlgoArgs, Read};
 use crate::source::{ledger_history, open_for_read};
 use crate::UsageError;
 use anyhow::Context;
@@ -295,34 +295,10 @@ fn scored(
     warmup: u64,
 ) -> anyhow::Result<Scored> {
     let until = crate::algo::until_of(args)?;
-    let checking = args.events.events.is_none().then(|| {
-        let dir = ledger_path.to_path_buf();
-        std::thread::spawn(move || ladder_log::FoldedCheck::read(&dir))
-    });
-    // A sweep that stops before the head needs the chain hash where it stops: it opens the
-    // ledger.
-    let through_head = |head: u64| match until {
-        Until::Head => true,
-        Until::Seq(seq) => seq >= head,
-        Until::Instant(_) => false,
+    let checked = match sealed_or_check(ledger_path, args, until, true)? {
+        Read::Sealed(history) => return scored_in(&history, configs, until, warmup),
+        Read::Open(checked) => checked,
     };
-    let sealed = match &checking {
-        None => None,
-        Some(_) => ladder_log::SealedHead::read(ledger_path)
-            .with_context(|| format!("cannot open the ledger {}", ledger_path.display()))?
-            .filter(|s| through_head(s.head().seq)),
-    };
-    let mut checked = checking.and_then(|c| c.join().ok());
-    if let (Some(sealed), Some(check)) = (sealed, checked.take()) {
-        match sealed.folded(check) {
-            Ok(folded) => {
-                let history = SealedHistory::new(folded);
-                return scored_in(&history, configs, until, warmup);
-            }
-            // Not usable as it is: the ledger opens, and the check goes to it.
-            Err(check) => checked = Some(*check),
-        }
-    }
     let ledger = open_for_read(ledger_path, args.events.events.as_deref())?;
     let mut history = ledger_history(&ledger);
     if let Some(checked) = checked {
