@@ -24,7 +24,8 @@ use std::process::ExitCode;
 Every command has --help with examples. Exit codes: 0 success, 1 refused input or failed
 verification, 2 usage error. docs/outputs.md describes every output.")]
 pub struct Cli {
-    /// Where the ledger lives (a sled database directory).
+    /// Where the ledger lives (a sled database directory). A new ledger is made only at a path
+    /// that does not exist yet or in an empty directory.
     #[arg(
         long,
         global = true,
