@@ -174,6 +174,84 @@ fn idle_phi(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
     }
 }
 
+/// [`Rule::start`] of `N` lanes at once, lane `i` being `rules[i]` with `values[i]`, all after the
+/// same `k` periods sat out (the clock's, shared by a sweep's lanes): Glickman's step 2 and the
+/// step 6s of the periods sat out, then g of step 3. Every lane runs [`Rule::start`]'s IEEE 754
+/// operations in the same order (a division, a multiplication, an addition, a square root: each
+/// exactly rounded, whichever unit computes it), with no branch between the lanes, so the
+/// compiler can take two lanes' divisions and square roots in one vector instruction; the
+/// results are [`Rule::start`]'s, bit for bit (`start_n_and_idle_n_are_start_and_idle`).
+#[inline]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+pub(crate) fn start_n<const N: usize>(
+    rules: [&Glicko2Rule; N],
+    values: [Values; N],
+    k: f64,
+) -> [Start; N] {
+    let (mut mu, mut grown) = ([0.0; N], [0.0; N]);
+    for i in 0..N {
+        // Glickman, step 2.
+        mu[i] = (values[i].rating - CENTRE) / SCALE;
+        let phi = values[i].rd / SCALE;
+        grown[i] = phi * phi;
+    }
+    // idle_phi_squared: k = 0 leaves phi^2 as it is.
+    if k != 0.0 {
+        for i in 0..N {
+            let sigma = values[i].volatility;
+            grown[i] += k * (sigma * sigma);
+        }
+    }
+    let (mut phi2, mut capped, mut g) = ([0.0; N], [false; N], [0.0; N]);
+    for i in 0..N {
+        let cap = rules[i].phi_max * rules[i].phi_max;
+        capped[i] = grown[i] >= cap;
+        phi2[i] = if capped[i] { cap } else { grown[i] };
+        // g_of_square.
+        g[i] = 1.0 / (1.0 + G_K * phi2[i]).sqrt();
+    }
+    let mut out = [Start { mu: 0.0, phi2: 0.0, sigma: 0.0, g: 0.0, k, capped: false }; N];
+    for i in 0..N {
+        out[i] = Start {
+            mu: mu[i],
+            phi2: phi2[i],
+            sigma: values[i].volatility,
+            g: g[i],
+            k,
+            capped: capped[i],
+        };
+    }
+    out
+}
+
+/// [`Rule::idle`] of `N` lanes at once after the same `k` (see [`start_n`]): `(mu, phi)` of
+/// each, Glickman's step 2 and the step 6s of `k` periods sat out, phi capped at `phi_max`; the
+/// same operations in the same order as [`Rule::idle`], so the same bits
+/// (`start_n_and_idle_n_are_start_and_idle`).
+#[inline]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+pub(crate) fn idle_n<const N: usize>(
+    rules: [&Glicko2Rule; N],
+    values: [Values; N],
+    k: f64,
+) -> ([f64; N], [f64; N]) {
+    let (mut mu, mut phi) = ([0.0; N], [0.0; N]);
+    for i in 0..N {
+        mu[i] = (values[i].rating - CENTRE) / SCALE;
+        phi[i] = values[i].rd / SCALE;
+    }
+    // idle_phi: k = 0 returns phi as it is.
+    if k != 0.0 {
+        for i in 0..N {
+            let sigma = values[i].volatility;
+            let grown = (phi[i] * phi[i] + k * (sigma * sigma)).sqrt();
+            let phi_max = rules[i].phi_max;
+            phi[i] = if grown >= phi_max { phi_max } else { grown };
+        }
+    }
+    (mu, phi)
+}
+
 /// Glickman, step 5: the new volatility sigma' by the Illinois iteration, bounded by
 /// [`MAX_BRACKET_STEPS`] and [`MAX_ILLINOIS_ITERATIONS`], given Delta, phi^2 (squared), v, sigma,
 /// tau and epsilon. Records A, B, f_A, f_B of every iteration (the seed's table) when traced.
@@ -594,7 +672,12 @@ pub(crate) fn rate_n<const L: usize>(
         info: slot.sums.info,
         gain: slot.sums.gain,
     });
-    rate_in_n(rules, ins, |i| rules[i].rate(slots[i]))
+    let common = rate_in_n(rules, ins);
+    let mut out = [const { Ok(Values { rating: 0.0, rd: 0.0, volatility: 0.0 }) }; L];
+    for (i, (out, common)) in out.iter_mut().zip(common).enumerate() {
+        *out = common.map_or_else(|| rules[i].rate(slots[i]), Ok);
+    }
+    out
 }
 
 /// What steps 3 to 8 read of a slot on the common path: its [`Start`]'s `mu`, `phi2` and
@@ -624,15 +707,17 @@ pub(crate) struct RateIn {
 /// a volatility whose square leaves the normal range, a result that fails a check of steps 6
 /// to 8. So its result, error included, is always the scalar one.
 ///
-/// `scalar(i)` is `rules[i].rate` of slot `i` whole, called only for a lane that leaves the
-/// common path; so a caller that keeps its slots in another layout (the lanes of a sweep) puts a
-/// slot together only then.
+/// Result `i` is `None` for a lane that leaves the common path: the caller rates it with
+/// `rules[i].rate` of its slot whole (`rate_n` does), so a caller that keeps its slots in
+/// another layout (the lanes of a sweep) puts a slot together only then. (Returning the rule's
+/// `Result`s from here, with the scalar call in a closure, cost a call and a copy of the array
+/// per lane: docs/PERFORMANCE.md, "Sweeps".)
+#[inline]
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
 pub(crate) fn rate_in_n<const L: usize>(
     rules: [&Glicko2Rule; L],
     ins: [RateIn; L],
-    scalar: impl Fn(usize) -> Result<Values, ProjectErrorKind>,
-) -> [Result<Values, ProjectErrorKind>; L] {
+) -> [Option<Values>; L] {
     // Lanes still on the common path.
     let mut ok = [true; L];
     let (mut v, mut gap, mut spread, mut a, mut sigma2) =
@@ -645,13 +730,14 @@ pub(crate) fn rate_in_n<const L: usize>(
         let delta = v[i] * slot.gain;
         // Step 5.1, as volatility_in.
         let s2 = slot.sigma * slot.sigma;
+        // `&`, not `&&`: every check taken, with no branch between them.
         if !(v[i].is_finite()
-            && v[i] > 0.0
-            && delta.is_finite()
-            && s2 >= f64::MIN_POSITIVE
-            && s2.is_finite()
-            && steps.inv_tau2 > 0.0
-            && steps.inv_tau2.is_finite())
+            & (v[i] > 0.0)
+            & delta.is_finite()
+            & (s2 >= f64::MIN_POSITIVE)
+            & s2.is_finite()
+            & (steps.inv_tau2 > 0.0)
+            & steps.inv_tau2.is_finite())
         {
             ok[i] = false;
             continue;
@@ -732,7 +818,7 @@ pub(crate) fn rate_in_n<const L: usize>(
     loop {
         let mut live = [false; L];
         for i in 0..L {
-            live[i] = ok[i] && (big_b[i] - big_a[i]).abs() > epsilon[i];
+            live[i] = ok[i] & ((big_b[i] - big_a[i]).abs() > epsilon[i]);
         }
         if !live.iter().any(|&l| l) {
             break;
@@ -800,22 +886,23 @@ pub(crate) fn rate_in_n<const L: usize>(
         rating[i] = SCALE * mu_new + CENTRE;
         rd[i] = (SCALE * phi_new[i]).min(rd_max[i]);
     }
-    std::array::from_fn(|i| {
-        // `steps_6_to_8`'s checks, and step 5.5's; a lane that fails one is rated by `rate`,
+    let mut out = [None; L];
+    for i in 0..L {
+        // `steps_6_to_8`'s checks, and step 5.5's; a lane that fails one is left to `rate`,
         // which reports the error.
+        // `&`, not `&&`: every check of every lane is taken, with no branch between them.
         let rated = good[i]
-            && sigma[i].is_finite()
-            && sigma[i] > 0.0
-            && phi_new[i].is_finite()
-            && phi_new[i] > 0.0
-            && rd[i] > 0.0
-            && rating[i].is_finite();
+            & sigma[i].is_finite()
+            & (sigma[i] > 0.0)
+            & phi_new[i].is_finite()
+            & (phi_new[i] > 0.0)
+            & (rd[i] > 0.0)
+            & rating[i].is_finite();
         if rated {
-            Ok(Values { rating: rating[i], rd: rd[i], volatility: sigma[i] })
-        } else {
-            scalar(i)
+            out[i] = Some(Values { rating: rating[i], rd: rd[i], volatility: sigma[i] });
         }
-    })
+    }
+    out
 }
 
 /// What Glickman's steps 6 to 8 compute from the new volatility (kept for the trace).
@@ -971,5 +1058,65 @@ mod tests {
         assert!(oks > 200_000 && errors > 10_000, "{oks} rated, {errors} errors");
         let (oks, errors) = check::<3>(&mut g, 10_000);
         assert!(oks > 15_000 && errors > 1_000, "{oks} rated, {errors} errors");
+    }
+
+    /// `start_n` and `idle_n` are each lane's `start` and `idle`, bit for bit, over 400,000
+    /// lanes of random values under random constants in groups of four (as the lanes take
+    /// them) and 30,000 in groups of three: k zero, whole and fractional, RDs below, at and
+    /// far above the cap, volatilities whose square overflows or underflows, a zero RD, and
+    /// the caps' edge (a grown phi^2 exactly at phi_max^2, where `start` caps and `idle`'s
+    /// square root may not).
+    #[test]
+    fn start_n_and_idle_n_are_start_and_idle() {
+        fn values(g: &mut Mix, rule: &Glicko2Rule) -> Values {
+            let rd = if g.next().is_multiple_of(16) {
+                // At the cap: phi = phi_max, so phi^2 is phi_max^2 exactly when k = 0.
+                rule.rd_max
+            } else {
+                g.mostly(1.0, 400.0, &[0.0, 1e-300, 1e300, 350.0])
+            };
+            Values {
+                rating: g.mostly(500.0, 2500.0, &[1e300, -1e300, 1500.0]),
+                rd,
+                volatility: g.mostly(0.01, 0.3, &[1e-200, 1e200, 0.0, 5.0]),
+            }
+        }
+        fn check<const N: usize>(g: &mut Mix, groups: usize) -> usize {
+            let mut capped = 0;
+            for _ in 0..groups {
+                let rules: [Glicko2Rule; N] = std::array::from_fn(|_| rule(g));
+                let vals: [Values; N] = std::array::from_fn(|i| values(g, &rules[i]));
+                let k = match g.next() % 4 {
+                    0 => 0.0,
+                    1 => (g.next() % 40) as f64,
+                    2 => g.uniform(0.0, 30.0),
+                    _ => g.mostly(0.5, 3.0, &[1e300, 1e-300]),
+                };
+                let rule_refs = std::array::from_fn(|i| &rules[i]);
+                let starts = start_n::<N>(rule_refs, vals, k);
+                let (mu, phi) = idle_n::<N>(rule_refs, vals, k);
+                for i in 0..N {
+                    let at = format!("lane {i} of {N}, k {k}: {:?} {:?}", rules[i], vals[i]);
+                    let one = rules[i].start(&vals[i], k);
+                    let bits =
+                        |s: &Start| [s.mu, s.phi2, s.sigma, s.g, s.k].map(f64::to_bits).to_vec();
+                    assert_eq!(bits(&starts[i]), bits(&one), "{at}");
+                    assert_eq!(starts[i].capped, one.capped, "{at}");
+                    capped += usize::from(one.capped);
+                    let (m, p) = rules[i].idle(&vals[i], k);
+                    assert_eq!(
+                        [mu[i].to_bits(), phi[i].to_bits()],
+                        [m.to_bits(), p.to_bits()],
+                        "{at}"
+                    );
+                }
+            }
+            capped
+        }
+        let mut g = Mix(0x5eed_0006);
+        let capped = check::<{ math::LANES }>(&mut g, 100_000);
+        // The cap is reached often enough to be tested, and not always.
+        assert!(capped > 20_000 && capped < 380_000, "{capped} capped");
+        check::<3>(&mut g, 10_000);
     }
 }

@@ -173,7 +173,8 @@ pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
 #[inline]
 #[cfg(not(feature = "platform-math"))]
 pub fn exp_n<const N: usize>(x: [f64; N]) -> [f64; N] {
-    if x.iter().all(|x| (-680.0..=700.0).contains(x)) {
+    // Every lane compared, not the first failing one only: no branch between the lanes.
+    if x.iter().fold(true, |all, x| all & (-680.0..=700.0).contains(x)) {
         exp_body(x)
     } else {
         x.map(exp)
@@ -238,7 +239,8 @@ pub fn ln_n<const N: usize>(x: [f64; N]) -> [f64; N] {
         x.to_bits().wrapping_sub(0x0010_0000_0000_0000)
             < 0x7ff0_0000_0000_0000 - 0x0010_0000_0000_0000
     };
-    if x.iter().all(normal) {
+    // Every lane compared, not the first failing one only: no branch between the lanes.
+    if x.iter().fold(true, |all, x| all & normal(x)) {
         ln_body(x)
     } else {
         x.map(ln)

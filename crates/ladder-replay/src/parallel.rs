@@ -846,7 +846,9 @@ pub fn replay_algos_each_without_activity(
 /// [`replay_algos_each`] for a caller that reads only [`Replayed::scores`] and
 /// [`EachReplayed::failed`] (a sweep, `tune`): the same scores and failures, but a Glicko-2
 /// configuration's projector is given back fresh rather than holding its state, which saves
-/// copying every lane's state out (memory, at 64 configurations, for as much again as the lanes).
+/// copying every lane's state out (memory, at 64 configurations, for as much again as the lanes),
+/// and [`Replayed::activity`] holds only the last event's instant, as
+/// [`replay_algos_each_without_activity`]'s does (no player's last game is noted).
 pub fn replay_algos_scores(
     history: &dyn History,
     projectors: &mut [Algo],
@@ -854,7 +856,7 @@ pub fn replay_algos_scores(
     warmup: Option<u64>,
     threads: usize,
 ) -> Result<EachReplayed, ReplayError> {
-    replay_algos_in(history, projectors, until, warmup, threads, Mode::Scores, Notes::Activity)
+    replay_algos_in(history, projectors, until, warmup, threads, Mode::Scores, Notes::LastEvent)
 }
 
 /// [`replay_algos`] in any [`Mode`].

@@ -34,7 +34,10 @@
 //! batch's result for every other configuration is still that of its own replay. Only when every
 //! lane has failed does a step return an error.
 
-use super::{g_of_square, rate_in_n, Glicko2, Glicko2Rule, Glicko2State, RateIn, Start, Values};
+use super::{
+    g_of_square, idle_n, rate_in_n, start_n, Glicko2, Glicko2Rule, Glicko2State, RateIn, Start,
+    Values,
+};
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
 use ladder_events::{Prior, Timestamp};
@@ -278,7 +281,8 @@ impl Glicko2Lanes {
         }
     }
 
-    /// Reads the K slots of `player` in the open period into the cache, if it has one there.
+    /// Reads the K slots of `player` in the open period and their shared fields into the cache,
+    /// if it has one there.
     /// Reading the slot number waits on the player's shared fields, so drivers call this a few
     /// steps after [`Glicko2Lanes::prefetch`] brought them in.
     #[inline]
@@ -287,6 +291,10 @@ impl Glicko2Lanes {
         let Some(slot) = self.shared.get(player.index()).map(|p| p.slot) else {
             return;
         };
+        if let Some(shared) = self.slot_shared.get(slot as usize) {
+            // What each game adds to once for every lane (its count and summed result).
+            ladder_projector::prefetch(shared);
+        }
         let start = slot as usize * k;
         if let Some(slots) = self.slots.get(start..start + k) {
             let size = std::mem::size_of::<LaneSlot>();
@@ -327,32 +335,40 @@ impl Glicko2Lanes {
         home: Home,
         out: &mut Vec<f64>,
     ) -> Result<(), ProjectError> {
-        self.advance(seq, at)?;
+        let now = self.advance(seq, at)?;
         out.clear();
         let k = self.lanes.len();
         // Where each player enters from does not depend on the constants: found once, not per
-        // lane (the period index is a division).
-        let (sa, sb) = (self.entry_of(a, at), self.entry_of(b, at));
+        // lane.
+        let (sa, sb) = (self.entry_of(a, at, now), self.entry_of(b, at, now));
         // Each lane's `Glicko2Rule::expectation`, E = 1 / (1 + exp(-g (mu_a - mu_b))) with g of
-        // both deviations, with its exp taken four lanes at a time (`exp4`, the same bits).
-        let mut x = [0.0; LANES];
+        // both deviations, four lanes at a time: g's square roots and divisions with no branch
+        // between the lanes, the exps at once (`exp4`, the same bits).
         let mut l = 0;
         while l < k {
             let n = LANES.min(k - l);
-            let (mu_a, phi_a) = self.entering4(l, n, a, sa, at);
+            let (mut mu_a, phi_a) = self.entering4(l, n, a, sa, at);
             let (mu_b, phi_b) = self.entering4(l, n, b, sb, at);
-            for (i, x) in x.iter_mut().enumerate() {
-                *x = if i < n && !self.has_failed(l + i) {
-                    let edge = home.edge(self.lanes[l + i].common.home);
-                    let mu_a = if edge == 0.0 {
-                        mu_a[i]
-                    } else {
-                        Glicko2Rule::shift_location(mu_a[i], edge)
-                    };
-                    -g_of_square(phi_a[i] * phi_a[i] + phi_b[i] * phi_b[i]) * (mu_a - mu_b[i])
-                } else {
-                    0.0
-                };
+            for i in 0..n {
+                let edge = home.edge(self.lanes[l + i].common.home);
+                if edge != 0.0 {
+                    mu_a[i] = Glicko2Rule::shift_location(mu_a[i], edge);
+                }
+            }
+            let mut x = [0.0; LANES];
+            for i in 0..LANES {
+                x[i] =
+                    -g_of_square(phi_a[i] * phi_a[i] + phi_b[i] * phi_b[i]) * (mu_a[i] - mu_b[i]);
+            }
+            // The filler lanes, and a failed lane (whose values mean nothing), compute on 0 and
+            // are dropped.
+            x[n..].fill(0.0);
+            if self.failures != 0 {
+                for i in 0..n {
+                    if self.has_failed(l + i) {
+                        x[i] = 0.0;
+                    }
+                }
             }
             let e = math::exp4(x);
             // The four divisions with no branch between them; a failed lane's is dropped.
@@ -383,11 +399,11 @@ impl Glicko2Lanes {
     }
 
     /// Where `player` enters a game at `at` from, in every lane ([`Glicko2`]'s `entering`, the
-    /// part that does not depend on the constants), once the period before `at` is closed.
+    /// part that does not depend on the constants), once the period before `at` is closed;
+    /// `now` is `at`'s period index ([`Glicko2Lanes::advance`]'s, from the cursor).
     #[inline]
-    fn entry_of(&self, player: PlayerId, at: Timestamp) -> Entering {
+    fn entry_of(&self, player: PlayerId, at: Timestamp, now: i64) -> Entering {
         let Some(p) = self.joined(player) else { return Entering::Unjoined };
-        let now = self.clock.index(at);
         if let Period::Every(_) = self.clock.period {
             if p.slot != NO_SLOT && Some(now) <= self.open {
                 return Entering::Slot(p.slot);
@@ -462,10 +478,18 @@ impl Glicko2Lanes {
                     .iter()
                     .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
             {
+                // Each lane's `Glicko2Rule::idle`, the same bits (`idle_n`); lanes past `n`
+                // repeat lane `l`'s values and are dropped.
                 let values = &self.values[player.index() * k + l..][..n];
-                for (i, (v, lane)) in values.iter().zip(&self.lanes[l..l + n]).enumerate() {
-                    (mu[i], phi[i]) = lane.rule.idle(v, idle);
+                let mut rules = [&self.lanes[l].rule; LANES];
+                let mut v = [values[0]; LANES];
+                for i in 1..n {
+                    rules[i] = &self.lanes[l + i].rule;
+                    v[i] = values[i];
                 }
+                let (m, p) = idle_n(rules, v, idle);
+                mu[..n].copy_from_slice(&m[..n]);
+                phi[..n].copy_from_slice(&p[..n]);
             }
             _ => {
                 for i in 0..n {
@@ -574,22 +598,22 @@ impl Glicko2Lanes {
             if n == RATE || (end && n > 0) {
                 let first = group[0];
                 group[n..].fill(first);
-                let rules = group.map(|(_, l)| &self.lanes[l].rule);
-                // What the common path reads of each; a lane that leaves it is rated by its
-                // rule's `rate` of the engine's slot, put together (`rate_in_n`).
-                let ins = group.map(|(s, l)| {
+                // What the common path reads of each (`rate_in_n`); a lane that leaves it is
+                // rated by its rule's `rate` of the engine's slot, put together.
+                let mut rules = [&self.lanes[first.1].rule; RATE];
+                let mut ins =
+                    [RateIn { mu: 0.0, phi2: 0.0, sigma: 0.0, info: 0.0, gain: 0.0 }; RATE];
+                for (i, &(s, l)) in group.iter().enumerate() {
+                    rules[i] = &self.lanes[l].rule;
                     let LaneSlot { mu, phi2, sigma, info, gain, .. } = self.slots[s * k + l];
-                    RateIn { mu, phi2, sigma, info, gain }
-                });
-                let rated = rate_in_n(rules, ins, |i| {
-                    let (s, l) = group[i];
-                    rules[i].rate(&self.slot(s, l))
-                });
+                    ins[i] = RateIn { mu, phi2, sigma, info, gain };
+                }
+                let rated = rate_in_n(rules, ins);
                 for (&(s, l), rated) in group.iter().zip(rated).take(n) {
                     if self.failed[l].is_some() {
                         continue;
                     }
-                    match rated {
+                    match rated.map_or_else(|| self.lanes[l].rule.rate(&self.slot(s, l)), Ok) {
                         Ok(rated) => self.out[s * k + l] = rated,
                         Err(kind) => {
                             self.failed[l] = Some(ProjectError::new(seq, kind));
@@ -639,7 +663,10 @@ impl Glicko2Lanes {
     }
 
     /// The slot of `player` in the open period, creating its K lanes with each lane's values at
-    /// the period's start (`entry`).
+    /// the period's start (`entry`). The periods sat out are the clock's, found once; unless a
+    /// lane reverts the player, the lanes' starts are taken [`LANES`] at a time ([`start_n`]:
+    /// `Glicko2Rule::start` of each, the same bits, two lanes' divisions and square roots in
+    /// one vector instruction).
     #[inline]
     fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
         let k = self.lanes.len();
@@ -649,22 +676,45 @@ impl Glicko2Lanes {
         }
         let index = self.slot_shared.len() as u32;
         let base = player as usize * k;
-        let mut periods = 0.0;
-        for l in 0..k {
-            let lane = &self.lanes[l];
-            let record = Record {
-                values: self.values[base + l],
-                since: shared.since,
-                games: shared.games,
-                slot: shared.slot,
-            };
-            let Slot { start, .. } = entry(&lane.rule, &lane.common, &record, player, at, now);
-            let Start { mu, phi2, sigma, g, k, capped } = start;
-            periods = k;
-            self.slots.push(LaneSlot { mu, g, info: 0.0, gain: 0.0, phi2, sigma });
-            self.capped.push(capped);
-        }
         // The periods sat out are the clock's (`idle_since`), the same in every lane.
+        let periods = self.clock.idle_since(shared.since, at, now);
+        let reverts = self
+            .lanes
+            .iter()
+            .any(|g| g.common.revert_due::<Glicko2Rule>(shared.since, shared.games, at, now));
+        if reverts {
+            for l in 0..k {
+                let lane = &self.lanes[l];
+                let record = Record {
+                    values: self.values[base + l],
+                    since: shared.since,
+                    games: shared.games,
+                    slot: shared.slot,
+                };
+                let Slot { start, .. } = entry(&lane.rule, &lane.common, &record, player, at, now);
+                let Start { mu, phi2, sigma, g, capped, .. } = start;
+                self.slots.push(LaneSlot { mu, g, info: 0.0, gain: 0.0, phi2, sigma });
+                self.capped.push(capped);
+            }
+        } else {
+            let mut l = 0;
+            while l < k {
+                let n = LANES.min(k - l);
+                // Lanes past `n` repeat lane `l`'s values and are dropped.
+                let mut rules = [&self.lanes[l].rule; LANES];
+                let mut values = [self.values[base + l]; LANES];
+                for i in 1..n {
+                    rules[i] = &self.lanes[l + i].rule;
+                    values[i] = self.values[base + l + i];
+                }
+                for start in &start_n(rules, values, periods)[..n] {
+                    let Start { mu, phi2, sigma, g, capped, .. } = *start;
+                    self.slots.push(LaneSlot { mu, g, info: 0.0, gain: 0.0, phi2, sigma });
+                    self.capped.push(capped);
+                }
+                l += n;
+            }
+        }
         self.slot_shared.push(SlotShared { player, m: 0, k: periods, score: 0.0 });
         self.shared[player as usize].slot = index;
         index
