@@ -249,16 +249,9 @@ impl Glicko2Lanes {
     /// sweep), this and [`Glicko2Lanes::failures`] stand in for [`Glicko2Lanes::into_projectors`],
     /// which copies every lane's state out.
     pub fn settle(&mut self, seq: u64) {
-        for s in 0..self.slot_shared.len() {
-            for l in 0..self.lanes.len() {
-                if self.failed[l].is_none() {
-                    if let Err(kind) = self.lanes[l].rule.rate(&self.slot(s, l)) {
-                        self.failed[l] = Some(ProjectError::new(seq, kind));
-                        self.failures += 1;
-                    }
-                }
-            }
-        }
+        // Every lane's slots rated as closing would rate them (eight at a time, the scalar
+        // `rate` only for a lane off the common path), the results left in the scratch.
+        self.rate_open(seq);
     }
 
     /// Reads `player`'s shared fields and K values into the cache ahead of use (see
@@ -561,16 +554,14 @@ impl Glicko2Lanes {
         }
     }
 
-    /// Closes the open period in every live lane: each lane's slots rated by the rule as the
-    /// engine rates them, in slot order. A lane whose rating fails records the error at `seq`
-    /// and keeps its values; the others are written. When every lane has failed nothing is
-    /// written and the period stays open.
-    fn close(&mut self, seq: u64) -> Result<(), ProjectError> {
+    /// Rates the open period's slots in every live lane into `out` (`out[s * K + l]`), as the
+    /// engine rates them, in slot order; a lane whose rating fails records the error at `seq`
+    /// (its first) and is rated no further. Writes nothing else: [`Glicko2Lanes::close`] writes
+    /// the results back, [`Glicko2Lanes::settle`] only asks which lanes fail.
+    fn rate_open(&mut self, seq: u64) {
         let k = self.lanes.len();
-        let since = self.since_closing();
         self.out.clear();
         self.out.resize(self.slots.len(), Values::default());
-        let before = self.failures;
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
         // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_in_n`: step 5
@@ -627,6 +618,18 @@ impl Glicko2Lanes {
                 break;
             }
         }
+    }
+
+    /// Closes the open period in every live lane: each lane's slots rated by the rule as the
+    /// engine rates them, in slot order. A lane whose rating fails records the error at `seq`
+    /// and keeps its values; the others are written. When every lane has failed nothing is
+    /// written and the period stays open.
+    fn close(&mut self, seq: u64) -> Result<(), ProjectError> {
+        let k = self.lanes.len();
+        let since = self.since_closing();
+        let before = self.failures;
+        self.rate_open(seq);
+        let slots = self.slot_shared.len();
         // When every lane fails here nothing is written; when every lane had failed before,
         // there is nothing to keep, but the bookkeeping goes on.
         if self.all_failed() && self.failures > before {
