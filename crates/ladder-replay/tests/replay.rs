@@ -896,6 +896,32 @@ fn glicko2_lanes_equal_single_replays_in_groups_of_every_size() {
 }
 
 #[test]
+fn glicko2_lanes_that_fail_only_at_the_end_fail_there_as_single_replays_do() {
+    // With a period longer than the history, no period closes while it is read: every rating
+    // happens when the replay settles at its end (`Glicko2Lanes::settle` for a sweep, which
+    // rates the open period as closing does, eight (slot, lane) pairs at a time). Nine lanes, so
+    // a full group and a last group of one, with the failing lane (epsilon finer than any step
+    // 5 can meet) in the middle of the first: it fails at the last event, as its own replay
+    // does, and the others' scores are their own replays'.
+    let sim = ladder_sim::simulate(&ladder_sim::SimParams::new(120, 4_000, 5)).unwrap();
+    let history = Memory::new(sim.collect());
+    let mut batch: Vec<_> = [0.3, 0.5, 0.7, 0.9, 1.1, 1.3, 0.4, 0.6, 0.8]
+        .iter()
+        .map(|tau| {
+            (
+                "glicko2",
+                vec![
+                    ("tau".to_string(), tau.to_string()),
+                    ("period".to_string(), "1000w".to_string()),
+                ],
+            )
+        })
+        .collect();
+    batch[4].1.push(("epsilon".to_string(), "1e-300".to_string()));
+    assert_eq!(each_equals_single_replays(&history, &batch, "one period"), 1);
+}
+
+#[test]
 fn other_batches_fail_alone_as_single_replays_do() {
     // Not lanes: a mixed batch folds configuration by configuration, each failing alone.
     let set = |pairs: &[(&str, &str)]| {
