@@ -299,7 +299,7 @@ impl Config {
     /// The constants an output echoes (docs/outputs.md): every one, except the constants of
     /// home advantage, margin, reversion and TTT's debut prior while they hold the value that
     /// turns them off (`home=0`, `margin=none`, `revert=0`, and `revert_after` with `revert=0`,
-    /// `debut=prior` with `debut_offset` and `debut_window`), so the output and digest of a
+    /// `revert_to=mu`, `debut=prior` with `debut_offset` and `debut_window`), so the output and digest of a
     /// replay that does not use them are those from before they existed.
     pub fn echoed(&self) -> Vec<(&'static str, ParamValue)> {
         let reverts =
@@ -314,6 +314,7 @@ impl Config {
                 ("home" | "revert", ParamValue::Number(x)) => *x != 0.0,
                 ("margin", ParamValue::Text(t)) => t != "none",
                 ("revert_after", _) => reverts,
+                ("revert_to", ParamValue::Text(t)) => reverts && t != "mu",
                 ("debut", _) | ("debut_offset", _) | ("debut_window", _) => debuts,
                 _ => true,
             })

@@ -120,6 +120,15 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     REVERT_AFTER_PARAM,
     ParamSpec {
+        key: "revert_to",
+        kind: ParamKind::Choice(&["mu", "field"]),
+        default: "mu",
+        doc: "the mean revert moves a returning player's skill toward: the constant mu (`mu`), \
+              or, with debut=field, the field's mean skill on the game's day, as debut=field \
+              reads it (`field`)",
+        warn_below: None,
+    },
+    ParamSpec {
         key: "debut",
         kind: ParamKind::Choice(&["prior", "field"]),
         default: "prior",
@@ -214,6 +223,8 @@ pub struct Ttt {
     revert: Revert,
     /// `debut=field`: `debut_offset` and `debut_window` (nanoseconds); `None` with `debut=prior`.
     debut: Option<Box<(f64, i64)>>,
+    /// `revert_to=field` (only with `debut=field`): `revert` moves toward the field's mean.
+    revert_field: bool,
     /// Readings start from the previous reading's converged estimate
     /// ([`Projector::set_incremental`]); off by default.
     incremental: bool,
@@ -240,6 +251,7 @@ impl Clone for Ttt {
             unit: self.unit,
             revert: self.revert,
             debut: self.debut.clone(),
+            revert_field: self.revert_field,
             incremental: self.incremental,
             state: self.state.clone(),
             converged: Mutex::new(lock(&self.converged).clone()),
@@ -336,6 +348,13 @@ impl Algorithm for Ttt {
         if state.model.revert() != reversion(&config) {
             return Err(wrong("the checkpoint was taken with other revert, mu or sigma"));
         }
+        let revert_field = config.text("revert_to") == "field";
+        if revert_field && config.text("debut") != "field" {
+            return Err(wrong(
+                "revert_to=field moves toward the field's mean that debut=field reads: set \
+                 debut=field too",
+            ));
+        }
         if state
             .players
             .iter()
@@ -357,6 +376,7 @@ impl Algorithm for Ttt {
             debut: (config.text("debut") == "field").then(|| {
                 Box::new((config.number("debut_offset"), config.duration("debut_window")))
             }),
+            revert_field,
             incremental: false,
             config,
             state,
@@ -532,9 +552,17 @@ impl Ttt {
             }
         }
         let reverted = |a: u32| due.contains(&a);
-        self.state.model.push_game_reverting(time, step.seq, &teams, home, &reverted).map_err(
-            |e| ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite"),
-        )?;
+        // revert_to=field: toward the field's mean of the day (fixed above), else the constant mu.
+        let to = match self.state.field.as_deref() {
+            Some(&(_, Some(f))) if self.revert_field => f,
+            _ => self.mu,
+        };
+        self.state
+            .model
+            .push_game_reverting_to(time, step.seq, &teams, home, &reverted, to)
+            .map_err(|e| {
+                ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite")
+            })?;
         if self.state.model.batches() > self.state.batch_at.len() {
             self.state.batch_at.push(step.at.0);
         }
@@ -625,7 +653,16 @@ impl Ttt {
                      message moved this fraction back to N(mu, sigma^2)",
                     r.fraction,
                 );
-                t.quantity(who, "revert toward mu", "the constant mu", r.mu);
+                if self.revert_field {
+                    t.quantity(
+                        who,
+                        "revert toward field",
+                        "revert_to=field: the field's mean on the day (the constant mu without one)",
+                        m.revert_to,
+                    );
+                } else {
+                    t.quantity(who, "revert toward mu", "the constant mu", m.revert_to);
+                }
                 t.quantity(who, "revert toward sigma", "the constant sigma", r.sigma);
             }
             t.quantity(
@@ -728,7 +765,12 @@ impl Ttt {
                 let g = self.state.model.params().gamma;
                 let drifted = Ms { mu: m.mu, sigma: (m.sigma * m.sigma + (at - t) * g * g).sqrt() };
                 if self.reverts(t, instant) {
-                    self.state.model.revert().forward(drifted.g()).ms()
+                    let day = instant.0.div_euclid(NANOS_PER_DAY);
+                    let to = match self.field_of(day) {
+                        Some(f) if self.revert_field => f,
+                        _ => self.mu,
+                    };
+                    self.state.model.revert().forward_to(drifted.g(), to).ms()
                 } else {
                     drifted
                 }
