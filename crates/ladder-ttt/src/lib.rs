@@ -221,10 +221,9 @@ pub struct Ttt {
     unit: i64,
     /// `revert` and `revert_after`.
     revert: Revert,
-    /// `debut=field`: `debut_offset` and `debut_window` (nanoseconds); `None` with `debut=prior`.
-    debut: Option<Box<(f64, i64)>>,
-    /// `revert_to=field` (only with `debut=field`): `revert` moves toward the field's mean.
-    revert_field: bool,
+    /// `debut=field`: `debut_offset`, `debut_window` (nanoseconds) and whether `revert_to=field`
+    /// (`revert` then moves toward the field's mean); `None` with `debut=prior`.
+    debut: Option<Box<(f64, i64, bool)>>,
     /// Readings start from the previous reading's converged estimate
     /// ([`Projector::set_incremental`]); off by default.
     incremental: bool,
@@ -251,7 +250,6 @@ impl Clone for Ttt {
             unit: self.unit,
             revert: self.revert,
             debut: self.debut.clone(),
-            revert_field: self.revert_field,
             incremental: self.incremental,
             state: self.state.clone(),
             converged: Mutex::new(lock(&self.converged).clone()),
@@ -374,9 +372,12 @@ impl Algorithm for Ttt {
             unit: config.duration("time_unit"),
             revert: Revert::from_config(&config),
             debut: (config.text("debut") == "field").then(|| {
-                Box::new((config.number("debut_offset"), config.duration("debut_window")))
+                Box::new((
+                    config.number("debut_offset"),
+                    config.duration("debut_window"),
+                    revert_field,
+                ))
             }),
-            revert_field,
             incremental: false,
             config,
             state,
@@ -538,7 +539,7 @@ impl Ttt {
         } else {
             Vec::new()
         };
-        if let Some(&(offset, _)) = self.debut.as_deref() {
+        if let Some(&(offset, _, _)) = self.debut.as_deref() {
             let day = step.at.0.div_euclid(NANOS_PER_DAY);
             let field = self.field_of(day);
             self.state.field = Some(Box::new((day, field)));
@@ -554,7 +555,7 @@ impl Ttt {
         let reverted = |a: u32| due.contains(&a);
         // revert_to=field: toward the field's mean of the day (fixed above), else the constant mu.
         let to = match self.state.field.as_deref() {
-            Some(&(_, Some(f))) if self.revert_field => f,
+            Some(&(_, Some(f))) if self.reverts_to_field() => f,
             _ => self.mu,
         };
         self.state
@@ -653,7 +654,7 @@ impl Ttt {
                      message moved this fraction back to N(mu, sigma^2)",
                     r.fraction,
                 );
-                if self.revert_field {
+                if self.reverts_to_field() {
                     t.quantity(
                         who,
                         "revert toward field",
@@ -705,13 +706,18 @@ impl Ttt {
         Ok(())
     }
 
+    /// `revert_to=field` (with `debut=field`): `revert` moves toward the field's mean.
+    fn reverts_to_field(&self) -> bool {
+        self.debut.as_deref().is_some_and(|d| d.2)
+    }
+
     /// With `debut=field`, the field's mean skill for a debut on UTC `day`: the value fixed at
     /// that day's first match when there was one, else computed from the forward pass now
     /// ([`Model::field_mean`]: the players whose latest game before the day is within
     /// `debut_window` of the day's start). Only the events before the day decide it, so a
     /// forecast and the game it forecasts see the same field.
     fn field_of(&self, day: i64) -> Option<f64> {
-        let &(_, window) = self.debut.as_deref()?;
+        let &(_, window, _) = self.debut.as_deref()?;
         if let Some(&(d, f)) = self.state.field.as_deref() {
             if d == day {
                 return f;
@@ -726,7 +732,7 @@ impl Ttt {
     /// in the match just applied: `Some` only when that match was the player's first and no
     /// `rating` was given.
     fn debut_of(&self, agent: u32) -> Option<(f64, f64)> {
-        let &(offset, _) = self.debut.as_deref()?;
+        let &(offset, _, _) = self.debut.as_deref()?;
         let p = self.state.players.get(agent as usize)?;
         let &(_, field) = self.state.field.as_deref()?;
         (p.games == 1 && !p.rated).then_some(())?;
@@ -739,7 +745,7 @@ impl Ttt {
         let prior = self.state.model.prior(player.0).unwrap_or(G::new(self.mu, self.sigma)).ms();
         let rated = self.state.players.get(player.index()).is_some_and(|p| p.rated);
         match (self.debut.as_deref(), rated) {
-            (Some((offset, _)), false) => match self.field_of(day) {
+            (Some((offset, _, _)), false) => match self.field_of(day) {
                 Some(f) => Ms { mu: f - offset, sigma: prior.sigma },
                 None => prior,
             },
@@ -767,7 +773,7 @@ impl Ttt {
                 if self.reverts(t, instant) {
                     let day = instant.0.div_euclid(NANOS_PER_DAY);
                     let to = match self.field_of(day) {
-                        Some(f) if self.revert_field => f,
+                        Some(f) if self.reverts_to_field() => f,
                         _ => self.mu,
                     };
                     self.state.model.revert().forward_to(drifted.g(), to).ms()
