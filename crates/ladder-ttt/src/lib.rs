@@ -124,8 +124,8 @@ pub const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["mu", "field"]),
         default: "mu",
         doc: "the mean revert moves a returning player's skill toward: the constant mu (`mu`), \
-              or, with debut=field, the field's mean skill on the game's day, as debut=field \
-              reads it (`field`)",
+              or the mean skill of the players active in the debut_window before the game's \
+              day, the field debut=field reads (`field`)",
         warn_below: None,
     },
     ParamSpec {
@@ -148,8 +148,8 @@ pub const PARAMS: &[ParamSpec] = &[
         key: "debut_window",
         kind: ParamKind::Duration,
         default: "365d",
-        doc: "with debut=field: the players whose latest game before the debut's day is this \
-              recent make the field",
+        doc: "with debut=field or revert_to=field: the players whose latest game before the \
+              day is this recent make the field",
         warn_below: None,
     },
 ];
@@ -221,9 +221,11 @@ pub struct Ttt {
     unit: i64,
     /// `revert` and `revert_after`.
     revert: Revert,
-    /// `debut=field`: `debut_offset`, `debut_window` (nanoseconds) and whether `revert_to=field`
-    /// (`revert` then moves toward the field's mean); `None` with `debut=prior`.
-    debut: Option<Box<(f64, i64, bool)>>,
+    /// The field (`debut=field`, or `revert_to=field` with `revert` on): `debut_offset` (`Some`
+    /// with `debut=field`: debutants enter below the field), `debut_window` (nanoseconds: who
+    /// makes the field) and whether `revert_to=field` (`revert` then moves toward the field's
+    /// mean); `None` when neither is on.
+    debut: Option<Box<(Option<f64>, i64, bool)>>,
     /// Readings start from the previous reading's converged estimate
     /// ([`Projector::set_incremental`]); off by default.
     incremental: bool,
@@ -346,13 +348,10 @@ impl Algorithm for Ttt {
         if state.model.revert() != reversion(&config) {
             return Err(wrong("the checkpoint was taken with other revert, mu or sigma"));
         }
-        let revert_field = config.text("revert_to") == "field";
-        if revert_field && config.text("debut") != "field" {
-            return Err(wrong(
-                "revert_to=field moves toward the field's mean that debut=field reads: set \
-                 debut=field too",
-            ));
-        }
+        // revert_to=field matters only while revert is on; debut=field alone needs no flag.
+        let revert_field =
+            config.text("revert_to") == "field" && Revert::from_config(&config).is_on();
+        let debut_field = config.text("debut") == "field";
         if state
             .players
             .iter()
@@ -371,9 +370,9 @@ impl Algorithm for Ttt {
             iterations: iterations as u32,
             unit: config.duration("time_unit"),
             revert: Revert::from_config(&config),
-            debut: (config.text("debut") == "field").then(|| {
+            debut: (debut_field || revert_field).then(|| {
                 Box::new((
-                    config.number("debut_offset"),
+                    debut_field.then(|| config.number("debut_offset")),
                     config.duration("debut_window"),
                     revert_field,
                 ))
@@ -543,7 +542,7 @@ impl Ttt {
             let day = step.at.0.div_euclid(NANOS_PER_DAY);
             let field = self.field_of(day);
             self.state.field = Some(Box::new((day, field)));
-            if let Some(f) = field {
+            if let (Some(f), Some(offset)) = (field, offset) {
                 for seat in seats {
                     let p = self.state.players[seat.player.index()];
                     if p.games == 0 && !p.rated {
@@ -732,7 +731,7 @@ impl Ttt {
     /// in the match just applied: `Some` only when that match was the player's first and no
     /// `rating` was given.
     fn debut_of(&self, agent: u32) -> Option<(f64, f64)> {
-        let &(offset, _, _) = self.debut.as_deref()?;
+        let offset = self.debut.as_deref()?.0?;
         let p = self.state.players.get(agent as usize)?;
         let &(_, field) = self.state.field.as_deref()?;
         (p.games == 1 && !p.rated).then_some(())?;
@@ -745,7 +744,7 @@ impl Ttt {
         let prior = self.state.model.prior(player.0).unwrap_or(G::new(self.mu, self.sigma)).ms();
         let rated = self.state.players.get(player.index()).is_some_and(|p| p.rated);
         match (self.debut.as_deref(), rated) {
-            (Some((offset, _, _)), false) => match self.field_of(day) {
+            (Some((Some(offset), _, _)), false) => match self.field_of(day) {
                 Some(f) => Ms { mu: f - offset, sigma: prior.sigma },
                 None => prior,
             },

@@ -196,8 +196,7 @@ proptest! {
         debut in prop_oneof![Just("prior"), Just("field")],
         toward_field in proptest::bool::ANY,
     ) {
-        // revert_to=field is read with debut=field only (it reverts toward that field).
-        let revert_to = if toward_field && debut == "field" { "field" } else { "mu" };
+        let revert_to = if toward_field { "field" } else { "mu" };
         let sets: Vec<(String, String)> = [
             ("epsilon", "1e-12"), ("iterations", "100000"), ("gamma", "0.2"),
             ("revert", revert), ("revert_after", "1d"), ("revert_to", revert_to),

@@ -423,21 +423,45 @@ fn the_game_after_an_absence_is_reverted_toward_the_fields_mean_it_shows() {
 }
 
 #[test]
-fn revert_to_field_needs_debut_field_and_is_echoed_only_when_on() {
-    let sets = |s: &[(&str, &str)]| {
-        let s: Vec<(String, String)> =
-            s.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        Ttt::configure(&s)
-    };
-    let err = sets(&[("revert", "0.5"), ("revert_to", "field")]).expect_err("needs debut=field");
-    assert!(err.to_string().contains("debut=field"), "{err}");
+fn revert_to_field_is_echoed_only_when_it_acts() {
     let keys = |p: &Ttt| p.config().echoed().iter().map(|(k, _)| *k).collect::<Vec<_>>();
     // The default is not echoed, so digests of replays without it stay as they were; nor is
-    // `field` while revert is 0 (it then changes nothing).
+    // `field` while revert is 0 (it then changes nothing), and then it changes no reading.
     let plain = configure(&[("revert", "0.5")]);
     assert!(!keys(&plain).contains(&"revert_to"), "{:?}", keys(&plain));
-    let idle = configure(&[("revert_to", "field"), ("debut", "field")]);
-    assert!(!keys(&idle).contains(&"revert_to"), "{:?}", keys(&idle));
-    let on = configure(&[("revert", "0.5"), ("revert_to", "field"), ("debut", "field")]);
-    assert!(keys(&on).contains(&"revert_to"), "{:?}", keys(&on));
+    let idle = configure(&[("revert_to", "field")]);
+    assert!(!keys(&idle).iter().any(|k| k.starts_with("revert")), "{:?}", keys(&idle));
+    assert!(!keys(&idle).contains(&"debut_window"), "{:?}", keys(&idle));
+    // On, it is echoed with the window that makes its field, with debut=prior too.
+    let on = configure(&[("revert", "0.5"), ("revert_to", "field")]);
+    for k in ["revert_to", "debut_window"] {
+        assert!(keys(&on).contains(&k), "{:?}", keys(&on));
+    }
+    assert!(!keys(&on).contains(&"debut"), "{:?}", keys(&on));
+    let all = events(FIELD);
+    let mut a = configure(&[("revert_to", "field"), ("revert_after", "1d")]);
+    let mut b = configure(&[("revert_after", "1d")]);
+    feed(&mut a, &all, &mut None);
+    feed(&mut b, &all, &mut None);
+    assert_eq!(a.standings(), b.standings());
+}
+
+#[test]
+fn revert_to_field_reverts_toward_the_field_under_debut_prior_too() {
+    // debut=prior: b, c and d enter at mu whatever the field, but a returning a still moves
+    // half way to the field of 5 March, 1 as worked above (the field does not depend on debut
+    // here: no one debuts after a field exists).
+    let all = events(FIELD);
+    let mut sets = field_constants("field");
+    sets.retain(|(k, _)| !k.starts_with("debut"));
+    let mut p = configure(&sets);
+    let feeder = feed(&mut p, &all[..6], &mut None);
+    let (a, d) = (feeder.roster.get("a").unwrap(), feeder.roster.get("d").unwrap());
+    let (mu_a, _, var) = one_game(2.0, 0.0);
+    let (_, mu_d, var_d) = one_game(0.0, 0.0);
+    let mean = 0.5 * mu_a + 0.5 * 1.0;
+    let var_a = 0.25 * var + 0.75;
+    let want = gauss::cdf((mean - mu_d) / (var_a + var_d + 2.0).sqrt(), 0.0, 1.0);
+    let got = p.expectation(a, d, all[6].at);
+    assert!((got - want).abs() < 1e-9, "{got} vs {want}");
 }
