@@ -299,7 +299,8 @@ impl Config {
     /// The constants an output echoes (docs/outputs.md): every one, except the constants of
     /// home advantage, margin, reversion and TTT's debut prior while they hold the value that
     /// turns them off (`home=0`, `margin=none`, `revert=0`, and `revert_after` with `revert=0`,
-    /// `debut=prior` with `debut_offset` and `debut_window`), so the output and digest of a
+    /// `revert_to=mu`, `debut=prior` with `debut_offset` and `debut_window`, the window echoed
+    /// again with `revert_to=field`), so the output and digest of a
     /// replay that does not use them are those from before they existed.
     pub fn echoed(&self) -> Vec<(&'static str, ParamValue)> {
         let reverts =
@@ -308,13 +309,21 @@ impl Config {
             .values
             .iter()
             .any(|(k, v)| *k == "debut" && *v != ParamValue::Text("prior".to_string()));
+        // TTT's revert_to=field reads the field of debut_window too (while revert is on).
+        let fields = reverts
+            && self
+                .values
+                .iter()
+                .any(|(k, v)| *k == "revert_to" && *v == ParamValue::Text("field".to_string()));
         self.values
             .iter()
             .filter(|(k, v)| match (*k, v) {
                 ("home" | "revert", ParamValue::Number(x)) => *x != 0.0,
                 ("margin", ParamValue::Text(t)) => t != "none",
                 ("revert_after", _) => reverts,
-                ("debut", _) | ("debut_offset", _) | ("debut_window", _) => debuts,
+                ("revert_to", ParamValue::Text(t)) => reverts && t != "mu",
+                ("debut", _) | ("debut_offset", _) => debuts,
+                ("debut_window", _) => debuts || fields,
                 _ => true,
             })
             .cloned()

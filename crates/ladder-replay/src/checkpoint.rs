@@ -1,7 +1,7 @@
 //! Replay checkpoints: a projection's state stored beside the ledger, so the next replay of the
 //! same configuration reads only the events appended since.
 //!
-//! Key: `ckpt7 \0 algorithm \0 blake3(configuration) seq(8 bytes, big-endian) chain-hash(32)`.
+//! Key: `ckpt8 \0 algorithm \0 blake3(configuration) seq(8 bytes, big-endian) chain-hash(32)`.
 //! Value: bincode of the roster's names (in id order) and the projector's state
 //! ([`Algo::save_state`]). A checkpoint at sequence number S is used for a replay through T only
 //! when (1) S <= T, (2) the ledger's chain hash at S is the one in the key (the history it was
@@ -21,7 +21,9 @@ use ladder_projector::{Config, Roster};
 /// ckpt6: a TTT model keeps its regression to the mean and each skill whether it was reverted.
 /// ckpt7: a TTT player keeps whether they joined with a rating, and the state the field of the
 /// day's debuts (`debut=field`).
-pub const CHECKPOINT_VERSION: &[u8] = b"ckpt7";
+/// ckpt8: a TTT model keeps the mean each reverted skill moves toward when it is not `mu`
+/// (`revert_to=field`).
+pub const CHECKPOINT_VERSION: &[u8] = b"ckpt8";
 
 /// A stored checkpoint: its key and its value.
 pub type Entry = (Vec<u8>, Vec<u8>);

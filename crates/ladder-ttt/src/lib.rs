@@ -120,6 +120,15 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     REVERT_AFTER_PARAM,
     ParamSpec {
+        key: "revert_to",
+        kind: ParamKind::Choice(&["mu", "field"]),
+        default: "mu",
+        doc: "the mean revert moves a returning player's skill toward: the constant mu (`mu`), \
+              or the mean skill of the players active in the debut_window before the game's \
+              day, the field debut=field reads (`field`)",
+        warn_below: None,
+    },
+    ParamSpec {
         key: "debut",
         kind: ParamKind::Choice(&["prior", "field"]),
         default: "prior",
@@ -139,8 +148,8 @@ pub const PARAMS: &[ParamSpec] = &[
         key: "debut_window",
         kind: ParamKind::Duration,
         default: "365d",
-        doc: "with debut=field: the players whose latest game before the debut's day is this \
-              recent make the field",
+        doc: "with debut=field or revert_to=field: the players whose latest game before the \
+              day is this recent make the field",
         warn_below: None,
     },
 ];
@@ -212,8 +221,11 @@ pub struct Ttt {
     unit: i64,
     /// `revert` and `revert_after`.
     revert: Revert,
-    /// `debut=field`: `debut_offset` and `debut_window` (nanoseconds); `None` with `debut=prior`.
-    debut: Option<Box<(f64, i64)>>,
+    /// The field (`debut=field`, or `revert_to=field` with `revert` on): `debut_offset` (`Some`
+    /// with `debut=field`: debutants enter below the field), `debut_window` (nanoseconds: who
+    /// makes the field) and whether `revert_to=field` (`revert` then moves toward the field's
+    /// mean); `None` when neither is on.
+    debut: Option<Box<(Option<f64>, i64, bool)>>,
     /// Readings start from the previous reading's converged estimate
     /// ([`Projector::set_incremental`]); off by default.
     incremental: bool,
@@ -336,6 +348,10 @@ impl Algorithm for Ttt {
         if state.model.revert() != reversion(&config) {
             return Err(wrong("the checkpoint was taken with other revert, mu or sigma"));
         }
+        // revert_to=field matters only while revert is on; debut=field alone needs no flag.
+        let revert_field =
+            config.text("revert_to") == "field" && Revert::from_config(&config).is_on();
+        let debut_field = config.text("debut") == "field";
         if state
             .players
             .iter()
@@ -354,8 +370,12 @@ impl Algorithm for Ttt {
             iterations: iterations as u32,
             unit: config.duration("time_unit"),
             revert: Revert::from_config(&config),
-            debut: (config.text("debut") == "field").then(|| {
-                Box::new((config.number("debut_offset"), config.duration("debut_window")))
+            debut: (debut_field || revert_field).then(|| {
+                Box::new((
+                    debut_field.then(|| config.number("debut_offset")),
+                    config.duration("debut_window"),
+                    revert_field,
+                ))
             }),
             incremental: false,
             config,
@@ -518,11 +538,11 @@ impl Ttt {
         } else {
             Vec::new()
         };
-        if let Some(&(offset, _)) = self.debut.as_deref() {
+        if let Some(&(offset, _, _)) = self.debut.as_deref() {
             let day = step.at.0.div_euclid(NANOS_PER_DAY);
             let field = self.field_of(day);
             self.state.field = Some(Box::new((day, field)));
-            if let Some(f) = field {
+            if let (Some(f), Some(offset)) = (field, offset) {
                 for seat in seats {
                     let p = self.state.players[seat.player.index()];
                     if p.games == 0 && !p.rated {
@@ -532,9 +552,17 @@ impl Ttt {
             }
         }
         let reverted = |a: u32| due.contains(&a);
-        self.state.model.push_game_reverting(time, step.seq, &teams, home, &reverted).map_err(
-            |e| ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite"),
-        )?;
+        // revert_to=field: toward the field's mean of the day (fixed above), else the constant mu.
+        let to = match self.state.field.as_deref() {
+            Some(&(_, Some(f))) if self.reverts_to_field() => f,
+            _ => self.mu,
+        };
+        self.state
+            .model
+            .push_game_reverting_to(time, step.seq, &teams, home, &reverted, to)
+            .map_err(|e| {
+                ProjectError::non_finite(e.tag, "likelihood", "a game's message is not finite")
+            })?;
         if self.state.model.batches() > self.state.batch_at.len() {
             self.state.batch_at.push(step.at.0);
         }
@@ -625,7 +653,16 @@ impl Ttt {
                      message moved this fraction back to N(mu, sigma^2)",
                     r.fraction,
                 );
-                t.quantity(who, "revert toward mu", "the constant mu", r.mu);
+                if self.reverts_to_field() {
+                    t.quantity(
+                        who,
+                        "revert toward field",
+                        "revert_to=field: the field's mean on the day (the constant mu without one)",
+                        m.revert_to,
+                    );
+                } else {
+                    t.quantity(who, "revert toward mu", "the constant mu", m.revert_to);
+                }
                 t.quantity(who, "revert toward sigma", "the constant sigma", r.sigma);
             }
             t.quantity(
@@ -668,13 +705,18 @@ impl Ttt {
         Ok(())
     }
 
+    /// `revert_to=field` (with `debut=field`): `revert` moves toward the field's mean.
+    fn reverts_to_field(&self) -> bool {
+        self.debut.as_deref().is_some_and(|d| d.2)
+    }
+
     /// With `debut=field`, the field's mean skill for a debut on UTC `day`: the value fixed at
     /// that day's first match when there was one, else computed from the forward pass now
     /// ([`Model::field_mean`]: the players whose latest game before the day is within
     /// `debut_window` of the day's start). Only the events before the day decide it, so a
     /// forecast and the game it forecasts see the same field.
     fn field_of(&self, day: i64) -> Option<f64> {
-        let &(_, window) = self.debut.as_deref()?;
+        let &(_, window, _) = self.debut.as_deref()?;
         if let Some(&(d, f)) = self.state.field.as_deref() {
             if d == day {
                 return f;
@@ -689,7 +731,7 @@ impl Ttt {
     /// in the match just applied: `Some` only when that match was the player's first and no
     /// `rating` was given.
     fn debut_of(&self, agent: u32) -> Option<(f64, f64)> {
-        let &(offset, _) = self.debut.as_deref()?;
+        let offset = self.debut.as_deref()?.0?;
         let p = self.state.players.get(agent as usize)?;
         let &(_, field) = self.state.field.as_deref()?;
         (p.games == 1 && !p.rated).then_some(())?;
@@ -702,7 +744,7 @@ impl Ttt {
         let prior = self.state.model.prior(player.0).unwrap_or(G::new(self.mu, self.sigma)).ms();
         let rated = self.state.players.get(player.index()).is_some_and(|p| p.rated);
         match (self.debut.as_deref(), rated) {
-            (Some((offset, _)), false) => match self.field_of(day) {
+            (Some((Some(offset), _, _)), false) => match self.field_of(day) {
                 Some(f) => Ms { mu: f - offset, sigma: prior.sigma },
                 None => prior,
             },
@@ -728,7 +770,12 @@ impl Ttt {
                 let g = self.state.model.params().gamma;
                 let drifted = Ms { mu: m.mu, sigma: (m.sigma * m.sigma + (at - t) * g * g).sqrt() };
                 if self.reverts(t, instant) {
-                    self.state.model.revert().forward(drifted.g()).ms()
+                    let day = instant.0.div_euclid(NANOS_PER_DAY);
+                    let to = match self.field_of(day) {
+                        Some(f) if self.reverts_to_field() => f,
+                        _ => self.mu,
+                    };
+                    self.state.model.revert().forward_to(drifted.g(), to).ms()
                 } else {
                     drifted
                 }

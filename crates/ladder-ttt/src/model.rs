@@ -58,10 +58,17 @@ impl Reversion {
     /// The message about the skill after the step, from `d`, the message about the drifted skill
     /// before it: `N((1 - f) mu_d + f mu, (1 - f)^2 sigma_d^2 + f (2 - f) sigma^2)`.
     pub fn forward(&self, d: G) -> G {
+        self.forward_to(d, self.mu)
+    }
+
+    /// [`Reversion::forward`] toward the mean `to` instead of the constant `mu` (`revert_to=field`,
+    /// docs/algorithms/ttt.md, "Revert"): `N((1 - f) mu_d + f to, (1 - f)^2 sigma_d^2 +
+    /// f (2 - f) sigma^2)`.
+    pub fn forward_to(&self, d: G, to: f64) -> G {
         let f = self.fraction;
         let noise = f * (2.0 - f) * self.sigma * self.sigma;
         if f >= 1.0 {
-            return G::new(self.mu, noise.sqrt());
+            return G::new(to, noise.sqrt());
         }
         if d.pi <= 0.0 {
             return G::NINF;
@@ -69,13 +76,19 @@ impl Reversion {
         let (mu, var) = (d.tau / d.pi, 1.0 / d.pi);
         let keep = 1.0 - f;
         let var = keep * keep * var + noise;
-        G { tau: (keep * mu + f * self.mu) / var, pi: 1.0 / var }
+        G { tau: (keep * mu + f * to) / var, pi: 1.0 / var }
     }
 
     /// The message about the drifted skill before the step, from `m`, a message about the skill
     /// after it: `N((mu_m - f mu) / (1 - f), (sigma_m^2 + f (2 - f) sigma^2) / (1 - f)^2)`; no
     /// information when `m` has none or `f = 1` (the past is then cut off).
     pub fn backward(&self, m: G) -> G {
+        self.backward_to(m, self.mu)
+    }
+
+    /// [`Reversion::backward`] through a step toward the mean `to` instead of the constant `mu`:
+    /// `N((mu_m - f to) / (1 - f), (sigma_m^2 + f (2 - f) sigma^2) / (1 - f)^2)`.
+    pub fn backward_to(&self, m: G, to: f64) -> G {
         let f = self.fraction;
         if f >= 1.0 || m.pi <= 0.0 {
             return G::NINF;
@@ -83,7 +96,7 @@ impl Reversion {
         let (mu, var) = (m.tau / m.pi, 1.0 / m.pi);
         let keep = 1.0 - f;
         let var = (var + f * (2.0 - f) * self.sigma * self.sigma) / (keep * keep);
-        G { tau: (mu - f * self.mu) / keep / var, pi: 1.0 / var }
+        G { tau: (mu - f * to) / keep / var, pi: 1.0 / var }
     }
 }
 
@@ -176,6 +189,9 @@ pub struct SeatMessages {
     /// This is the player's first game after an absence of at least `revert_after`, and
     /// `revert` is on: the forward message went through the [`Reversion`] step.
     pub reverted: bool,
+    /// The mean a reverted forward message moved toward: the constant `mu`, or the field's mean
+    /// the game was pushed with ([`Model::push_game_reverting_to`]).
+    pub revert_to: f64,
     /// The backward message: what their later games say, drifted back.
     pub backward: Ms,
     /// This game's likelihood message.
@@ -214,6 +230,12 @@ pub struct Model {
     open: bool,
     /// Regression to the mean at a player's first game after an absence (off by default).
     revert: Reversion,
+    /// The reverted skills whose step moves toward a mean other than the constant `mu`
+    /// (`revert_to=field`): (skill, that mean), in increasing skill order; empty otherwise.
+    /// Boxed (one word in the model, not a vector's three), as `scratch` is: ladder-replay's
+    /// `Algo` enum holds a `Ttt` inline, and its variants stay within clippy's size bound.
+    #[allow(clippy::box_collection)] // the size above, on purpose
+    targets: Box<Vec<(u32, f64)>>,
     /// Reused buffers (boxed: a projector holding a model stays small).
     #[serde(skip)]
     scratch: Box<Buffers>,
@@ -241,6 +263,7 @@ impl Model {
             items: Vec::new(),
             open: false,
             revert: Reversion::default(),
+            targets: Box::default(),
             scratch: Box::default(),
         }
     }
@@ -342,6 +365,22 @@ impl Model {
         home: Option<usize>,
         reverted: &dyn Fn(u32) -> bool,
     ) -> Result<(), ModelError> {
+        self.push_game_reverting_to(time, tag, teams, home, reverted, self.revert.mu)
+    }
+
+    /// [`Model::push_game_reverting`] with the reverted skills' step moving toward the mean `to`
+    /// instead of the constant `mu` (`revert_to=field`: the field's mean on the game's day, from
+    /// the events before it; docs/algorithms/ttt.md, "Revert"). The mean is kept per skill, so
+    /// every later message through the step, either way, uses it.
+    pub fn push_game_reverting_to(
+        &mut self,
+        time: f64,
+        tag: u64,
+        teams: &[(&[u32], f64)],
+        home: Option<usize>,
+        reverted: &dyn Fn(u32) -> bool,
+        to: f64,
+    ) -> Result<(), ModelError> {
         let same = self.batches.last().is_some_and(|b| b.time == time);
         if !same {
             self.close()?;
@@ -362,7 +401,7 @@ impl Model {
                     last
                 } else {
                     let revert = last != NONE && self.revert.fraction > 0.0 && reverted(a);
-                    self.new_skill(a, time, revert)
+                    self.new_skill(a, time, revert, to)
                 };
                 self.items.push(Item { skill, likelihood: G::NINF });
             }
@@ -372,7 +411,7 @@ impl Model {
     }
 
     /// A new skill for `agent` in the last batch, at `time`, with its forward message.
-    fn new_skill(&mut self, agent: u32, time: f64, reverted: bool) -> u32 {
+    fn new_skill(&mut self, agent: u32, time: f64, reverted: bool, to: f64) -> u32 {
         let id = self.skills.len() as u32;
         let a = self.agents[agent as usize];
         let (elapsed, forward) = if a.last == NONE {
@@ -382,8 +421,11 @@ impl Model {
             let prev_time = self.batch_time_of(a.last);
             let elapsed = time - prev_time;
             let drifted = p.forward.times(p.likelihood).forget(self.params.gamma, elapsed);
-            (elapsed, if reverted { self.revert.forward(drifted) } else { drifted })
+            (elapsed, if reverted { self.revert.forward_to(drifted, to) } else { drifted })
         };
+        if reverted && to.to_bits() != self.revert.mu.to_bits() {
+            self.targets.push((id, to));
+        }
         if a.last != NONE {
             self.skills[a.last as usize].next = id;
         }
@@ -405,14 +447,15 @@ impl Model {
     /// previous skill's forward times likelihood, drifted over `sk.elapsed` (and moved back
     /// toward the prior when `sk` is reverted).
     #[inline]
-    fn forward_into(&self, sk: &Skill) -> G {
+    fn forward_into(&self, s: usize) -> G {
+        let sk = &self.skills[s];
         if sk.prev == NONE {
             return self.agents[sk.agent as usize].prior;
         }
         let p = &self.skills[sk.prev as usize];
         let drifted = p.forward.times(p.likelihood).forget(self.params.gamma, sk.elapsed);
         if sk.reverted {
-            self.revert.forward(drifted)
+            self.revert.forward_to(drifted, self.target(s as u32))
         } else {
             drifted
         }
@@ -428,8 +471,17 @@ impl Model {
         }
         let n = &self.skills[next as usize];
         let m = n.likelihood.times(n.backward);
-        let m = if n.reverted { self.revert.backward(m) } else { m };
+        let m = if n.reverted { self.revert.backward_to(m, self.target(next)) } else { m };
         m.forget(self.params.gamma, n.elapsed)
+    }
+
+    /// The mean reverted skill `skill`'s step moves toward: its own (`revert_to=field`) or the
+    /// constant `mu`.
+    fn target(&self, skill: u32) -> f64 {
+        match self.targets.binary_search_by_key(&skill, |t| t.0) {
+            Ok(k) => self.targets[k].1,
+            Err(_) => self.revert.mu,
+        }
     }
 
     fn batch_of(&self, skill: u32) -> usize {
@@ -538,8 +590,7 @@ impl Model {
             self.remember(j);
             let (s0, s1) = (self.batches[j].skills as usize, self.skill_end(j));
             for s in s0..s1 {
-                let sk = self.skills[s];
-                self.skills[s].forward = self.forward_into(&sk);
+                self.skills[s].forward = self.forward_into(s);
             }
             self.iterate(j)?;
             self.diff(j, &mut step);
@@ -641,8 +692,7 @@ impl Model {
                 }
                 self.remember(j);
                 for s in self.batches[j].skills as usize..self.skill_end(j) {
-                    let sk = self.skills[s];
-                    self.skills[s].forward = self.forward_into(&sk);
+                    self.skills[s].forward = self.forward_into(s);
                 }
                 self.iterate(j)?;
                 back[j] |= self.mark(j, epsilon, &mut step, &mut back, &mut fwd);
@@ -716,6 +766,7 @@ impl Model {
                     drifted_from,
                     forward: sk.forward.ms(),
                     reverted: sk.reverted,
+                    revert_to: self.target(item.skill),
                     backward: sk.backward.ms(),
                     likelihood: item.likelihood.ms(),
                     within: sk.posterior().over(item.likelihood).ms(),
@@ -824,6 +875,8 @@ impl Model {
         let t = self.events.get(e).map_or(self.teams.len(), |x| x.teams as usize);
         let i = self.teams.get(t).map_or(self.items.len(), |x| x.items as usize);
         self.skills.truncate(b.skills as usize);
+        let kept = self.targets.partition_point(|t| t.0 < b.skills);
+        self.targets.truncate(kept);
         self.events.truncate(e);
         self.teams.truncate(t);
         self.items.truncate(i);
@@ -909,7 +962,20 @@ impl Model {
                         sk.agent == a && sk.reverted
                     })
                 };
-                self.push_game_reverting(batch.time, main.events[e].tag, &view, home, &reverted)?;
+                // The mean their step moves toward, as `main` keeps it (one per game: a game's
+                // reverted skills were pushed with one `to`).
+                let to = main.items[i0..i1]
+                    .iter()
+                    .find(|i| main.skills[i.skill as usize].reverted)
+                    .map_or(self.revert.mu, |i| main.target(i.skill));
+                self.push_game_reverting_to(
+                    batch.time,
+                    main.events[e].tag,
+                    &view,
+                    home,
+                    &reverted,
+                    to,
+                )?;
             }
         }
         self.close()

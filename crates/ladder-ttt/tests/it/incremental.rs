@@ -194,10 +194,12 @@ proptest! {
         chunks in proptest::collection::vec(1usize..9, 1..12),
         revert in prop_oneof![Just("0"), Just("0.35"), Just("1")],
         debut in prop_oneof![Just("prior"), Just("field")],
+        toward_field in proptest::bool::ANY,
     ) {
+        let revert_to = if toward_field { "field" } else { "mu" };
         let sets: Vec<(String, String)> = [
             ("epsilon", "1e-12"), ("iterations", "100000"), ("gamma", "0.2"),
-            ("revert", revert), ("revert_after", "1d"),
+            ("revert", revert), ("revert_after", "1d"), ("revert_to", revert_to),
             ("debut", debut), ("debut_offset", "0.7"), ("debut_window", "2d"),
         ]
         .iter()

@@ -326,3 +326,142 @@ fn reverted_histories_match_an_independent_implementation() {
         }
     }
 }
+
+/// `revert_to=field`: a (rated N(2, 1)) beats b (unrated) on 1 March, c beats d (both
+/// unrated) on 3 March, and a, away four days, meets d on 5 March.
+const FIELD: &str = r#"
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"a","rating":2,"rd":1}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"b"}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"c"}
+{"type":"PlayerJoined","at":"2026-03-01T08:00:00Z","player":"d"}
+{"type":"MatchResult","at":"2026-03-01T10:00:00Z","seats":[{"player":"a","score":1},{"player":"b","score":0}]}
+{"type":"MatchResult","at":"2026-03-03T10:00:00Z","seats":[{"player":"c","score":1},{"player":"d","score":0}]}
+{"type":"MatchResult","at":"2026-03-05T10:00:00Z","seats":[{"player":"a","score":1},{"player":"d","score":0}]}
+"#;
+
+/// `sigma = beta = 1`, `gamma = 0`, half way back after three days, toward the field or `mu`.
+fn field_constants(to: &str) -> Vec<(&str, &str)> {
+    vec![
+        ("sigma", "1"),
+        ("gamma", "0"),
+        ("revert", "0.5"),
+        ("revert_after", "3d"),
+        ("revert_to", to),
+        ("debut", "field"),
+        ("debut_offset", "0"),
+        ("epsilon", "1e-12"),
+        ("iterations", "100000"),
+    ]
+}
+
+/// TrueSkill's one-game update of a winner N(mw, 1) and a loser N(ml, 1) at beta = 1:
+/// `c = 2`, `t = (mw - ml) / c`, `v = pdf(t) / cdf(t)`, `w = v (v + t)`; each mean moves by
+/// `v / c` and each variance becomes `1 - w / c^2`. Returns (winner's mean, loser's mean,
+/// either's variance).
+fn one_game(mw: f64, ml: f64) -> (f64, f64, f64) {
+    let c = 2.0;
+    let t = (mw - ml) / c;
+    let v = gauss::pdf(t, 0.0, 1.0) / gauss::cdf(t, 0.0, 1.0);
+    let w = v * (v + t);
+    (mw + v / c, ml - v / c, 1.0 - w / (c * c))
+}
+
+#[test]
+fn a_forecast_after_an_absence_is_reverted_toward_the_field_by_hand() {
+    // docs/algorithms/ttt.md, "Revert". On 5 March the field is the players whose latest game
+    // before the day is in a closed batch within the window: the batch of 3 March is still open
+    // (its game not yet iterated), so c and d do not count, and a and b count with their
+    // filtered skills of 1 March, TrueSkill's one-game update of N(2, 1) beating N(0, 1) (b
+    // entered at mu: no field on 1 March). Their means move by the same amount in opposite
+    // directions, so the field is exactly (2 + 0) / 2 = 1.
+    let all = events(FIELD);
+    let mut p = configure(&field_constants("field"));
+    let feeder = feed(&mut p, &all[..6], &mut None);
+    let (a, d) = (feeder.roster.get("a").unwrap(), feeder.roster.get("d").unwrap());
+    let (mu_a, _, var) = one_game(2.0, 0.0);
+    let (_, mu_d, var_d) = one_game(0.0, 0.0);
+    // a, away four days (at least revert_after), moves half way back to the field (1), and its
+    // variance half way in the step's terms: 0.25 var + 0.5 (2 - 0.5) sigma^2. d's last game
+    // was two days before: not reverted (and gamma = 0: no drift either).
+    let field = 1.0;
+    let mean = 0.5 * mu_a + 0.5 * field;
+    let var_a = 0.25 * var + 0.75;
+    let want = gauss::cdf((mean - mu_d) / (var_a + var_d + 2.0).sqrt(), 0.0, 1.0);
+    let got = p.expectation(a, d, all[6].at);
+    assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+
+    // Toward mu (the default) the same absence moves a half way to 0 instead.
+    let mut to_mu = configure(&field_constants("mu"));
+    feed(&mut to_mu, &all[..6], &mut None);
+    let mean = 0.5 * mu_a;
+    let want_mu = gauss::cdf((mean - mu_d) / (var_a + var_d + 2.0).sqrt(), 0.0, 1.0);
+    let got_mu = to_mu.expectation(a, d, all[6].at);
+    assert!((got_mu - want_mu).abs() < 1e-9, "{got_mu} vs {want_mu}");
+    assert!(got > got_mu + 0.05, "a field above mu keeps more of a's lead: {got} vs {got_mu}");
+}
+
+#[test]
+fn the_game_after_an_absence_is_reverted_toward_the_fields_mean_it_shows() {
+    // The traced game of 5 March: a's forward message is the message of 1 March (`previous`)
+    // moved half way to the field, 1 as worked above, and `explain` shows that mean.
+    let all = events(FIELD);
+    let mut p = configure(&field_constants("field"));
+    let mut trace = Some(Trace::new());
+    let feeder = feed(&mut p, &all, &mut trace);
+    let trace = trace.unwrap();
+    let (a, d) = (feeder.roster.get("a").unwrap(), feeder.roster.get("d").unwrap());
+    let q = |who, name| traced(&trace, who, name).unwrap_or_else(|| panic!("{name} traced"));
+    assert_eq!(q(a, "revert"), 0.5);
+    assert!((q(a, "revert toward field") - 1.0).abs() < 1e-12, "{}", q(a, "revert toward field"));
+    assert_eq!(traced(&trace, a, "revert toward mu"), None);
+    assert_eq!(traced(&trace, d, "revert"), None, "d's absence is shorter than revert_after");
+    let (pm, ps) = (q(a, "previous mu"), q(a, "previous sigma"));
+    let mean = 0.5 * pm + 0.5 * 1.0;
+    let var = 0.25 * ps * ps + 0.75;
+    assert!((q(a, "forward mu") - mean).abs() < 1e-12, "{} vs {mean}", q(a, "forward mu"));
+    assert!((q(a, "forward sigma") - var.sqrt()).abs() < 1e-12);
+}
+
+#[test]
+fn revert_to_field_is_echoed_only_when_it_acts() {
+    let keys = |p: &Ttt| p.config().echoed().iter().map(|(k, _)| *k).collect::<Vec<_>>();
+    // The default is not echoed, so digests of replays without it stay as they were; nor is
+    // `field` while revert is 0 (it then changes nothing), and then it changes no reading.
+    let plain = configure(&[("revert", "0.5")]);
+    assert!(!keys(&plain).contains(&"revert_to"), "{:?}", keys(&plain));
+    let idle = configure(&[("revert_to", "field")]);
+    assert!(!keys(&idle).iter().any(|k| k.starts_with("revert")), "{:?}", keys(&idle));
+    assert!(!keys(&idle).contains(&"debut_window"), "{:?}", keys(&idle));
+    // On, it is echoed with the window that makes its field, with debut=prior too.
+    let on = configure(&[("revert", "0.5"), ("revert_to", "field")]);
+    for k in ["revert_to", "debut_window"] {
+        assert!(keys(&on).contains(&k), "{:?}", keys(&on));
+    }
+    assert!(!keys(&on).contains(&"debut"), "{:?}", keys(&on));
+    let all = events(FIELD);
+    let mut a = configure(&[("revert_to", "field"), ("revert_after", "1d")]);
+    let mut b = configure(&[("revert_after", "1d")]);
+    feed(&mut a, &all, &mut None);
+    feed(&mut b, &all, &mut None);
+    assert_eq!(a.standings(), b.standings());
+}
+
+#[test]
+fn revert_to_field_reverts_toward_the_field_under_debut_prior_too() {
+    // debut=prior: b, c and d enter at mu whatever the field, but a returning a still moves
+    // half way to the field of 5 March, 1 as worked above (the field does not depend on debut
+    // here: no one debuts after a field exists).
+    let all = events(FIELD);
+    let mut sets = field_constants("field");
+    sets.retain(|(k, _)| !k.starts_with("debut"));
+    let mut p = configure(&sets);
+    let feeder = feed(&mut p, &all[..6], &mut None);
+    let (a, d) = (feeder.roster.get("a").unwrap(), feeder.roster.get("d").unwrap());
+    let (mu_a, _, var) = one_game(2.0, 0.0);
+    let (_, mu_d, var_d) = one_game(0.0, 0.0);
+    let mean = 0.5 * mu_a + 0.5 * 1.0;
+    let var_a = 0.25 * var + 0.75;
+    let want = gauss::cdf((mean - mu_d) / (var_a + var_d + 2.0).sqrt(), 0.0, 1.0);
+    let got = p.expectation(a, d, all[6].at);
+    assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+}
