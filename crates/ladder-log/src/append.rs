@@ -153,6 +153,87 @@ struct Batch {
     blocks: Option<BlockWriter>,
     /// How many of `written` the block writer is known to have inserted (at its last wait).
     synced: usize,
+    /// The leaf hash and line of every event written, for the caller
+    /// ([`Ledger::hand_out_leaves`]); `None` when nobody asked for them.
+    new_leaves: Option<NewLeaves>,
+}
+
+/// The leaf hashes and canonical JSON lines of the events one append wrote, in order from
+/// [`NewLeaves::first`] ([`Ledger::hand_out_leaves`], [`Durable::take_leaves`]): what a tile of
+/// the log is made of, as the append computed them for the Merkle tree it stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NewLeaves {
+    first: u64,
+    hashes: Vec<[u8; 32]>,
+    /// Every line, one after the other; `ends[i]` is where line `i` ends.
+    lines: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl NewLeaves {
+    /// The seq of the first event.
+    pub fn first(&self) -> u64 {
+        self.first
+    }
+
+    /// How many events.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// True when the append wrote no event.
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// The leaf hashes, the first one event `first`'s.
+    pub fn hashes(&self) -> &[[u8; 32]] {
+        &self.hashes
+    }
+
+    /// The canonical JSON line (no newline) of the `i`-th event, from 0.
+    pub fn line(&self, i: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.lines.get(start..end)
+    }
+
+    /// Appends `more` when it starts right after these events (true), or leaves both as they
+    /// are (false).
+    pub fn extend(&mut self, more: NewLeaves) -> bool {
+        if self.is_empty() {
+            *self = more;
+            return true;
+        }
+        if more.first != self.first + self.len() as u64 {
+            return false;
+        }
+        let base = self.lines.len();
+        self.hashes.extend_from_slice(&more.hashes);
+        self.lines.extend_from_slice(&more.lines);
+        self.ends.extend(more.ends.iter().map(|e| e + base));
+        true
+    }
+
+    /// Forgets the events before seq `seq` (all of them when `seq` is past the last).
+    pub fn drop_before(&mut self, seq: u64) {
+        let n = usize::try_from(seq.saturating_sub(self.first)).unwrap_or(usize::MAX);
+        if n == 0 {
+            return;
+        }
+        if n >= self.len() {
+            *self = NewLeaves { first: seq, ..NewLeaves::default() };
+            return;
+        }
+        let cut = self.ends[n - 1];
+        self.hashes.drain(..n);
+        self.lines.drain(..cut);
+        self.ends.drain(..n);
+        for e in &mut self.ends {
+            *e -= cut;
+        }
+        self.first = seq;
+    }
 }
 
 /// What the ledger's thread sends the block writer ([`BlockWriter`]).
@@ -686,6 +767,9 @@ impl Batch {
             checked: false,
             blocks: None,
             synced: 0,
+            new_leaves: ledger
+                .hand_leaves
+                .then(|| NewLeaves { first: base.seq + 1, ..NewLeaves::default() }),
         })
     }
 
@@ -1142,6 +1226,11 @@ impl Batch {
         let seq = self.next_seq;
         let mut completed = Vec::new();
         let leaf = self.leaf.take().unwrap_or_else(|| ladder_proof::leaf_hash(&self.line));
+        if let Some(out) = &mut self.new_leaves {
+            out.hashes.push(leaf);
+            out.lines.extend_from_slice(&self.line);
+            out.ends.push(out.lines.len());
+        }
         self.frontier.push(leaf, |level, index, h| {
             if level >= tree::TILE_LEVEL {
                 completed.push((tree::node_key(level, index), h));
@@ -1531,6 +1620,12 @@ impl Durable {
     /// What the append did; its `head` is the head it ends at.
     pub fn report(&self) -> &AppendReport {
         &self.report
+    }
+
+    /// The leaf hashes and lines of the events it wrote, once, with
+    /// [`Ledger::hand_out_leaves`] on (`None` otherwise, or when it wrote nothing).
+    pub fn take_leaves(&mut self) -> Option<NewLeaves> {
+        self.batch.as_mut()?.new_leaves.take().filter(|l| !l.is_empty())
     }
 }
 

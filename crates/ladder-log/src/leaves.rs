@@ -174,6 +174,56 @@ impl LeafFile {
             && (self.entries.is_none() || self.bundle(ledger, t)?.is_some()))
     }
 
+    /// Writes full level-0 tile `t` of `ledger` from its 256 leaf hashes and their events'
+    /// canonical lines as the append that wrote them computed them
+    /// ([`crate::Durable::take_leaves`]), without reading the events back: the slot, its
+    /// checksum (keyed with the ledger's stored hash of the tile, as [`LeafFile::fill`] writes
+    /// it) and the entry bundle made from the lines. The hashes are not checked against the
+    /// stored tree here: they are the values the append built that tree from, in the same step;
+    /// a read checks the slot's checksum against the stored hash as always. Returns false when
+    /// nothing was written: no file kept, `t` not full in the ledger, not 256 hashes and lines,
+    /// or a write that failed (the caller then fills the tile from the events). An error only
+    /// when the ledger's store fails.
+    pub fn put_tile<'a>(
+        &self,
+        ledger: &Ledger,
+        t: u64,
+        hashes: &[Hash],
+        lines: impl IntoIterator<Item = &'a [u8]>,
+    ) -> Result<bool, LogError> {
+        let Some(file) = &self.file else { return Ok(false) };
+        if t >= ledger.head().seq / WIDTH || hashes.len() as u64 != WIDTH {
+            return Ok(false);
+        }
+        let node = stored_node(&*ledger.store, TILE_LEVEL, t)?;
+        let mut bundle = Some(Vec::with_capacity(48 << 10));
+        let mut count = 0u64;
+        for (i, line) in lines.into_iter().enumerate() {
+            count += 1;
+            let pushed = bundle.as_mut().map(|b| {
+                ladder_proof::tiles::push_entry::<()>(b, t * WIDTH + i as u64, line).is_ok()
+            });
+            if pushed == Some(false) {
+                bundle = None;
+            }
+        }
+        if count != WIDTH {
+            return Ok(false);
+        }
+        let mut slot = Vec::with_capacity(SLOT);
+        for h in hashes {
+            slot.extend_from_slice(h);
+        }
+        let sum = blake3::keyed_hash(&node, &slot);
+        slot.extend_from_slice(sum.as_bytes());
+        let (at, len) =
+            bundle.as_deref().and_then(|b| self.append_bundle(&node, b)).unwrap_or((0, 0));
+        slot.extend_from_slice(&at.to_le_bytes());
+        slot.extend_from_slice(&len.to_le_bytes());
+        slot.extend_from_slice(&[0; 4]);
+        Ok(write_at(file, &slot, offset(t)).is_ok())
+    }
+
     /// Makes the files hold every full level-0 tile and its bundle from `from` on, at most `max`
     /// of them: the tiles whose hashes and bundle already check are kept, and each run of tiles that do not is computed from its
     /// events in one pass, checked against the ledger's stored tree and written. Returns the

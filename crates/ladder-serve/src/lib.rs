@@ -361,6 +361,8 @@ impl Service {
         let tokens = tokens::Tokens::load(&config.tokens)?;
         let ledger_head = ledger.head();
         let (leaves, wake) = tiles::Leaves::open(&ledger);
+        // The filler writes each new tile from the leaves the sequencer hands it.
+        ledger.hand_out_leaves(leaves.file().is_kept());
         let shared = Arc::new(Shared {
             ledger: RwLock::new(ledger),
             origin: config.origin,

@@ -297,8 +297,13 @@ fn commit_jobs(shared: &Shared, mut jobs: Vec<Job>, flush: &mut Duration) {
             }
         };
         match durable {
-            Ok(durable) => {
+            Ok(mut durable) => {
                 drop(ledger);
+                // Handed before the head moves, so the filler has them when it sees the
+                // tiles full (it writes no tile the ledger does not hold whole).
+                if let Some(leaves) = durable.take_leaves() {
+                    shared.leaves.hand(leaves);
+                }
                 let report = match shared.publish(durable) {
                     Ok(r) => r,
                     Err(e) => return fail_all(jobs, &e.to_string()),

@@ -236,6 +236,55 @@ async fn tiles_from_the_leaf_file_are_publish_s_bytes_even_after_damage() {
     }
 }
 
+/// Tiles the filler writes from the leaves the sequencer hands it are `publish`'s bytes: a
+/// ledger of 100 events (tile 0 begun before the server started), then 900 more appended
+/// through the server in requests of 7 to 193 events, so tiles 1 to 3 are written from handed
+/// leaves and tile 0 from the events.
+#[tokio::test]
+async fn tiles_written_from_the_appends_leaves_are_publish_s_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let mut ledger = Ledger::open(&path).unwrap();
+    let text = history(20, 980);
+    let lines: Vec<&str> = text.lines().collect();
+    append(&mut ledger, &lines[..100].join("\n"));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let mut at = 100;
+    for size in [7, 193, 150, 250, 100, 200].into_iter().cycle() {
+        if at >= 1000 {
+            break;
+        }
+        let body = lines[at..(at + size).min(1000)].join("\n");
+        let a = call(&app, post("/api/events", Some(&f.token), &body)).await;
+        assert_eq!(a.status, StatusCode::OK, "{}", String::from_utf8_lossy(&a.body));
+        at += size;
+    }
+    let leaves = f.service.shared.leaves();
+    let t = std::time::Instant::now();
+    while leaves.through() < 3 && t.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(leaves.through(), 3, "the filler made every full tile");
+    assert_eq!(leaves.tiles_put(), 2, "tiles 1 and 2 from the handed leaves, tile 0 from the events");
+    let published = tempfile::tempdir().unwrap();
+    {
+        let ledger = f.service.shared.read_ledger();
+        assert_eq!(ledger.head().seq, 1000);
+        ladder_tlog::publish(&ledger, published.path(), ORIGIN, &crate::common::key()).unwrap();
+        for t in 0..3 {
+            let path = ladder_proof::tiles::Tile::hashes(0, t, 256).path();
+            let want = std::fs::read(published.path().join(path)).unwrap();
+            assert_eq!(leaves.file().tile(&ledger, t).unwrap(), Some(want), "tile {t}");
+            let path = ladder_proof::tiles::Tile::entries(t, 256).path();
+            let want = std::fs::read(published.path().join(path)).unwrap();
+            assert_eq!(leaves.file().bundle(&ledger, t).unwrap(), Some(want), "bundle {t}");
+        }
+    }
+    drop(app);
+    f.service.stop().unwrap();
+}
+
 /// Opens the ledger at `path`, retrying while the last instance's threads still hold it.
 fn reopen(path: &std::path::Path) -> Ledger {
     let t = std::time::Instant::now();
