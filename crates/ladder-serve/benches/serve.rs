@@ -390,15 +390,17 @@ fn appends(s: &Server, mut next: usize, row: &dyn Fn(&str) -> bool) -> usize {
             })
             .collect();
         let cpu0 = cpu_seconds();
+        let pipelined = s.shared.pipelined();
         let t = Instant::now();
         drive(s, bodies, None);
         next += clients * per * size;
         let secs = t.elapsed().as_secs_f64();
         println!(
-            "serve/append/batch-1000/4-clients: {} events in {secs:.2} s = {:.0} events/s{}",
+            "serve/append/batch-1000/4-clients: {} events in {secs:.2} s = {:.0} events/s{}; {} groups staged while the one before synced",
             clients * per * size,
             (clients * per * size) as f64 / secs,
-            cpu_each(cpu0, clients * per * size).replace("each", "an event")
+            cpu_each(cpu0, clients * per * size).replace("each", "an event"),
+            s.shared.pipelined() - pipelined
         );
     }
 

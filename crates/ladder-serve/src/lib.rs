@@ -170,6 +170,8 @@ pub struct Shared {
     /// what a read that does not take the ledger is answered through. Held only to copy it.
     durable: Mutex<ladder_log::Head>,
     /// Requests put on the sequencer's queue and not yet taken by it.
+    /// Groups staged while the group before them synced ([`sequencer::run`]).
+    pipelined: std::sync::atomic::AtomicU64,
     waiting: std::sync::atomic::AtomicUsize,
     /// A test's pause of the next commit ([`Shared::hold_next_commit`]).
     hold: Mutex<Option<(std::sync::mpsc::SyncSender<()>, std::sync::mpsc::Receiver<()>)>>,
@@ -228,6 +230,12 @@ impl Shared {
             Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
             Err(std::sync::TryLockError::WouldBlock) => None,
         }
+    }
+
+    /// How many groups were staged while the group before them synced and then committed
+    /// (the sequencer's pipelining, for large groups: [`sequencer::PIPELINE_EVENTS`]).
+    pub fn pipelined(&self) -> u64 {
+        self.pipelined.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Requests waiting on the sequencer's queue, not yet taken into a group.
@@ -381,6 +389,7 @@ impl Service {
             durable: Mutex::new(ledger_head),
             hold: Mutex::new(None),
             waiting: std::sync::atomic::AtomicUsize::new(0),
+            pipelined: std::sync::atomic::AtomicU64::new(0),
             clock: config.clock,
             limits: config.limits,
             signed: tokio::sync::watch::Sender::new(0),

@@ -204,7 +204,8 @@ fn tiles_put_from_an_append_s_leaves_are_the_stored_events_tiles() {
     ledger.hand_out_leaves(true);
     let mut handed = ladder_log::NewLeaves::default();
     for (from, to) in [(100, 200), (200, 500), (500, 702)] {
-        let staged = ledger.stage(crate::items(&lines_in[from..to].join("\n")), &Default::default());
+        let staged =
+            ledger.stage(crate::items(&lines_in[from..to].join("\n")), &Default::default());
         let mut durable = staged.unwrap().commit().unwrap();
         let leaves = durable.take_leaves().expect("leaves handed out");
         assert_eq!((leaves.first(), leaves.len()), (from as u64 + 1, to - from));
@@ -220,7 +221,9 @@ fn tiles_put_from_an_append_s_leaves_are_the_stored_events_tiles() {
     assert_eq!(stored.len(), 702);
     let file = LeafFile::open(&ledger);
     // Tile 0 began before the handed events: not 256 of them.
-    assert!(!file.put_tile(&ledger, 0, handed.hashes(), (0..156).map(|i| handed.line(i).unwrap())).unwrap());
+    assert!(!file
+        .put_tile(&ledger, 0, handed.hashes(), (0..156).map(|i| handed.line(i).unwrap()))
+        .unwrap());
     // Tiles 1 and 2 (events 257 to 768): tile 2 is not full (702 events).
     handed.drop_before(257);
     assert_eq!(handed.first(), 257);

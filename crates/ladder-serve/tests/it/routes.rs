@@ -266,7 +266,11 @@ async fn tiles_written_from_the_appends_leaves_are_publish_s_bytes() {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     assert_eq!(leaves.through(), 3, "the filler made every full tile");
-    assert_eq!(leaves.tiles_put(), 2, "tiles 1 and 2 from the handed leaves, tile 0 from the events");
+    assert_eq!(
+        leaves.tiles_put(),
+        2,
+        "tiles 1 and 2 from the handed leaves, tile 0 from the events"
+    );
     let published = tempfile::tempdir().unwrap();
     {
         let ledger = f.service.shared.read_ledger();
@@ -745,4 +749,64 @@ async fn a_large_request_is_stored_as_a_direct_append_stores_it_or_refused_by_it
     assert_eq!(a.json()["line"], 1201, "{}", String::from_utf8_lossy(&a.body));
     let head = f.service.shared.read_ledger().head();
     assert_eq!(head, direct.head(), "nothing of the refused request was stored");
+}
+
+/// Requests of 1,100 events each sent at once are committed in groups, each group staged while
+/// the one before it syncs (`sequencer::PIPELINE_EVENTS`): every request is answered with its
+/// own run of sequence numbers, the runs tile the log after the joins, each run holds that
+/// request's events in order, and the ledger verifies. Lines without `at` are stamped by the
+/// sequencer, so any order of the requests is a valid history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_large_requests_each_get_their_own_run_of_sequence_numbers() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 0));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let (requests, size) = (8usize, 1100usize);
+    let body = |r: usize| {
+        (0..size)
+            .map(|i| {
+                format!(
+                    "{{\"type\":\"MatchResult\",\"id\":\"q{r}-{i}\",\"seats\":[{{\"player\":\"p{}\",\"score\":1}},{{\"player\":\"p{}\",\"score\":0}}]}}",
+                    i % 6,
+                    (i + 1 + r % 5) % 6
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut tasks = Vec::new();
+    for r in 0..requests {
+        let (app, token, body) = (app.clone(), f.token.clone(), body(r));
+        tasks.push(tokio::spawn(async move {
+            call(&app, post("/api/events", Some(&token), &body)).await
+        }));
+    }
+    let mut runs = Vec::new();
+    for (r, t) in tasks.into_iter().enumerate() {
+        let a = t.await.unwrap();
+        assert_eq!(a.status, StatusCode::OK, "{}", String::from_utf8_lossy(&a.body));
+        let v = a.json();
+        assert_eq!(v["appended"].as_u64(), Some(size as u64));
+        runs.push((v["first"].as_u64().unwrap(), v["last"].as_u64().unwrap(), r));
+    }
+    runs.sort();
+    let mut next = 7;
+    let ledger = f.service.shared.read_ledger();
+    for &(first, last, r) in &runs {
+        assert_eq!((first, last), (next, next + size as u64 - 1), "the runs tile the log");
+        for (i, seq) in (first..=last).enumerate() {
+            let e = ledger.get(seq).unwrap().unwrap().event;
+            assert_eq!(e.id.as_deref(), Some(format!("q{r}-{i}").as_str()));
+        }
+        next = last + 1;
+    }
+    assert_eq!(ledger.head().seq, 6 + (requests * size) as u64);
+    assert_eq!(ledger.verify(None).unwrap(), ledger.head());
+    // The requests arrive one by one (each is parsed first), so the first group is committed
+    // while later requests are staged on top of it.
+    assert!(f.service.shared.pipelined() > 0, "no group was staged while another synced");
+    drop(ledger);
+    drop(app);
+    f.service.stop().unwrap();
 }
