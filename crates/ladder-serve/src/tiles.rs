@@ -145,33 +145,41 @@ pub fn run(shared: Weak<Shared>, wake: Receiver<()>) {
             let width = 1u64 << ladder_log::TILE_LEVEL;
             let start = from * width + 1;
             carry.drop_before(start);
+            // From the handed leaves when they hold the tile: the ledger is held only to read
+            // the tile's stored hash, and the files are written after it is let go.
+            if !carry.is_empty() && carry.first() == start && carry.len() as u64 >= width {
+                let node = {
+                    let ledger = s.read_ledger();
+                    s.leaves.file.tile_node(&ledger, from)
+                };
+                match node {
+                    Ok(Some(node)) => {
+                        let n = width as usize;
+                        let lines = (0..n).filter_map(|i| carry.line(i));
+                        if s.leaves.file.put_tile(&node, from, &carry.hashes()[..n], lines) {
+                            s.leaves.put.fetch_add(1, Ordering::AcqRel);
+                            s.leaves.through.store(from + 1, Ordering::Release);
+                            continue;
+                        }
+                    }
+                    // Not full in the ledger yet.
+                    Ok(None) => break,
+                    Err(_) => return,
+                }
+            }
             let made = {
                 let ledger = s.read_ledger();
-                let full = ledger.head().seq / width;
-                if from >= full {
+                if from >= ledger.head().seq / width {
                     break;
                 }
-                if !carry.is_empty() && carry.first() == start && carry.len() as u64 >= width {
-                    let n = width as usize;
-                    let lines = (0..n).filter_map(|i| carry.line(i));
-                    match s.leaves.file.put_tile(&ledger, from, &carry.hashes()[..n], lines) {
-                        Ok(true) => {
-                            s.leaves.put.fetch_add(1, Ordering::AcqRel);
-                            Ok(from + 1)
-                        }
-                        Ok(false) => s.leaves.file.fill(&ledger, from, 1),
-                        Err(e) => Err(e),
-                    }
+                // From the events: up to the first tile the handed leaves cover whole.
+                let covered = if carry.is_empty() || carry.first() <= start {
+                    u64::MAX
                 } else {
-                    // From the events: up to the first tile the handed leaves cover whole.
-                    let covered = if carry.is_empty() {
-                        u64::MAX
-                    } else {
-                        (carry.first() - 1).div_ceil(width)
-                    };
-                    let max = covered.saturating_sub(from).clamp(1, TILES_AT_ONCE);
-                    s.leaves.file.fill(&ledger, from, max)
-                }
+                    (carry.first() - 1).div_ceil(width)
+                };
+                let max = covered.saturating_sub(from).clamp(1, TILES_AT_ONCE);
+                s.leaves.file.fill(&ledger, from, max)
             };
             match made {
                 Ok(next) if next > from => s.leaves.through.store(next, Ordering::Release),

@@ -221,10 +221,10 @@ fn tiles_put_from_an_append_s_leaves_are_the_stored_events_tiles() {
     assert_eq!(stored.len(), 702);
     let file = LeafFile::open(&ledger);
     // Tile 0 began before the handed events: not 256 of them.
-    assert!(!file
-        .put_tile(&ledger, 0, handed.hashes(), (0..156).map(|i| handed.line(i).unwrap()))
-        .unwrap());
-    // Tiles 1 and 2 (events 257 to 768): tile 2 is not full (702 events).
+    let node0 = file.tile_node(&ledger, 0).unwrap().expect("tile 0 is full");
+    assert!(!file.put_tile(&node0, 0, handed.hashes(), (0..156).map(|i| handed.line(i).unwrap())));
+    // Tiles 1 and 2 (events 257 to 768): tile 2 is not full (702 events), so it has no stored
+    // hash to key a slot with.
     handed.drop_before(257);
     assert_eq!(handed.first(), 257);
     let tile = |h: &ladder_log::NewLeaves, t: u64| {
@@ -235,9 +235,20 @@ fn tiles_put_from_an_append_s_leaves_are_the_stored_events_tiles() {
         (hashes, lines)
     };
     let (hashes, lines) = tile(&handed, 1);
-    assert!(file.put_tile(&ledger, 1, &hashes, lines.iter().map(|l| l.as_slice())).unwrap());
-    let (hashes, lines) = tile(&handed, 2);
-    assert!(!file.put_tile(&ledger, 2, &hashes, lines.iter().map(|l| l.as_slice())).unwrap());
+    let node1 = file.tile_node(&ledger, 1).unwrap().expect("tile 1 is full");
+    assert!(file.put_tile(&node1, 1, &hashes, lines.iter().map(|l| l.as_slice())));
+    assert_eq!(file.tile_node(&ledger, 2).unwrap(), None);
+    // Keyed with another tile's stored hash, a slot is written but never handed out.
+    let (hashes, lines) = tile(&handed, 1);
+    let other = tempfile::tempdir().unwrap();
+    {
+        let mut copy = Ledger::open(other.path()).unwrap();
+        append_ok(&mut copy, &text, AppendOptions::default());
+        let wrong = LeafFile::open(&copy);
+        assert!(wrong.put_tile(&node0, 1, &hashes, lines.iter().map(|l| l.as_slice())));
+        assert_eq!(wrong.tile(&copy, 1).unwrap(), None);
+        assert_eq!(wrong.bundle(&copy, 1).unwrap(), None);
+    }
     assert_eq!(file.tile(&ledger, 1).unwrap(), Some(expected_tile(&stored, 1)));
     assert_eq!(file.bundle(&ledger, 1).unwrap(), Some(expected_bundle(&stored, 1)));
     // Tile 0, never put, is not handed out until filled from the events.
