@@ -168,6 +168,10 @@ struct Batch {
     /// For an append staged on top of one being made durable: what that one wrote, for the
     /// lookups (its joins, voids, ticks and ids, which the ledger's memory does not show yet).
     below: Option<Box<Overlay>>,
+    /// The thread that hashes this batch's leaves and grows its Merkle tree, in a large staged
+    /// group ([`TreeFeed`]); `None` otherwise (or once finished), and [`Batch::write_lined`]
+    /// does it itself.
+    tree: Option<TreeFeed>,
     /// Set when the batch, staged on top of another, would have had to write its ids to the
     /// on-disk index (a spill): it is then not kept, and is staged again once the append below
     /// it is published ([`Ledger::stage_after`] answers `None`).
@@ -268,6 +272,123 @@ impl NewLeaves {
             *e -= cut;
         }
         self.first = seq;
+    }
+}
+
+/// Leaves sent to the tree's thread at a time ([`TreeFeed`]): a tile's worth, one wake-up each.
+const LEAVES_PER_HANDOVER: usize = 256;
+
+/// A hand-over of leaves to the tree's thread: for each event its leaf hash when the caller
+/// computed it, and its canonical line, one after the other (`ends[i]` is where line `i` ends).
+#[derive(Default)]
+struct LeafChunk {
+    leaves: Vec<Option<[u8; 32]>>,
+    lines: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+/// What the tree's thread hands back when the batch finishes ([`TreeFeed::finish`]).
+struct Grown {
+    frontier: Frontier,
+    /// The leaves and lines for the caller ([`Ledger::hand_out_leaves`]), when kept.
+    leaves: Option<NewLeaves>,
+    /// The completed subtrees at [`tree::TILE_LEVEL`] and above: (node key, hash).
+    nodes: Vec<([u8; 9], [u8; 32])>,
+}
+
+/// What the ledger's thread sends the tree's thread.
+enum ToTree {
+    Leaves(LeafChunk),
+    Finish(SyncSender<Grown>),
+}
+
+/// The sending side of a large staged group's tree thread: the leaf hash of each event
+/// (SHA-256 of its canonical line, RFC 6962; a sixth of the ledger's thread in a server's
+/// 1,000-event requests, docs/PERFORMANCE.md, "Serving") is computed and pushed into the
+/// Merkle tree's frontier there, while the ledger's thread goes on checking, chaining and
+/// encoding the next events. Nothing in a batch reads the tree before it ends: its frontier
+/// and completed subtrees come back at [`TreeFeed::finish`], and are written then (in the same
+/// flush as before: every write of a batch comes before its head record). Dropping the feed
+/// ends the thread.
+struct TreeFeed {
+    to_tree: SyncSender<ToTree>,
+    chunk: LeafChunk,
+}
+
+impl TreeFeed {
+    /// Starts the tree's thread on `scope` with `batch`'s frontier (and its leaves for the
+    /// caller, when kept).
+    fn start<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, batch: &Batch) -> TreeFeed {
+        let (to_tree, from_ledger) = std::sync::mpsc::sync_channel(HANDOVERS_IN_FLIGHT);
+        let frontier = batch.frontier.clone();
+        let leaves = batch.new_leaves.clone();
+        scope.spawn(move || grow_tree(frontier, leaves, from_ledger));
+        TreeFeed { to_tree, chunk: LeafChunk::default() }
+    }
+
+    /// Sends an event's leaf (or its line, for the thread to hash).
+    fn push(&mut self, leaf: Option<[u8; 32]>, line: &[u8]) -> Result<(), LogError> {
+        self.chunk.leaves.push(leaf);
+        self.chunk.lines.extend_from_slice(line);
+        self.chunk.ends.push(self.chunk.lines.len());
+        if self.chunk.leaves.len() >= LEAVES_PER_HANDOVER {
+            let chunk = std::mem::take(&mut self.chunk);
+            self.to_tree.send(ToTree::Leaves(chunk)).map_err(|_| tree_gone())?;
+        }
+        Ok(())
+    }
+
+    /// Sends what is left and takes the tree back.
+    fn finish(mut self) -> Result<Grown, LogError> {
+        let chunk = std::mem::take(&mut self.chunk);
+        if !chunk.leaves.is_empty() {
+            self.to_tree.send(ToTree::Leaves(chunk)).map_err(|_| tree_gone())?;
+        }
+        let (reply, grown) = std::sync::mpsc::sync_channel(1);
+        self.to_tree.send(ToTree::Finish(reply)).map_err(|_| tree_gone())?;
+        grown.recv().map_err(|_| tree_gone())
+    }
+}
+
+/// The error of a tree thread gone without answering (it cannot happen while the batch holds
+/// its feed, unless the thread died).
+fn tree_gone() -> LogError {
+    LogError::Storage {
+        context: "while hashing the append's leaves".to_string(),
+        source: std::io::Error::other("the tree's thread stopped"),
+    }
+}
+
+/// The tree's thread: hashes each leaf not hashed yet, pushes it into `frontier`, keeps the
+/// completed subtrees at [`tree::TILE_LEVEL`] and above and (when kept) the leaves and lines,
+/// until the batch asks for them back or drops its feed.
+fn grow_tree(mut frontier: Frontier, mut kept: Option<NewLeaves>, from: Receiver<ToTree>) {
+    let mut nodes = Vec::new();
+    while let Ok(message) = from.recv() {
+        match message {
+            ToTree::Leaves(chunk) => {
+                let mut start = 0;
+                for (leaf, &end) in chunk.leaves.iter().zip(&chunk.ends) {
+                    let line = &chunk.lines[start..end];
+                    start = end;
+                    let leaf = leaf.unwrap_or_else(|| ladder_proof::leaf_hash(line));
+                    if let Some(out) = &mut kept {
+                        out.hashes.push(leaf);
+                        out.lines.extend_from_slice(line);
+                        out.ends.push(out.lines.len());
+                    }
+                    frontier.push(leaf, |level, index, h| {
+                        if level >= tree::TILE_LEVEL {
+                            nodes.push((tree::node_key(level, index), h));
+                        }
+                    });
+                }
+            }
+            ToTree::Finish(reply) => {
+                let _ = reply.send(Grown { frontier, leaves: kept, nodes });
+                return;
+            }
+        }
     }
 }
 
@@ -585,7 +706,9 @@ impl Ledger {
         I: IntoIterator<Item = Result<Checked, Violation>>,
     {
         let events = events.into_iter().map(|item| item.map(Prepared::from));
-        std::thread::scope(|scope| self.stage_inner(events, opts, None::<fn(Event)>, Some(scope)))
+        std::thread::scope(|scope| {
+            self.stage_inner_with(events, opts, None::<fn(Event)>, Some(scope), true)
+        })
     }
 
     /// Stages `events`. With `bulk` (a scope to run the block writer on), the events are
@@ -595,8 +718,25 @@ impl Ledger {
         &'l self,
         events: I,
         opts: &AppendOptions,
+        spent: Option<F>,
+        bulk: Option<&'scope std::thread::Scope<'scope, '_>>,
+    ) -> Result<Staged<'l>, AppendError>
+    where
+        I: IntoIterator<Item = Result<Prepared, Violation>>,
+        F: FnMut(Event),
+    {
+        self.stage_inner_with(events, opts, spent, bulk, false)
+    }
+
+    /// [`Ledger::stage_inner`]; with `tree` (and a scope), a thread of its own also hashes the
+    /// leaves and grows the Merkle tree ([`TreeFeed`]).
+    fn stage_inner_with<'l: 'scope, 'scope, I, F>(
+        &'l self,
+        events: I,
+        opts: &AppendOptions,
         mut spent: Option<F>,
         bulk: Option<&'scope std::thread::Scope<'scope, '_>>,
+        tree: bool,
     ) -> Result<Staged<'l>, AppendError>
     where
         I: IntoIterator<Item = Result<Prepared, Violation>>,
@@ -620,6 +760,9 @@ impl Ledger {
         if let Some(scope) = bulk {
             batch.checked = true;
             batch.blocks = Some(BlockWriter::start(scope, &*self.store));
+            if tree {
+                batch.tree = Some(TreeFeed::start(scope, &batch));
+            }
         }
         match self.feed(&mut batch, events, opts, &mut spent) {
             Ok(()) => {}
@@ -718,7 +861,7 @@ impl Ledger {
         I: IntoIterator<Item = Result<Event, Violation>>,
     {
         let events = events.into_iter().map(|item| item.map(Prepared::unhashed));
-        self.stage_above(below, events, opts, false)
+        self.stage_above(below, events, opts, false, None)
     }
 
     /// [`Ledger::stage_after`] for events already [`Checked`] (their own rules are not checked
@@ -733,15 +876,16 @@ impl Ledger {
         I: IntoIterator<Item = Result<Checked, Violation>>,
     {
         let events = events.into_iter().map(|item| item.map(Prepared::from));
-        self.stage_above(below, events, opts, true)
+        std::thread::scope(|scope| self.stage_above(below, events, opts, true, Some(scope)))
     }
 
-    fn stage_above<I>(
-        &self,
+    fn stage_above<'scope, I>(
+        &'scope self,
         below: Option<Below>,
         events: I,
         opts: &AppendOptions,
         checked: bool,
+        tree: Option<&'scope std::thread::Scope<'scope, '_>>,
     ) -> Result<Option<Held>, AppendError>
     where
         I: IntoIterator<Item = Result<Prepared, Violation>>,
@@ -754,6 +898,9 @@ impl Ledger {
             return Err(AppendError::Storage(LogError::Poisoned));
         }
         batch.checked = checked;
+        if let Some(scope) = tree {
+            batch.tree = Some(TreeFeed::start(scope, &batch));
+        }
         let fed = self.feed(&mut batch, events, opts, &mut None::<fn(Event)>);
         let finished = fed.and_then(|()| {
             if batch.report.appended == 0 {
@@ -761,11 +908,14 @@ impl Ledger {
             }
             let mut finish = || {
                 batch.seal(self)?;
+                batch.finish_tree(self)?;
                 batch.write_facts(self)?;
                 batch.spill_ids(self, false)
             };
             finish().map_err(|e| (0, Fail::Storage(e)))
         });
+        // The tree's thread ends with its feed (taken back already when the batch finished).
+        batch.tree = None;
         match finished {
             Ok(()) if !batch.not_now => Ok(Some(Held { base, batch })),
             Ok(()) => {
@@ -947,6 +1097,7 @@ impl Batch {
             ids_keyed: ledger.recent.keyed,
             held: None,
             below: None,
+            tree: None,
             not_now: false,
         })
     }
@@ -1015,6 +1166,7 @@ impl Batch {
             ids_keyed,
             held: Some(HeldWrites::default()),
             below: Some(overlay),
+            tree: None,
             not_now: false,
         })
     }
@@ -1565,21 +1717,25 @@ impl Batch {
         codec::encode_into(&event, &mut self.encoded);
         let hash = block::chain_hash(&self.prev, &self.line);
         let seq = self.next_seq;
-        let mut completed = Vec::new();
-        let leaf = self.leaf.take().unwrap_or_else(|| ladder_proof::leaf_hash(&self.line));
-        if let Some(out) = &mut self.new_leaves {
-            out.hashes.push(leaf);
-            out.lines.extend_from_slice(&self.line);
-            out.ends.push(out.lines.len());
-        }
-        self.frontier.push(leaf, |level, index, h| {
-            if level >= tree::TILE_LEVEL {
-                completed.push((tree::node_key(level, index), h));
+        if let Some(feed) = &mut self.tree {
+            feed.push(self.leaf.take(), &self.line)?;
+        } else {
+            let mut completed = Vec::new();
+            let leaf = self.leaf.take().unwrap_or_else(|| ladder_proof::leaf_hash(&self.line));
+            if let Some(out) = &mut self.new_leaves {
+                out.hashes.push(leaf);
+                out.lines.extend_from_slice(&self.line);
+                out.ends.push(out.lines.len());
             }
-        });
-        for (k, h) in completed {
-            self.put(ledger, Tree::Nodes, &k, &h)?;
-            self.nodes_written.push(k);
+            self.frontier.push(leaf, |level, index, h| {
+                if level >= tree::TILE_LEVEL {
+                    completed.push((tree::node_key(level, index), h));
+                }
+            });
+            for (k, h) in completed {
+                self.put(ledger, Tree::Nodes, &k, &h)?;
+                self.nodes_written.push(k);
+            }
         }
         self.builder.push(&hash, &self.encoded);
         self.prev = hash;
@@ -1652,9 +1808,29 @@ impl Batch {
         Ok(())
     }
 
+    /// Takes the tree back from its thread ([`TreeFeed`]), once every leaf sent is pushed: the
+    /// frontier, the leaves kept for the caller, and the completed subtrees, which are written
+    /// (or held) here. Nothing when the batch has no such thread.
+    fn finish_tree(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        let Some(feed) = self.tree.take() else { return Ok(()) };
+        let grown = feed.finish()?;
+        self.frontier = grown.frontier;
+        if grown.leaves.is_some() {
+            self.new_leaves = grown.leaves;
+        }
+        for (k, h) in grown.nodes {
+            self.put(ledger, Tree::Nodes, &k, &h)?;
+            self.nodes_written.push(k);
+        }
+        Ok(())
+    }
+
     /// Stops the block writer, if this batch has one, once every block sent is inserted: its
     /// failure if it had one. Every path that ends a batch calls it before anything else.
     fn stop_blocks(&mut self) -> Result<(), LogError> {
+        // The tree's thread ends once its feed is gone (a batch that finishes takes the tree
+        // back first, [`Batch::finish_tree`]).
+        self.tree = None;
         match self.blocks.take() {
             Some(mut blocks) => blocks.sync(),
             None => Ok(()),
@@ -1805,6 +1981,7 @@ impl Batch {
         }
         let written = (|| {
             self.seal(ledger)?;
+            self.finish_tree(ledger)?;
             self.stop_blocks()?;
             self.write_facts(ledger)?;
             self.spill_ids(ledger, false)
@@ -2677,15 +2854,23 @@ mod spill_tests {
             v
         };
         let opts = AppendOptions { auto_join: true, ..AppendOptions::default() };
+        // Both hand out their leaves: the bulk stage's come from its tree's thread.
         let mut plain = Ledger::memory();
-        let durable = plain.stage(input(), &opts).unwrap().commit().unwrap();
+        plain.hand_out_leaves(true);
+        let mut durable = plain.stage(input(), &opts).unwrap().commit().unwrap();
+        let want_leaves = durable.take_leaves().unwrap();
         let want = plain.publish(durable).unwrap();
         let mut bulk = Ledger::memory();
+        bulk.hand_out_leaves(true);
         let checked = || input().into_iter().map(|item| item.and_then(Checked::new));
-        let durable = bulk.stage_checked(checked(), &opts).unwrap().commit().unwrap();
+        let mut durable = bulk.stage_checked(checked(), &opts).unwrap().commit().unwrap();
+        assert_eq!(durable.take_leaves().unwrap(), want_leaves);
         let got = bulk.publish(durable).unwrap();
         assert_eq!(got, want);
         assert_eq!((bulk.head(), bulk.root().unwrap()), (plain.head(), plain.root().unwrap()));
+        // The stored subtrees the tree's thread completed are the plain stage's (verify
+        // recomputes the tree from the events and compares every stored node).
+        assert_eq!(bulk.verify(None).unwrap(), plain.head());
         let stored = |l: &Ledger| l.events(1).map(|e| e.unwrap().event).collect::<Vec<_>>();
         assert_eq!(stored(&bulk), stored(&plain));
         // A refused stage stores nothing, and the next one is let in.
