@@ -46,6 +46,13 @@ pub struct Limits {
     pub request_time: Duration,
     /// Warm projections kept, and as many players' histories.
     pub warm: usize,
+    /// A group of this many events or more is committed while the next group is gathered and
+    /// staged on top of it ([`ladder_log::Staged::commit_meanwhile`]: pipelining); a smaller
+    /// one is committed alone, and the next gathered after it. Off by default (`usize::MAX`):
+    /// on this 2-core machine, with client and server sharing it, pipelining took more CPU
+    /// per event and gave fewer events a second in 1,000-event requests (docs/PERFORMANCE.md,
+    /// "Serving"); the bench's `append/batch-pipelined` row measures it with 1,024.
+    pub pipeline_events: usize,
 }
 
 impl Default for Limits {
@@ -56,6 +63,7 @@ impl Default for Limits {
             in_flight: 1024,
             request_time: Duration::from_secs(30),
             warm: 16,
+            pipeline_events: usize::MAX,
         }
     }
 }
@@ -233,7 +241,7 @@ impl Shared {
     }
 
     /// How many groups were staged while the group before them synced and then committed
-    /// (the sequencer's pipelining, for large groups: [`sequencer::PIPELINE_EVENTS`]).
+    /// (the sequencer's pipelining, for large groups: [`Limits::pipeline_events`]).
     pub fn pipelined(&self) -> u64 {
         self.pipelined.load(std::sync::atomic::Ordering::Acquire)
     }

@@ -133,7 +133,8 @@ impl Gather {
 /// taken is committed (or refused) before this returns, so every acknowledged event is on disk
 /// then.
 ///
-/// Groups are pipelined: while a group's syncs run ([`ladder_log::Staged::commit_meanwhile`]),
+/// With [`crate::Limits::pipeline_events`] set, groups that large are pipelined (off by
+/// default): while a group's syncs run ([`ladder_log::Staged::commit_meanwhile`]),
 /// the next group is gathered and staged on top of it ([`ladder_log::Ledger::stage_after`]:
 /// checked, hashed and encoded, its writes held in memory), then written and committed once
 /// the group below is published ([`ladder_log::Ledger::resume`]). If the syncs below fail,
@@ -405,7 +406,7 @@ fn commit_group(
     shared.pause_if_held();
     let t = Instant::now();
     let mut following: Vec<Job> = Vec::new();
-    let pipelined = offered >= PIPELINE_EVENTS;
+    let pipelined = offered >= shared.limits.pipeline_events;
     let meanwhile = |below: Option<ladder_log::Below>| {
         let below = below?;
         // Gather the next group while the syncs run: what is waiting, and those expected
@@ -481,14 +482,6 @@ fn commit_group(
     }
     (flush, then.map(|()| Next { jobs: following, held }))
 }
-
-/// A group of this many events or more is committed while the next group is gathered and
-/// staged on top of it ([`ladder_log::Staged::commit_meanwhile`]); a smaller one is committed
-/// alone, and the next group gathered after it ([`Gather`]). Staging a small group takes a
-/// fraction of its syncs, and with many clients each sending one event at a time, pipelining
-/// split them into two halves taking turns, each with syncs of its own, for more CPU per append
-/// (docs/PERFORMANCE.md, "Serving").
-pub const PIPELINE_EVENTS: usize = BULK_EVENTS;
 
 /// How often the gathering of the next group looks whether the syncs below are done.
 const POLL: Duration = Duration::from_micros(50);
