@@ -27,10 +27,11 @@ use std::time::Duration;
 /// milliseconds: a commit waits at most that long for it).
 const TILES_AT_ONCE: u64 = 16;
 
-/// The most events whose handed leaves wait for the filler ([`Leaves::hand`]); beyond it, new
-/// ones are dropped and their tiles filled from the events (the queue's memory stays bounded
-/// if the filler falls behind).
-const MAX_HANDED: usize = 1 << 20;
+/// The most events whose handed leaves wait for the filler ([`Leaves::hand`]): about 50 MB of
+/// hashes and lines. Beyond it, new ones are dropped and their tiles filled from the events, so
+/// the queue's memory stays bounded if the filler falls behind (while it checks the tiles of a
+/// large ledger after a start, say).
+const MAX_HANDED: usize = 1 << 18;
 
 /// The level-0 tiles kept beside the ledger, and the thread that makes them.
 pub struct Leaves {
