@@ -316,14 +316,21 @@ struct TreeFeed {
 }
 
 impl TreeFeed {
-    /// Starts the tree's thread on `scope` with `batch`'s frontier (and its leaves for the
-    /// caller, when kept).
-    fn start<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, batch: &Batch) -> TreeFeed {
+    /// Starts the tree's thread (`ladder-tree`) on `scope` with `batch`'s frontier (and its
+    /// leaves for the caller, when kept); `None` when no thread could be started (the batch
+    /// then grows the tree itself).
+    fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        batch: &Batch,
+    ) -> Option<TreeFeed> {
         let (to_tree, from_ledger) = std::sync::mpsc::sync_channel(HANDOVERS_IN_FLIGHT);
         let frontier = batch.frontier.clone();
         let leaves = batch.new_leaves.clone();
-        scope.spawn(move || grow_tree(frontier, leaves, from_ledger));
-        TreeFeed { to_tree, chunk: LeafChunk::default() }
+        std::thread::Builder::new()
+            .name("ladder-tree".into())
+            .spawn_scoped(scope, move || grow_tree(frontier, leaves, from_ledger))
+            .ok()?;
+        Some(TreeFeed { to_tree, chunk: LeafChunk::default() })
     }
 
     /// Sends an event's leaf (or its line, for the thread to hash).
@@ -761,7 +768,7 @@ impl Ledger {
             batch.checked = true;
             batch.blocks = Some(BlockWriter::start(scope, &*self.store));
             if tree {
-                batch.tree = Some(TreeFeed::start(scope, &batch));
+                batch.tree = TreeFeed::start(scope, &batch);
             }
         }
         match self.feed(&mut batch, events, opts, &mut spent) {
@@ -899,7 +906,7 @@ impl Ledger {
         }
         batch.checked = checked;
         if let Some(scope) = tree {
-            batch.tree = Some(TreeFeed::start(scope, &batch));
+            batch.tree = TreeFeed::start(scope, &batch);
         }
         let fed = self.feed(&mut batch, events, opts, &mut None::<fn(Event)>);
         let finished = fed.and_then(|()| {
