@@ -153,6 +153,250 @@ struct Batch {
     blocks: Option<BlockWriter>,
     /// How many of `written` the block writer is known to have inserted (at its last wait).
     synced: usize,
+    /// The leaf hash and line of every event written, for the caller
+    /// ([`Ledger::hand_out_leaves`]); `None` when nobody asked for them.
+    new_leaves: Option<NewLeaves>,
+    /// True while the batch holds the ledger's id filter ([`crate::index::IdFilter`]) and must
+    /// give it back; false once it lent it to the append staged on top of it ([`Below`]).
+    owns_filter: bool,
+    /// Whether the store holds the mark of where the on-disk id index ends
+    /// ([`crate::recent`]): the ledger's own flag, or true on top of an append that wrote it.
+    ids_keyed: bool,
+    /// For an append staged on top of one being made durable ([`Ledger::stage_after`]): its
+    /// store writes, held in memory until [`Ledger::resume`]; `None` otherwise.
+    held: Option<HeldWrites>,
+    /// For an append staged on top of one being made durable: what that one wrote, for the
+    /// lookups (its joins, voids, ticks and ids, which the ledger's memory does not show yet).
+    below: Option<Box<Overlay>>,
+    /// The thread that hashes this batch's leaves and grows its Merkle tree, in a large staged
+    /// group ([`TreeFeed`]); `None` otherwise (or once finished), and [`Batch::write_lined`]
+    /// does it itself.
+    tree: Option<TreeFeed>,
+    /// Set when the batch, staged on top of another, would have had to write its ids to the
+    /// on-disk index (a spill): it is then not kept, and is staged again once the append below
+    /// it is published ([`Ledger::stage_after`] answers `None`).
+    not_now: bool,
+}
+
+/// The store writes of an append staged on top of one being made durable, in the order made.
+#[derive(Default)]
+struct HeldWrites {
+    /// Sealed blocks: (first seq, bytes).
+    blocks: Vec<(u64, Vec<u8>)>,
+    /// Any other write: (tree, key, value).
+    other: Vec<(Tree, Vec<u8>, Vec<u8>)>,
+}
+
+/// What an append being made durable wrote that the ledger's memory does not show yet, for the
+/// lookups of the append staged on top of it.
+struct Overlay {
+    players: Names,
+    voids: HashMap<String, u64>,
+    ticks: HashMap<i64, u64>,
+    ids: FpTable,
+    ids_overflow: Vec<(u64, u64)>,
+}
+
+/// The leaf hashes and canonical JSON lines of the events one append wrote, in order from
+/// [`NewLeaves::first`] ([`Ledger::hand_out_leaves`], [`Durable::take_leaves`]): what a tile of
+/// the log is made of, as the append computed them for the Merkle tree it stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NewLeaves {
+    first: u64,
+    hashes: Vec<[u8; 32]>,
+    /// Every line, one after the other; `ends[i]` is where line `i` ends.
+    lines: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl NewLeaves {
+    /// The seq of the first event.
+    pub fn first(&self) -> u64 {
+        self.first
+    }
+
+    /// How many events.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// True when the append wrote no event.
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// The leaf hashes, the first one event `first`'s.
+    pub fn hashes(&self) -> &[[u8; 32]] {
+        &self.hashes
+    }
+
+    /// The canonical JSON line (no newline) of the `i`-th event, from 0.
+    pub fn line(&self, i: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.lines.get(start..end)
+    }
+
+    /// Appends `more` when it starts right after these events (true), or leaves both as they
+    /// are (false).
+    pub fn extend(&mut self, more: NewLeaves) -> bool {
+        if self.is_empty() {
+            *self = more;
+            return true;
+        }
+        if more.first != self.first + self.len() as u64 {
+            return false;
+        }
+        let base = self.lines.len();
+        self.hashes.extend_from_slice(&more.hashes);
+        self.lines.extend_from_slice(&more.lines);
+        self.ends.extend(more.ends.iter().map(|e| e + base));
+        true
+    }
+
+    /// Forgets the events before seq `seq` (all of them when `seq` is past the last).
+    pub fn drop_before(&mut self, seq: u64) {
+        let n = usize::try_from(seq.saturating_sub(self.first)).unwrap_or(usize::MAX);
+        if n == 0 {
+            return;
+        }
+        if n >= self.len() {
+            *self = NewLeaves { first: seq, ..NewLeaves::default() };
+            return;
+        }
+        let cut = self.ends[n - 1];
+        self.hashes.drain(..n);
+        self.lines.drain(..cut);
+        self.ends.drain(..n);
+        for e in &mut self.ends {
+            *e -= cut;
+        }
+        self.first = seq;
+    }
+}
+
+/// Leaves sent to the tree's thread at a time ([`TreeFeed`]): a tile's worth, one wake-up each.
+const LEAVES_PER_HANDOVER: usize = 256;
+
+/// A hand-over of leaves to the tree's thread: for each event its leaf hash when the caller
+/// computed it, and its canonical line, one after the other (`ends[i]` is where line `i` ends).
+#[derive(Default)]
+struct LeafChunk {
+    leaves: Vec<Option<[u8; 32]>>,
+    lines: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+/// What the tree's thread hands back when the batch finishes ([`TreeFeed::finish`]).
+struct Grown {
+    frontier: Frontier,
+    /// The leaves and lines for the caller ([`Ledger::hand_out_leaves`]), when kept.
+    leaves: Option<NewLeaves>,
+    /// The completed subtrees at [`tree::TILE_LEVEL`] and above: (node key, hash).
+    nodes: Vec<([u8; 9], [u8; 32])>,
+}
+
+/// What the ledger's thread sends the tree's thread.
+enum ToTree {
+    Leaves(LeafChunk),
+    Finish(SyncSender<Grown>),
+}
+
+/// The sending side of a large staged group's tree thread: the leaf hash of each event
+/// (SHA-256 of its canonical line, RFC 6962; a sixth of the ledger's thread in a server's
+/// 1,000-event requests, docs/PERFORMANCE.md, "Serving") is computed and pushed into the
+/// Merkle tree's frontier there, while the ledger's thread goes on checking, chaining and
+/// encoding the next events. Nothing in a batch reads the tree before it ends: its frontier
+/// and completed subtrees come back at [`TreeFeed::finish`], and are written then (in the same
+/// flush as before: every write of a batch comes before its head record). Dropping the feed
+/// ends the thread.
+struct TreeFeed {
+    to_tree: SyncSender<ToTree>,
+    chunk: LeafChunk,
+}
+
+impl TreeFeed {
+    /// Starts the tree's thread (`ladder-tree`) on `scope` with `batch`'s frontier (and its
+    /// leaves for the caller, when kept); `None` when no thread could be started (the batch
+    /// then grows the tree itself).
+    fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        batch: &Batch,
+    ) -> Option<TreeFeed> {
+        let (to_tree, from_ledger) = std::sync::mpsc::sync_channel(HANDOVERS_IN_FLIGHT);
+        let frontier = batch.frontier.clone();
+        let leaves = batch.new_leaves.clone();
+        std::thread::Builder::new()
+            .name("ladder-tree".into())
+            .spawn_scoped(scope, move || grow_tree(frontier, leaves, from_ledger))
+            .ok()?;
+        Some(TreeFeed { to_tree, chunk: LeafChunk::default() })
+    }
+
+    /// Sends an event's leaf (or its line, for the thread to hash).
+    fn push(&mut self, leaf: Option<[u8; 32]>, line: &[u8]) -> Result<(), LogError> {
+        self.chunk.leaves.push(leaf);
+        self.chunk.lines.extend_from_slice(line);
+        self.chunk.ends.push(self.chunk.lines.len());
+        if self.chunk.leaves.len() >= LEAVES_PER_HANDOVER {
+            let chunk = std::mem::take(&mut self.chunk);
+            self.to_tree.send(ToTree::Leaves(chunk)).map_err(|_| tree_gone())?;
+        }
+        Ok(())
+    }
+
+    /// Sends what is left and takes the tree back.
+    fn finish(mut self) -> Result<Grown, LogError> {
+        let chunk = std::mem::take(&mut self.chunk);
+        if !chunk.leaves.is_empty() {
+            self.to_tree.send(ToTree::Leaves(chunk)).map_err(|_| tree_gone())?;
+        }
+        let (reply, grown) = std::sync::mpsc::sync_channel(1);
+        self.to_tree.send(ToTree::Finish(reply)).map_err(|_| tree_gone())?;
+        grown.recv().map_err(|_| tree_gone())
+    }
+}
+
+/// The error of a tree thread gone without answering (it cannot happen while the batch holds
+/// its feed, unless the thread died).
+fn tree_gone() -> LogError {
+    LogError::Storage {
+        context: "while hashing the append's leaves".to_string(),
+        source: std::io::Error::other("the tree's thread stopped"),
+    }
+}
+
+/// The tree's thread: hashes each leaf not hashed yet, pushes it into `frontier`, keeps the
+/// completed subtrees at [`tree::TILE_LEVEL`] and above and (when kept) the leaves and lines,
+/// until the batch asks for them back or drops its feed.
+fn grow_tree(mut frontier: Frontier, mut kept: Option<NewLeaves>, from: Receiver<ToTree>) {
+    let mut nodes = Vec::new();
+    while let Ok(message) = from.recv() {
+        match message {
+            ToTree::Leaves(chunk) => {
+                let mut start = 0;
+                for (leaf, &end) in chunk.leaves.iter().zip(&chunk.ends) {
+                    let line = &chunk.lines[start..end];
+                    start = end;
+                    let leaf = leaf.unwrap_or_else(|| ladder_proof::leaf_hash(line));
+                    if let Some(out) = &mut kept {
+                        out.hashes.push(leaf);
+                        out.lines.extend_from_slice(line);
+                        out.ends.push(out.lines.len());
+                    }
+                    frontier.push(leaf, |level, index, h| {
+                        if level >= tree::TILE_LEVEL {
+                            nodes.push((tree::node_key(level, index), h));
+                        }
+                    });
+                }
+            }
+            ToTree::Finish(reply) => {
+                let _ = reply.send(Grown { frontier, leaves: kept, nodes });
+                return;
+            }
+        }
+    }
 }
 
 /// What the ledger's thread sends the block writer ([`BlockWriter`]).
@@ -469,7 +713,9 @@ impl Ledger {
         I: IntoIterator<Item = Result<Checked, Violation>>,
     {
         let events = events.into_iter().map(|item| item.map(Prepared::from));
-        std::thread::scope(|scope| self.stage_inner(events, opts, None::<fn(Event)>, Some(scope)))
+        std::thread::scope(|scope| {
+            self.stage_inner_with(events, opts, None::<fn(Event)>, Some(scope), true)
+        })
     }
 
     /// Stages `events`. With `bulk` (a scope to run the block writer on), the events are
@@ -479,8 +725,25 @@ impl Ledger {
         &'l self,
         events: I,
         opts: &AppendOptions,
+        spent: Option<F>,
+        bulk: Option<&'scope std::thread::Scope<'scope, '_>>,
+    ) -> Result<Staged<'l>, AppendError>
+    where
+        I: IntoIterator<Item = Result<Prepared, Violation>>,
+        F: FnMut(Event),
+    {
+        self.stage_inner_with(events, opts, spent, bulk, false)
+    }
+
+    /// [`Ledger::stage_inner`]; with `tree` (and a scope), a thread of its own also hashes the
+    /// leaves and grows the Merkle tree ([`TreeFeed`]).
+    fn stage_inner_with<'l: 'scope, 'scope, I, F>(
+        &'l self,
+        events: I,
+        opts: &AppendOptions,
         mut spent: Option<F>,
         bulk: Option<&'scope std::thread::Scope<'scope, '_>>,
+        tree: bool,
     ) -> Result<Staged<'l>, AppendError>
     where
         I: IntoIterator<Item = Result<Prepared, Violation>>,
@@ -504,7 +767,43 @@ impl Ledger {
         if let Some(scope) = bulk {
             batch.checked = true;
             batch.blocks = Some(BlockWriter::start(scope, &*self.store));
+            if tree {
+                batch.tree = TreeFeed::start(scope, &batch);
+            }
         }
+        match self.feed(&mut batch, events, opts, &mut spent) {
+            Ok(()) => {}
+            Err((index, Fail::Invalid(violation))) => {
+                staged.batch = Some(batch);
+                staged.abort()?;
+                return Err(AppendError::Refused { index, violation });
+            }
+            Err((_, Fail::Storage(e))) => {
+                // Best effort: what is beyond the head is discarded at the next open anyway.
+                staged.batch = Some(batch);
+                let _ = staged.abort();
+                return Err(AppendError::Storage(e));
+            }
+        }
+        batch.finish_writes(self, &mut staged)?;
+        staged.batch = Some(batch);
+        Ok(staged)
+    }
+
+    /// Offers every input item to `batch` in order, reading [`LOOKAHEAD`] items ahead to
+    /// prefetch what their checks read; skips what `opts` lets it skip. The first item that
+    /// fails otherwise ends it: its input index and the failure.
+    fn feed<I, F>(
+        &self,
+        batch: &mut Batch,
+        events: I,
+        opts: &AppendOptions,
+        spent: &mut Option<F>,
+    ) -> Result<(), (usize, Fail)>
+    where
+        I: IntoIterator<Item = Result<Prepared, Violation>>,
+        F: FnMut(Event),
+    {
         let mut items = events.into_iter();
         let mut ahead: VecDeque<Ahead> = VecDeque::with_capacity(LOOKAHEAD);
         let mut ended = false;
@@ -538,21 +837,133 @@ impl Ledger {
                 Err(Fail::Invalid(v)) if opts.skip_invalid && v.rule.skippable() => {
                     batch.report.skipped.push((index, v))
                 }
-                Err(Fail::Invalid(violation)) => {
-                    staged.batch = Some(batch);
-                    staged.abort()?;
-                    return Err(AppendError::Refused { index, violation });
-                }
-                Err(Fail::Storage(e)) => {
-                    // Best effort: what is beyond the head is discarded at the next open anyway.
-                    staged.batch = Some(batch);
-                    let _ = staged.abort();
-                    return Err(AppendError::Storage(e));
-                }
+                Err(fail) => return Err((index, fail)),
             }
         }
-        batch.finish_writes(self, &mut staged)?;
+        Ok(())
+    }
+
+    /// Stages `events` on top of `below`, an append being made durable
+    /// ([`Staged::commit_meanwhile`]), so that the next group's checks, hashes and bytes are
+    /// made while the previous group's syncs run. Every rule is checked against the stored
+    /// history, that append's events and this input's earlier ones, as [`Ledger::stage`] does,
+    /// but **nothing is written**: the blocks, facts and tree nodes are held in memory
+    /// ([`Held`]) and written by [`Ledger::resume`], after the append below is durable and
+    /// published. So a crash, or a failure of the syncs below, finds nothing of this input
+    /// anywhere but in memory, and the ledger's crash argument is the one-append-at-a-time one
+    /// (docs/GUARANTEES.md, promise 3).
+    ///
+    /// `Ok(None)`: not staged now, because the input would write the idempotency index (a spill
+    /// of ids: [`Ledger::defer_id_index`]), or the append below wrote nothing or wrote the
+    /// index itself; stage it with [`Ledger::stage`] once the append below is published. A
+    /// refusal is [`AppendError::Refused`], as from [`Ledger::stage`]; either way nothing was
+    /// written.
+    pub fn stage_after<I>(
+        &self,
+        below: Option<Below>,
+        events: I,
+        opts: &AppendOptions,
+    ) -> Result<Option<Held>, AppendError>
+    where
+        I: IntoIterator<Item = Result<Event, Violation>>,
+    {
+        let events = events.into_iter().map(|item| item.map(Prepared::unhashed));
+        self.stage_above(below, events, opts, false, None)
+    }
+
+    /// [`Ledger::stage_after`] for events already [`Checked`] (their own rules are not checked
+    /// again), as [`Ledger::stage_checked`] is to [`Ledger::stage`].
+    pub fn stage_after_checked<I>(
+        &self,
+        below: Option<Below>,
+        events: I,
+        opts: &AppendOptions,
+    ) -> Result<Option<Held>, AppendError>
+    where
+        I: IntoIterator<Item = Result<Checked, Violation>>,
+    {
+        let events = events.into_iter().map(|item| item.map(Prepared::from));
+        std::thread::scope(|scope| self.stage_above(below, events, opts, true, Some(scope)))
+    }
+
+    fn stage_above<'scope, I>(
+        &'scope self,
+        below: Option<Below>,
+        events: I,
+        opts: &AppendOptions,
+        checked: bool,
+        tree: Option<&'scope std::thread::Scope<'scope, '_>>,
+    ) -> Result<Option<Held>, AppendError>
+    where
+        I: IntoIterator<Item = Result<Prepared, Violation>>,
+    {
+        let Some(below) = below else { return Ok(None) };
+        let base = below.head;
+        let mut batch = Batch::above(self, below, *opts)?;
+        if self.poisoned.load(Ordering::Acquire) {
+            batch.give_back_filter(self);
+            return Err(AppendError::Storage(LogError::Poisoned));
+        }
+        batch.checked = checked;
+        if let Some(scope) = tree {
+            batch.tree = TreeFeed::start(scope, &batch);
+        }
+        let fed = self.feed(&mut batch, events, opts, &mut None::<fn(Event)>);
+        let finished = fed.and_then(|()| {
+            if batch.report.appended == 0 {
+                return Ok(());
+            }
+            let mut finish = || {
+                batch.seal(self)?;
+                batch.finish_tree(self)?;
+                batch.write_facts(self)?;
+                batch.spill_ids(self, false)
+            };
+            finish().map_err(|e| (0, Fail::Storage(e)))
+        });
+        // The tree's thread ends with its feed (taken back already when the batch finished).
+        batch.tree = None;
+        match finished {
+            Ok(()) if !batch.not_now => Ok(Some(Held { base, batch })),
+            Ok(()) => {
+                batch.give_back_filter(self);
+                Ok(None)
+            }
+            Err((index, fail)) => {
+                batch.give_back_filter(self);
+                Err(match fail {
+                    Fail::Invalid(violation) => AppendError::Refused { index, violation },
+                    Fail::Storage(e) => AppendError::Storage(e),
+                })
+            }
+        }
+    }
+
+    /// Turns an append staged on top of another ([`Ledger::stage_after`]) into a staged append
+    /// of this ledger once that other one is published: its held writes are written beyond the
+    /// head, as [`Ledger::stage`] would have written them, and it is then committed and
+    /// published like any staged append. Refused ([`LogError::Poisoned`], nothing written) when
+    /// the head is not the one it was staged on (the append below was not published: its
+    /// commit failed) or another append is staged; a failed write is removed again as a
+    /// failed stage's is.
+    pub fn resume(&self, held: Held) -> Result<Staged<'_>, AppendError> {
+        let Held { base, mut batch } = held;
+        if self.poisoned.load(Ordering::Acquire) || base != self.head {
+            batch.give_back_filter(self);
+            return Err(AppendError::Storage(LogError::Poisoned));
+        }
+        if self.writing.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_err()
+        {
+            batch.give_back_filter(self);
+            return Err(AppendError::Storage(LogError::Poisoned));
+        }
+        let mut staged = Staged { ledger: self, batch: None, committed: false };
+        let applied = batch.apply_held(self);
         staged.batch = Some(batch);
+        if let Err(e) = applied {
+            let _ = staged.abort();
+            return Err(AppendError::Storage(e));
+        }
         Ok(staged)
     }
 
@@ -686,7 +1097,144 @@ impl Batch {
             checked: false,
             blocks: None,
             synced: 0,
+            new_leaves: ledger
+                .hand_leaves
+                .then(|| NewLeaves { first: base.seq + 1, ..NewLeaves::default() }),
+            owns_filter: true,
+            ids_keyed: ledger.recent.keyed,
+            held: None,
+            below: None,
+            tree: None,
+            not_now: false,
         })
+    }
+
+    /// A batch staged on top of `below`, an append being made durable: it starts at its head,
+    /// with its tree, its last instant, the id index and filter it lent, and what it wrote for
+    /// the lookups; every store write is held ([`HeldWrites`]).
+    fn above(ledger: &Ledger, below: Below, opts: AppendOptions) -> Result<Batch, LogError> {
+        ledger.players()?;
+        let Below {
+            head,
+            last,
+            frontier,
+            overlay,
+            runs,
+            bloom,
+            probes,
+            ids_on_disk,
+            ids_keyed,
+            ..
+        } = below;
+        Ok(Batch {
+            opts,
+            next_seq: head.seq + 1,
+            prev: head.hash,
+            builder: Builder::new(head.seq + 1, head.hash),
+            written: Vec::new(),
+            facts_written: Vec::new(),
+            facts: vec![FACTS_FORMAT],
+            facts_first: 0,
+            last,
+            new_players: Names::default(),
+            new_voids: HashMap::new(),
+            new_ticks: HashMap::new(),
+            ids: FpTable::default(),
+            id_fp: None,
+            leaf: None,
+            ids_overflow: Vec::new(),
+            ids_on_disk,
+            ids_spilled: 0,
+            runs,
+            bloom,
+            probes,
+            cache: None,
+            encoded: Vec::with_capacity(256),
+            line: Vec::with_capacity(256),
+            checked_line: Vec::with_capacity(256),
+            frontier,
+            nodes_written: Vec::new(),
+            report: AppendReport { head, ..AppendReport::default() },
+            base_seq: head.seq,
+            base_last_at: last.map(|(at, _)| at),
+            twins: None,
+            offered: 0,
+            replicate: false,
+            inputs: Vec::new(),
+            spent: None,
+            deferred: false,
+            checked: false,
+            blocks: None,
+            synced: 0,
+            new_leaves: ledger
+                .hand_leaves
+                .then(|| NewLeaves { first: head.seq + 1, ..NewLeaves::default() }),
+            owns_filter: true,
+            ids_keyed,
+            held: Some(HeldWrites::default()),
+            below: Some(overlay),
+            tree: None,
+            not_now: false,
+        })
+    }
+
+    /// Lends what the append staged on top of this one needs ([`Below`]): the id index's runs
+    /// and the filter move to it (this batch no longer gives the filter back), the rest is
+    /// copied. Called once this batch's writes are done.
+    fn lend(&mut self) -> Below {
+        self.owns_filter = false;
+        let (mut players, mut voids, mut ticks) =
+            (self.new_players.clone(), self.new_voids.clone(), self.new_ticks.clone());
+        let (mut ids, mut ids_overflow) = (self.ids.clone(), self.ids_overflow.clone());
+        if let Some(under) = &self.below {
+            // Only while staging: a resumed batch has no overlay left.
+            players.extend(under.players.clone());
+            voids.extend(under.voids.clone());
+            ticks.extend(under.ticks.clone());
+            for (fp, seq) in under.ids.clone().drain() {
+                if !ids.insert_new(fp, seq) {
+                    ids_overflow.push((fp, seq));
+                }
+            }
+            ids_overflow.extend_from_slice(&under.ids_overflow);
+        }
+        Below {
+            head: self.head(),
+            last: self.last,
+            frontier: self.frontier.clone(),
+            overlay: Box::new(Overlay { players, voids, ticks, ids, ids_overflow }),
+            runs: std::mem::take(&mut self.runs),
+            bloom: self.bloom.take(),
+            probes: self.probes,
+            ids_on_disk: self.ids_on_disk,
+            ids_keyed: self.ids_keyed || self.deferred,
+            synced: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        }
+    }
+
+    /// Writes what a batch staged on top of another held ([`Ledger::resume`]), once that one is
+    /// published, and drops its overlay: it is then a batch like any other.
+    fn apply_held(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        self.below = None;
+        let Some(held) = self.held.take() else { return Ok(()) };
+        for (first, bytes) in &held.blocks {
+            ledger.store.insert(Tree::Events, &key(*first), bytes)?;
+        }
+        for (tree, k, v) in &held.other {
+            ledger.store.insert(*tree, k, v)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `value` under `k` in `tree`, or holds it ([`HeldWrites`]).
+    fn put(&mut self, ledger: &Ledger, tree: Tree, k: &[u8], value: &[u8]) -> Result<(), LogError> {
+        match &mut self.held {
+            Some(held) => {
+                held.other.push((tree, k.to_vec(), value.to_vec()));
+                Ok(())
+            }
+            None => ledger.store.insert(tree, k, value),
+        }
     }
 
     /// Prefetches the table slots the checks of `item` will read (its id's among the batch's ids,
@@ -733,6 +1281,22 @@ impl Batch {
         if let Some(bytes) = self.cache.as_ref().and_then(|b| b.get(seq)) {
             return decode(bytes);
         }
+        // In a block this batch sealed and holds ([`HeldWrites`]).
+        if let Some(held) = &self.held {
+            if seq > self.base_seq {
+                let at = held.blocks.partition_point(|(first, _)| *first <= seq);
+                let Some((first, bytes)) = at.checked_sub(1).map(|i| &held.blocks[i]) else {
+                    return Err(LogError::Missing { seq, head: self.next_seq - 1 });
+                };
+                let block = block::Indexed::new(&key(*first), crate::store::Value::copy_of(bytes))?;
+                let event = match block.get(seq) {
+                    Some(bytes) => decode(bytes)?,
+                    None => return Err(LogError::Missing { seq, head: self.next_seq - 1 }),
+                };
+                self.cache = Some(block);
+                return Ok(event);
+            }
+        }
         // In a block this batch sealed after the last wait: the block writer may not have
         // inserted it yet.
         if let (Some(blocks), Some(&(unsynced, _, _))) =
@@ -772,6 +1336,13 @@ impl Batch {
         if let Some(s) = self.ids.get(fp) {
             candidates.push(s);
             candidates.extend(self.ids_overflow.iter().filter(|e| e.0 == fp).map(|e| e.1));
+        }
+        // Then those of the append below this one, being made durable.
+        if let Some(under) = &self.below {
+            if let Some(s) = under.ids.get(fp) {
+                candidates.push(s);
+                candidates.extend(under.ids_overflow.iter().filter(|e| e.0 == fp).map(|e| e.1));
+            }
         }
         // Then the ids of committed events not in the on-disk index yet (`crate::recent`).
         candidates.extend(ledger.recent.candidates(fp));
@@ -815,11 +1386,25 @@ impl Batch {
 
     fn player_seq(&self, ledger: &Ledger, player: &str) -> Option<u64> {
         // `Batch::new` loaded the index.
-        self.new_players.get(player).or_else(|| ledger.players.get()?.get(player))
+        self.new_players
+            .get(player)
+            .or_else(|| self.below.as_ref()?.players.get(player))
+            .or_else(|| ledger.players.get()?.get(player))
     }
 
     fn ticked(&self, ledger: &Ledger, day: i64) -> bool {
-        self.new_ticks.contains_key(&day) || ledger.ticks.contains_key(&day)
+        self.new_ticks.contains_key(&day)
+            || self.below.as_ref().is_some_and(|b| b.ticks.contains_key(&day))
+            || ledger.ticks.contains_key(&day)
+    }
+
+    /// The seq of the MatchVoided of `match_id`, if any.
+    fn voided(&self, ledger: &Ledger, match_id: &str) -> Option<u64> {
+        self.new_voids
+            .get(match_id)
+            .or_else(|| self.below.as_ref()?.voids.get(match_id))
+            .or_else(|| ledger.voids.get(match_id))
+            .copied()
     }
 
     /// The input index of the input event this batch wrote at `seq`.
@@ -1082,8 +1667,7 @@ impl Batch {
                         )))
                     }
                 }
-                let voided = self.new_voids.get(match_id).or_else(|| ledger.voids.get(match_id));
-                if let Some(seq) = voided {
+                if let Some(seq) = self.voided(ledger, match_id) {
                     return Err(Fail::Invalid(Violation::new(
                         Rule::VoidRepeated,
                         format!("match {match_id:?} was already voided at seq {seq}"),
@@ -1140,16 +1724,25 @@ impl Batch {
         codec::encode_into(&event, &mut self.encoded);
         let hash = block::chain_hash(&self.prev, &self.line);
         let seq = self.next_seq;
-        let mut completed = Vec::new();
-        let leaf = self.leaf.take().unwrap_or_else(|| ladder_proof::leaf_hash(&self.line));
-        self.frontier.push(leaf, |level, index, h| {
-            if level >= tree::TILE_LEVEL {
-                completed.push((tree::node_key(level, index), h));
+        if let Some(feed) = &mut self.tree {
+            feed.push(self.leaf.take(), &self.line)?;
+        } else {
+            let mut completed = Vec::new();
+            let leaf = self.leaf.take().unwrap_or_else(|| ladder_proof::leaf_hash(&self.line));
+            if let Some(out) = &mut self.new_leaves {
+                out.hashes.push(leaf);
+                out.lines.extend_from_slice(&self.line);
+                out.ends.push(out.lines.len());
             }
-        });
-        for (k, h) in completed {
-            ledger.store.insert(Tree::Nodes, &k, &h)?;
-            self.nodes_written.push(k);
+            self.frontier.push(leaf, |level, index, h| {
+                if level >= tree::TILE_LEVEL {
+                    completed.push((tree::node_key(level, index), h));
+                }
+            });
+            for (k, h) in completed {
+                self.put(ledger, Tree::Nodes, &k, &h)?;
+                self.nodes_written.push(k);
+            }
         }
         self.builder.push(&hash, &self.encoded);
         self.prev = hash;
@@ -1194,7 +1787,13 @@ impl Batch {
             self.seal(ledger)?;
         }
         if self.ids.len() + self.ids_overflow.len() >= ledger.id_spill {
-            self.spill_ids(ledger, true)?;
+            if self.held.is_some() {
+                // A spill writes the index (and may merge runs the append below still needs
+                // on disk): not while it is being made durable.
+                self.not_now = true;
+            } else {
+                self.spill_ids(ledger, true)?;
+            }
         }
         Ok(())
     }
@@ -1206,18 +1805,39 @@ impl Batch {
         let (first, count) = (self.builder.first, self.builder.count as u32);
         let bytes = self.builder.finish();
         let len = bytes.len();
-        match &mut self.blocks {
-            Some(blocks) => blocks.send(first, bytes.to_vec())?,
-            None => ledger.store.insert(Tree::Events, &key(first), bytes)?,
+        match (&mut self.blocks, &mut self.held) {
+            (Some(blocks), _) => blocks.send(first, bytes.to_vec())?,
+            (None, Some(held)) => held.blocks.push((first, bytes.to_vec())),
+            (None, None) => ledger.store.insert(Tree::Events, &key(first), bytes)?,
         }
         self.written.push((first, count, len));
         self.builder.reset(self.next_seq, self.prev);
         Ok(())
     }
 
+    /// Takes the tree back from its thread ([`TreeFeed`]), once every leaf sent is pushed: the
+    /// frontier, the leaves kept for the caller, and the completed subtrees, which are written
+    /// (or held) here. Nothing when the batch has no such thread.
+    fn finish_tree(&mut self, ledger: &Ledger) -> Result<(), LogError> {
+        let Some(feed) = self.tree.take() else { return Ok(()) };
+        let grown = feed.finish()?;
+        self.frontier = grown.frontier;
+        if grown.leaves.is_some() {
+            self.new_leaves = grown.leaves;
+        }
+        for (k, h) in grown.nodes {
+            self.put(ledger, Tree::Nodes, &k, &h)?;
+            self.nodes_written.push(k);
+        }
+        Ok(())
+    }
+
     /// Stops the block writer, if this batch has one, once every block sent is inserted: its
     /// failure if it had one. Every path that ends a batch calls it before anything else.
     fn stop_blocks(&mut self) -> Result<(), LogError> {
+        // The tree's thread ends once its feed is gone (a batch that finishes takes the tree
+        // back first, [`Batch::finish_tree`]).
+        self.tree = None;
         match self.blocks.take() {
             Some(mut blocks) => blocks.sync(),
             None => Ok(()),
@@ -1226,7 +1846,10 @@ impl Batch {
 
     fn write_facts(&mut self, ledger: &Ledger) -> Result<(), LogError> {
         if self.facts.len() > 1 {
-            ledger.store.insert(Tree::Facts, &key(self.facts_first), &self.facts)?;
+            let facts = std::mem::take(&mut self.facts);
+            let put = self.put(ledger, Tree::Facts, &key(self.facts_first), &facts);
+            self.facts = facts;
+            put?;
             self.facts_written.push((self.facts_first, self.facts.len()));
             self.facts.truncate(1);
         }
@@ -1242,6 +1865,11 @@ impl Batch {
     /// ([`Runs::settle`]: few runs for the lookups of later appends).
     fn spill_ids(&mut self, ledger: &Ledger, mid_batch: bool) -> Result<(), LogError> {
         if !mid_batch && self.defer_ids(ledger)? {
+            return Ok(());
+        }
+        if self.held.is_some() {
+            // Not while the append below is being made durable ([`Batch::not_now`]).
+            self.not_now = true;
             return Ok(());
         }
         let mut pending: Vec<(u64, u64)> = self.ids.drain();
@@ -1311,9 +1939,9 @@ impl Batch {
         if ledger.defer_ids == 0 || self.ids_spilled > 0 || since > ledger.defer_ids {
             return Ok(false);
         }
-        if !ledger.recent.keyed {
+        if !self.ids_keyed {
             let through = ledger.recent.through.to_be_bytes();
-            ledger.store.insert(Tree::Meta, META_IDS_THROUGH, &through)?;
+            self.put(ledger, Tree::Meta, META_IDS_THROUGH, &through)?;
         }
         self.deferred = true;
         Ok(true)
@@ -1360,6 +1988,7 @@ impl Batch {
         }
         let written = (|| {
             self.seal(ledger)?;
+            self.finish_tree(ledger)?;
             self.stop_blocks()?;
             self.write_facts(ledger)?;
             self.spill_ids(ledger, false)
@@ -1379,24 +2008,14 @@ impl Batch {
 
     /// Makes the batch durable: the commit point, then the head file.
     fn make_durable(&self, ledger: &Ledger) -> Result<(), LogError> {
-        let head = self.head();
-        // The commit point: the head record after the batch's data, and one flush for both.
-        // sled recovers its log in order, stopping at the first torn write (its crash tests check
-        // that what survives is a prefix of the writes), so a head record that survives a crash
-        // has every write before it with it; one that does not leaves the batch beyond the
-        // recovered head, where opening discards it.
-        ledger.store.insert(Tree::Meta, META_HEAD, &head_bytes(&head))?;
-        ledger.store.flush()?;
-        // The head file follows the commit: a crash before it is written leaves a store one batch
-        // ahead of it, which the next open accepts (and records).
-        if let Some(disk) = &ledger.disk {
-            disk.commit(head)?;
-        }
-        Ok(())
+        make_durable(ledger, self.head())
     }
 
     /// Gives the id filter back to the ledger for the next append ([`crate::index::IdFilter`]).
     fn give_back_filter(&mut self, ledger: &Ledger) {
+        if !std::mem::replace(&mut self.owns_filter, false) {
+            return;
+        }
         let mut kept = ledger.id_filter.lock().unwrap_or_else(|p| p.into_inner());
         kept.bloom = self.bloom.take();
         kept.probes = self.probes;
@@ -1439,6 +2058,24 @@ impl Batch {
         self.report.head = head;
         self.report
     }
+}
+
+/// Makes a batch ending at `head`, written beyond the ledger's head, durable: the commit point,
+/// then the head file.
+fn make_durable(ledger: &Ledger, head: Head) -> Result<(), LogError> {
+    // The commit point: the head record after the batch's data, and one flush for both.
+    // sled recovers its log in order, stopping at the first torn write (its crash tests check
+    // that what survives is a prefix of the writes), so a head record that survives a crash
+    // has every write before it with it; one that does not leaves the batch beyond the
+    // recovered head, where opening discards it.
+    ledger.store.insert(Tree::Meta, META_HEAD, &head_bytes(&head))?;
+    ledger.store.flush()?;
+    // The head file follows the commit: a crash before it is written leaves a store one batch
+    // ahead of it, which the next open accepts (and records).
+    if let Some(disk) = &ledger.disk {
+        disk.commit(head)?;
+    }
+    Ok(())
 }
 
 /// An append checked and written beyond the head, not durable and not shown to readers
@@ -1490,6 +2127,64 @@ impl Staged<'_> {
         Ok(Durable { base, report, batch: Some(batch) })
     }
 
+    /// [`Staged::commit`], with `meanwhile` run on this thread while the syncs run on another:
+    /// it is given what staging the next append on top of this one needs ([`Below`], for
+    /// [`Ledger::stage_after`]), or `None` when this one wrote nothing or wrote the id index
+    /// (stage the next one after publishing this). The commit's outcome is only known once
+    /// both are done; if it failed, the caller drops what `meanwhile` staged.
+    pub fn commit_meanwhile<R>(
+        mut self,
+        meanwhile: impl FnOnce(Option<Below>) -> R,
+    ) -> (Result<Durable, AppendError>, R) {
+        let lends = self.batch.as_ref().is_some_and(|b| b.report.appended > 0 && b.deferred);
+        if !lends {
+            let r = meanwhile(None);
+            return (self.commit(), r);
+        }
+        let ledger = self.ledger;
+        let base = ledger.head;
+        let report = self.report();
+        let Some(mut batch) = self.batch.take() else {
+            let r = meanwhile(None);
+            return (self.commit(), r);
+        };
+        self.committed = true;
+        let below = batch.lend();
+        let done = Arc::clone(&below.synced);
+        let (synced, r) = std::thread::scope(|scope| {
+            let head = batch.head();
+            let syncs = std::thread::Builder::new().name("ladder-commit".into()).spawn_scoped(
+                scope,
+                move || {
+                    let synced = make_durable(ledger, head);
+                    done.store(true, Ordering::Release);
+                    synced
+                },
+            );
+            match syncs {
+                Ok(handle) => {
+                    let r = meanwhile(Some(below));
+                    let synced = match handle.join() {
+                        Ok(result) => result,
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    };
+                    (synced, r)
+                }
+                // No thread for the syncs: they run here, the next append is staged after.
+                Err(_) => {
+                    let synced = batch.make_durable(ledger);
+                    drop(below);
+                    (synced, meanwhile(None))
+                }
+            }
+        });
+        if let Err(e) = synced {
+            ledger.poisoned.store(true, Ordering::Release);
+            return (Err(AppendError::Unconfirmed(e)), r);
+        }
+        (Ok(Durable { base, report, batch: Some(batch) }), r)
+    }
+
     /// Removes what the staged append wrote and lets the next append in.
     fn abort(&mut self) -> Result<(), LogError> {
         let r = match self.batch.take() {
@@ -1514,6 +2209,59 @@ impl Drop for Staged<'_> {
     }
 }
 
+/// An append staged on top of another being made durable ([`Ledger::stage_after`]): checked,
+/// hashed and encoded, its store writes held in memory. [`Ledger::resume`] writes them once the
+/// append below is published. Dropping it writes nothing and removes nothing (there is
+/// nothing of it in the store); the id filter it holds goes with it (the next append builds it
+/// again when it needs one).
+pub struct Held {
+    /// The head it was staged on: the append below's.
+    base: Head,
+    batch: Batch,
+}
+
+impl Held {
+    /// What it does (events appended, duplicates, inserted joins and ticks), and the head it
+    /// ends at.
+    pub fn report(&self) -> AppendReport {
+        let b = &self.batch;
+        let head = if b.report.appended > 0 { b.head() } else { self.base };
+        AppendReport { head, ..b.report.clone() }
+    }
+}
+
+/// What an append being made durable lends the append staged on top of it
+/// ([`Staged::commit_meanwhile`], [`Ledger::stage_after`]): its head, tree and last instant,
+/// the id index and filter, and what it wrote for the lookups.
+pub struct Below {
+    head: Head,
+    last: Option<(Timestamp, bool)>,
+    frontier: Frontier,
+    overlay: Box<Overlay>,
+    runs: Runs,
+    bloom: Option<Bloom>,
+    probes: u64,
+    ids_on_disk: bool,
+    ids_keyed: bool,
+    /// Set once the syncs of the append below returned, whatever their outcome.
+    synced: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Below {
+    /// True once the syncs of the append below have returned (its outcome is then known to
+    /// [`Staged::commit_meanwhile`]): a caller gathering input for the next append stops
+    /// waiting for more then.
+    pub fn is_synced(&self) -> bool {
+        self.synced.load(Ordering::Acquire)
+    }
+
+    /// The instant of the last event of the append below (the ledger's last, if it wrote
+    /// nothing): an event stamped by the caller goes no earlier.
+    pub fn last_at(&self) -> Option<Timestamp> {
+        self.last.map(|(at, _)| at)
+    }
+}
+
 /// An append made durable ([`Staged::commit`]) and not yet shown to the ledger's readers:
 /// [`Ledger::publish`] shows it. Until then the handle takes no other append; dropping it
 /// unpublished leaves the handle refusing appends until the ledger is opened again (the events
@@ -1531,6 +2279,12 @@ impl Durable {
     /// What the append did; its `head` is the head it ends at.
     pub fn report(&self) -> &AppendReport {
         &self.report
+    }
+
+    /// The leaf hashes and lines of the events it wrote, once, with
+    /// [`Ledger::hand_out_leaves`] on (`None` otherwise, or when it wrote nothing).
+    pub fn take_leaves(&mut self) -> Option<NewLeaves> {
+        self.batch.as_mut()?.new_leaves.take().filter(|l| !l.is_empty())
     }
 }
 
@@ -2107,15 +2861,23 @@ mod spill_tests {
             v
         };
         let opts = AppendOptions { auto_join: true, ..AppendOptions::default() };
+        // Both hand out their leaves: the bulk stage's come from its tree's thread.
         let mut plain = Ledger::memory();
-        let durable = plain.stage(input(), &opts).unwrap().commit().unwrap();
+        plain.hand_out_leaves(true);
+        let mut durable = plain.stage(input(), &opts).unwrap().commit().unwrap();
+        let want_leaves = durable.take_leaves().unwrap();
         let want = plain.publish(durable).unwrap();
         let mut bulk = Ledger::memory();
+        bulk.hand_out_leaves(true);
         let checked = || input().into_iter().map(|item| item.and_then(Checked::new));
-        let durable = bulk.stage_checked(checked(), &opts).unwrap().commit().unwrap();
+        let mut durable = bulk.stage_checked(checked(), &opts).unwrap().commit().unwrap();
+        assert_eq!(durable.take_leaves().unwrap(), want_leaves);
         let got = bulk.publish(durable).unwrap();
         assert_eq!(got, want);
         assert_eq!((bulk.head(), bulk.root().unwrap()), (plain.head(), plain.root().unwrap()));
+        // The stored subtrees the tree's thread completed are the plain stage's (verify
+        // recomputes the tree from the events and compares every stored node).
+        assert_eq!(bulk.verify(None).unwrap(), plain.head());
         let stored = |l: &Ledger| l.events(1).map(|e| e.unwrap().event).collect::<Vec<_>>();
         assert_eq!(stored(&bulk), stored(&plain));
         // A refused stage stores nothing, and the next one is let in.

@@ -174,6 +174,67 @@ impl LeafFile {
             && (self.entries.is_none() || self.bundle(ledger, t)?.is_some()))
     }
 
+    /// The ledger's stored hash of full level-0 tile `t` (the perfect subtree at level
+    /// [`TILE_LEVEL`], index `t`), what [`LeafFile::put_tile`] keys the tile's checksums with;
+    /// `None` when `t` is not full in the ledger (or no file is kept). An error only when the
+    /// ledger's store fails. The one step of writing a tile that needs the ledger, so a
+    /// caller sharing it with a writer holds it only for this.
+    pub fn tile_node(&self, ledger: &Ledger, t: u64) -> Result<Option<Hash>, LogError> {
+        if self.file.is_none() || t >= ledger.head().seq / WIDTH {
+            return Ok(None);
+        }
+        stored_node(&*ledger.store, TILE_LEVEL, t).map(Some)
+    }
+
+    /// Writes full level-0 tile `t` from its 256 leaf hashes and their events' canonical lines
+    /// as the append that wrote them computed them ([`crate::Durable::take_leaves`]), without
+    /// reading the events back: the slot, its checksum keyed with `node` (the ledger's stored
+    /// hash of the tile, [`LeafFile::tile_node`], as [`LeafFile::fill`] keys it) and the entry
+    /// bundle made from the lines. The hashes are not checked against the stored tree here:
+    /// they are the values the append built that tree from, in the same step; a read checks
+    /// the slot's checksum against the stored hash as always, so a slot keyed with any other
+    /// hash is never handed out. Returns false when nothing was written: no file kept, not 256
+    /// hashes and lines, or a write that failed (the caller then fills the tile from the
+    /// events).
+    pub fn put_tile<'a>(
+        &self,
+        node: &Hash,
+        t: u64,
+        hashes: &[Hash],
+        lines: impl IntoIterator<Item = &'a [u8]>,
+    ) -> bool {
+        let Some(file) = &self.file else { return false };
+        if hashes.len() as u64 != WIDTH {
+            return false;
+        }
+        let mut bundle = Some(Vec::with_capacity(48 << 10));
+        let mut count = 0u64;
+        for (i, line) in lines.into_iter().enumerate() {
+            count += 1;
+            let pushed = bundle.as_mut().map(|b| {
+                ladder_proof::tiles::push_entry::<()>(b, t * WIDTH + i as u64, line).is_ok()
+            });
+            if pushed == Some(false) {
+                bundle = None;
+            }
+        }
+        if count != WIDTH {
+            return false;
+        }
+        let mut slot = Vec::with_capacity(SLOT);
+        for h in hashes {
+            slot.extend_from_slice(h);
+        }
+        let sum = blake3::keyed_hash(node, &slot);
+        slot.extend_from_slice(sum.as_bytes());
+        let (at, len) =
+            bundle.as_deref().and_then(|b| self.append_bundle(node, b)).unwrap_or((0, 0));
+        slot.extend_from_slice(&at.to_le_bytes());
+        slot.extend_from_slice(&len.to_le_bytes());
+        slot.extend_from_slice(&[0; 4]);
+        write_at(file, &slot, offset(t)).is_ok()
+    }
+
     /// Makes the files hold every full level-0 tile and its bundle from `from` on, at most `max`
     /// of them: the tiles whose hashes and bundle already check are kept, and each run of tiles that do not is computed from its
     /// events in one pass, checked against the ledger's stored tree and written. Returns the

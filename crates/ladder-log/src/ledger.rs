@@ -129,6 +129,9 @@ pub struct Ledger {
     /// With deferral on ([`Ledger::defer_id_index`]), the most events since the last spill of
     /// ids whose ids are left in `recent`; 0: every commit writes its ids to the index.
     pub(crate) defer_ids: u64,
+    /// With [`Ledger::hand_out_leaves`]: each append keeps the leaf hash and canonical line of
+    /// every event it writes, for its caller ([`crate::Durable::take_leaves`]).
+    pub(crate) hand_leaves: bool,
     /// The stored format byte ([`LEDGER_FORMAT`], or a legacy one for [`Ledger::upgrade`]).
     pub(crate) format: u8,
     /// The Merkle tree through the head, once something asked for it.
@@ -775,6 +778,7 @@ impl Ledger {
             id_spill: crate::append::ID_SPILL,
             recent: crate::recent::RecentIds::new(head.seq),
             defer_ids: 0,
+            hand_leaves: false,
             format,
             frontier: None,
             disk: None,
@@ -818,6 +822,16 @@ impl Ledger {
     /// the events after that again ([`crate::recent`]).
     pub fn defer_id_index(&mut self, events: u64) {
         self.defer_ids = events;
+    }
+
+    /// Makes each append keep, for its caller, the leaf hash (SHA-256 of `0x00 || line`, RFC
+    /// 6962) and the canonical JSON line of every event it writes, which it computes anyway for
+    /// the Merkle tree and the chain ([`crate::Durable::take_leaves`]). A server that keeps its
+    /// log's level-0 tiles on disk ([`crate::LeafFile::put_tile`]) then writes each new tile
+    /// from them instead of reading back, writing out and hashing again the events just
+    /// appended (`ladder serve`). Off by default: the copy costs a little memory per append.
+    pub fn hand_out_leaves(&mut self, on: bool) {
+        self.hand_leaves = on;
     }
 
     /// Removes every block and facts chunk with a key beyond `seq`, and every stored tree node

@@ -51,7 +51,7 @@ mod tree;
 mod upgrade;
 mod verify;
 
-pub use append::{Durable, Prepared, Staged};
+pub use append::{Below, Durable, Held, NewLeaves, Prepared, Staged};
 pub use block::{
     chain_hash, decode_block, OwnedRecord, GENESIS, MAX_BLOCK_BYTES, MAX_BLOCK_EVENTS,
 };

@@ -4,7 +4,7 @@
 //! 1. single-event appends, 32 concurrent clients, each answered only once durable;
 //! 2. 1,000-event requests, 4 clients;
 //! 3. append latency (p50, p99) with 32 clients paced to 10,000 appends/s in all
-//!    (rows 1 to 3: `append/single`, `append/batch`, `append/latency`; each client is one
+//!    (rows 1 to 3: `append/single`, `append/batch-1000`, `append/latency`; each client is one
 //!    keep-alive connection speaking HTTP/1.1 directly, as in part 4, and rows 1 and 2 print the
 //!    process's CPU time per append, client and server together, from `/proc/self/stat`);
 //! 4. tile reads, 4 clients, each a keep-alive connection of its own speaking HTTP/1.1
@@ -18,8 +18,13 @@
 //!    (cold) read, warm read, and the read after one more append; and the first view of other
 //!    matches under the same configuration.
 //!
+//!
+//! Row 2 runs again, as `append/batch-not-pipelined`, on a server of its own that does not
+//! pipeline groups (`Limits::pipeline_events` off; on by default from 1,024 events).
+//!
 //! `cargo bench -p ladder-serve --bench serve -- WORD` runs only the parts whose name holds
-//! WORD (`append`, `append/single`, `append/batch`, `append/latency`, `tiles`, `reads`).
+//! WORD (`append`, `append/single`, `append/batch` (both batch rows), `append/latency`,
+//! `tiles`, `reads`).
 
 use ladder_events::Timestamp;
 use ladder_log::Ledger;
@@ -59,6 +64,11 @@ impl Drop for Server {
 }
 
 fn start(ledger: Ledger, dir: &std::path::Path) -> Server {
+    start_with(ledger, dir, Limits { body_bytes: 64 << 20, ..Limits::default() })
+}
+
+/// [`start`] with the limits given.
+fn start_with(ledger: Ledger, dir: &std::path::Path, limits: Limits) -> Server {
     std::fs::create_dir_all(dir).unwrap();
     let tokens = dir.join("tokens");
     let token = ladder_serve::tokens::add(&tokens, "bench", [3; 32]).unwrap();
@@ -70,7 +80,7 @@ fn start(ledger: Ledger, dir: &std::path::Path) -> Server {
         tokens,
         checkpoint_interval: Duration::from_secs(1),
         final_checkpoint: None,
-        limits: Limits { body_bytes: 64 << 20, ..Limits::default() },
+        limits,
         clock: clock(),
     };
     let service = Service::start(ledger, config).unwrap();
@@ -315,12 +325,21 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let s = start(joined_ledger(&dir.path().join("a.db")), dir.path());
     let mut next = 0usize;
-    let rows = ["append/single", "append/batch", "append/latency"];
+    let rows = ["append/single", "append/batch-1000", "append/latency"];
     if rows.iter().any(|r| runs(r)) {
         next = appends(&s, next, &|row| runs(row));
     }
     drop(s);
     let _ = next;
+    // Row 2 again on a server that does not pipeline groups (`Limits::pipeline_events`, on
+    // by default from 1,024 events: docs/PERFORMANCE.md, "Serving"), on a ledger of its own.
+    if runs("append/batch-not-pipelined") {
+        let path = dir.path().join("not-pipelined");
+        let limits =
+            Limits { body_bytes: 64 << 20, pipeline_events: usize::MAX, ..Limits::default() };
+        let p = start_with(joined_ledger(&path.join("a.db")), &path, limits);
+        batch_row(&p, 0, "serve/append/batch-not-pipelined/4-clients");
+    }
     if runs("tiles") {
         tiles(dir.path());
     }
@@ -374,32 +393,8 @@ fn appends(s: &Server, mut next: usize, row: &dyn Fn(&str) -> bool) -> usize {
     }
 
     // 2. 1,000-event requests, 4 clients.
-    if row("append/batch") {
-        let (clients, per, size) = (4, 20, 1000);
-        // The bodies are made before the clock starts: the row measures the server.
-        let bodies: Vec<Vec<String>> = (0..clients)
-            .map(|c| {
-                (0..per)
-                    .map(|i| {
-                        let first = next + (c * per + i) * size;
-                        let body: Vec<String> =
-                            (first..first + size).map(|n| result_line(n, None)).collect();
-                        body.join("\n")
-                    })
-                    .collect()
-            })
-            .collect();
-        let cpu0 = cpu_seconds();
-        let t = Instant::now();
-        drive(s, bodies, None);
-        next += clients * per * size;
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "serve/append/batch-1000/4-clients: {} events in {secs:.2} s = {:.0} events/s{}",
-            clients * per * size,
-            (clients * per * size) as f64 / secs,
-            cpu_each(cpu0, clients * per * size).replace("each", "an event")
-        );
+    if row("append/batch-1000") {
+        next = batch_row(s, next, "serve/append/batch-1000/4-clients");
     }
 
     // 3. latency at 10,000 appends/s offered (32 clients, each every 3.2 ms), 2 seconds.
@@ -431,6 +426,43 @@ fn appends(s: &Server, mut next: usize, row: &dyn Fn(&str) -> bool) -> usize {
         cpu_each(cpu0, l.len())
     );
 
+    next
+}
+
+/// Row 2: 1,000-event requests, 4 clients, printed as `name`. Returns the next event number.
+fn batch_row(s: &Server, mut next: usize, name: &str) -> usize {
+    let (clients, per, size) = (4, 20, 1000);
+    // The bodies are made before the clock starts: the row measures the server.
+    let bodies: Vec<Vec<String>> = (0..clients)
+        .map(|c| {
+            (0..per)
+                .map(|i| {
+                    let first = next + (c * per + i) * size;
+                    let body: Vec<String> =
+                        (first..first + size).map(|n| result_line(n, None)).collect();
+                    body.join("\n")
+                })
+                .collect()
+        })
+        .collect();
+    let cpu0 = cpu_seconds();
+    let pipelined = s.shared.pipelined();
+    let t = Instant::now();
+    drive(s, bodies, None);
+    next += clients * per * size;
+    let secs = t.elapsed().as_secs_f64();
+    let staged_meanwhile = s.shared.pipelined() - pipelined;
+    println!(
+        "{name}: {} events in {secs:.2} s = {:.0} events/s{}{}",
+        clients * per * size,
+        (clients * per * size) as f64 / secs,
+        cpu_each(cpu0, clients * per * size).replace("each", "an event"),
+        if staged_meanwhile > 0 {
+            format!("; {staged_meanwhile} groups staged while the one before synced")
+        } else {
+            String::new()
+        }
+    );
     next
 }
 

@@ -46,6 +46,15 @@ pub struct Limits {
     pub request_time: Duration,
     /// Warm projections kept, and as many players' histories.
     pub warm: usize,
+    /// A group of this many events or more is committed while the next group is gathered and
+    /// staged on top of it ([`ladder_log::Staged::commit_meanwhile`]: pipelining); a smaller
+    /// one is committed alone, and the next gathered after it. 1,024 by default
+    /// ([`sequencer::BULK_EVENTS`]); `usize::MAX` turns it off. Single-event groups are not
+    /// pipelined: that split 32 clients into two halves with syncs of their own, for more CPU
+    /// per append; for 1,000-event requests it gained in quiet runs and lost on a loaded
+    /// machine (docs/PERFORMANCE.md, "Serving"; the bench's `append/batch-not-pipelined` row
+    /// runs them without it).
+    pub pipeline_events: usize,
 }
 
 impl Default for Limits {
@@ -56,6 +65,7 @@ impl Default for Limits {
             in_flight: 1024,
             request_time: Duration::from_secs(30),
             warm: 16,
+            pipeline_events: sequencer::BULK_EVENTS,
         }
     }
 }
@@ -170,6 +180,8 @@ pub struct Shared {
     /// what a read that does not take the ledger is answered through. Held only to copy it.
     durable: Mutex<ladder_log::Head>,
     /// Requests put on the sequencer's queue and not yet taken by it.
+    /// Groups staged while the group before them synced ([`sequencer::run`]).
+    pipelined: std::sync::atomic::AtomicU64,
     waiting: std::sync::atomic::AtomicUsize,
     /// A test's pause of the next commit ([`Shared::hold_next_commit`]).
     hold: Mutex<Option<(std::sync::mpsc::SyncSender<()>, std::sync::mpsc::Receiver<()>)>>,
@@ -228,6 +240,12 @@ impl Shared {
             Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
             Err(std::sync::TryLockError::WouldBlock) => None,
         }
+    }
+
+    /// How many groups were staged while the group before them synced and then committed
+    /// (the sequencer's pipelining, for large groups: [`Limits::pipeline_events`]).
+    pub fn pipelined(&self) -> u64 {
+        self.pipelined.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Requests waiting on the sequencer's queue, not yet taken into a group.
@@ -361,6 +379,8 @@ impl Service {
         let tokens = tokens::Tokens::load(&config.tokens)?;
         let ledger_head = ledger.head();
         let (leaves, wake) = tiles::Leaves::open(&ledger);
+        // The filler writes each new tile from the leaves the sequencer hands it.
+        ledger.hand_out_leaves(leaves.file().is_kept());
         let shared = Arc::new(Shared {
             ledger: RwLock::new(ledger),
             origin: config.origin,
@@ -379,6 +399,7 @@ impl Service {
             durable: Mutex::new(ledger_head),
             hold: Mutex::new(None),
             waiting: std::sync::atomic::AtomicUsize::new(0),
+            pipelined: std::sync::atomic::AtomicU64::new(0),
             clock: config.clock,
             limits: config.limits,
             signed: tokio::sync::watch::Sender::new(0),

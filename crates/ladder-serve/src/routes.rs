@@ -3,7 +3,7 @@
 //! error is a JSON object `{"error": ...}` naming what and where; none holds a token.
 
 use crate::reads::{leaderboard_json, parse_body, query_pairs};
-use crate::sequencer::{is_conflict, Job, Outcome};
+use crate::sequencer::{is_conflict, Job, Outcome, Reply};
 use crate::warm::Warm;
 use crate::Shared;
 use axum::body::Bytes;
@@ -273,11 +273,13 @@ async fn post_events(
         r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return r;
     }
-    let Ok(outcome) = answer.await else {
+    let Ok(Reply { outcome, events: spent }) = answer.await else {
         let mut r = error(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
         r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return r;
     };
+    // The request's events are freed here, where they were made, not on the sequencer.
+    drop(spent);
     match outcome {
         Outcome::Done(a) => {
             let mut v = serde_json::json!({

@@ -184,3 +184,80 @@ fn records_through_a_sequence_number_are_those_events() {
         .unwrap();
     assert_eq!(calls, 1);
 }
+
+/// Tiles written from the leaf hashes and lines an append hands out (`hand_out_leaves`,
+/// `Durable::take_leaves`, `LeafFile::put_tile`) are the tiles and bundles computed here from
+/// the stored lines, across appends that split a tile; an append made without it hands out
+/// nothing, and a tile not yet full in the ledger is not written.
+#[test]
+fn tiles_put_from_an_append_s_leaves_are_the_stored_events_tiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ledger = Ledger::open(dir.path()).unwrap();
+    let text = history("put", 700);
+    let lines_in: Vec<&str> = text.lines().collect();
+    // Without the option, nothing is handed out.
+    let staged = ledger.stage(crate::items(&lines_in[..100].join("\n")), &Default::default());
+    let mut durable = staged.unwrap().commit().unwrap();
+    assert_eq!(durable.take_leaves(), None);
+    ledger.publish(durable).unwrap();
+    // Then three appends: 100 + 300 + 302 events, tile 0 split between the first two.
+    ledger.hand_out_leaves(true);
+    let mut handed = ladder_log::NewLeaves::default();
+    for (from, to) in [(100, 200), (200, 500), (500, 702)] {
+        let staged =
+            ledger.stage(crate::items(&lines_in[from..to].join("\n")), &Default::default());
+        let mut durable = staged.unwrap().commit().unwrap();
+        let leaves = durable.take_leaves().expect("leaves handed out");
+        assert_eq!((leaves.first(), leaves.len()), (from as u64 + 1, to - from));
+        assert_eq!(durable.take_leaves(), None, "handed out once");
+        ledger.publish(durable).unwrap();
+        if handed.is_empty() {
+            handed = leaves;
+        } else {
+            assert!(handed.extend(leaves));
+        }
+    }
+    let stored = stored_lines(&ledger);
+    assert_eq!(stored.len(), 702);
+    let file = LeafFile::open(&ledger);
+    // Tile 0 began before the handed events: not 256 of them.
+    let node0 = file.tile_node(&ledger, 0).unwrap().expect("tile 0 is full");
+    assert!(!file.put_tile(&node0, 0, handed.hashes(), (0..156).map(|i| handed.line(i).unwrap())));
+    // Tiles 1 and 2 (events 257 to 768): tile 2 is not full (702 events), so it has no stored
+    // hash to key a slot with.
+    handed.drop_before(257);
+    assert_eq!(handed.first(), 257);
+    let tile = |h: &ladder_log::NewLeaves, t: u64| {
+        let skip = (t * 256 + 1 - h.first()) as usize;
+        let hashes = h.hashes()[skip..(skip + 256).min(h.len())].to_vec();
+        let lines: Vec<Vec<u8>> =
+            (skip..(skip + 256).min(h.len())).map(|i| h.line(i).unwrap().to_vec()).collect();
+        (hashes, lines)
+    };
+    let (hashes, lines) = tile(&handed, 1);
+    let node1 = file.tile_node(&ledger, 1).unwrap().expect("tile 1 is full");
+    assert!(file.put_tile(&node1, 1, &hashes, lines.iter().map(|l| l.as_slice())));
+    assert_eq!(file.tile_node(&ledger, 2).unwrap(), None);
+    // Keyed with another tile's stored hash, a slot is written but never handed out.
+    let (hashes, lines) = tile(&handed, 1);
+    let other = tempfile::tempdir().unwrap();
+    {
+        let mut copy = Ledger::open(other.path()).unwrap();
+        append_ok(&mut copy, &text, AppendOptions::default());
+        let wrong = LeafFile::open(&copy);
+        assert!(wrong.put_tile(&node0, 1, &hashes, lines.iter().map(|l| l.as_slice())));
+        assert_eq!(wrong.tile(&copy, 1).unwrap(), None);
+        assert_eq!(wrong.bundle(&copy, 1).unwrap(), None);
+    }
+    assert_eq!(file.tile(&ledger, 1).unwrap(), Some(expected_tile(&stored, 1)));
+    assert_eq!(file.bundle(&ledger, 1).unwrap(), Some(expected_bundle(&stored, 1)));
+    // Tile 0, never put, is not handed out until filled from the events.
+    assert_eq!(file.tile(&ledger, 0).unwrap(), None);
+    assert_eq!(file.fill(&ledger, 0, 8).unwrap(), 2);
+    assert_eq!(file.tile(&ledger, 0).unwrap(), Some(expected_tile(&stored, 0)));
+    // Handed lines are the stored lines.
+    handed.drop_before(600);
+    assert_eq!(handed.line(0).unwrap(), stored[599].as_bytes());
+    handed.drop_before(10_000);
+    assert!(handed.is_empty());
+}

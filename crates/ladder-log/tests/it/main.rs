@@ -13,6 +13,7 @@ mod integrity;
 mod leaves;
 mod lock;
 mod model;
+mod pipeline;
 mod rules;
 mod tamper;
 
@@ -66,4 +67,24 @@ pub fn raw_sled(path: &std::path::Path) -> sled::Db {
             Err(e) => panic!("sled opens {}: {e}", path.display()),
         }
     }
+}
+
+/// Opens the ledger at `path` with no faults and checks it after a fault: the chain verifies,
+/// and the stored events are the first `acked` of `expected` (or, after an unconfirmed commit,
+/// possibly `unconfirmed` more: all or nothing of the failed group). Returns how many are stored.
+pub fn check_after_fault(
+    path: &std::path::Path,
+    expected: &[String],
+    acked: usize,
+    unconfirmed: usize,
+) -> usize {
+    let l = Ledger::open(path).unwrap_or_else(|e| panic!("the ledger reopens: {e}"));
+    let head = l.verify(None).unwrap_or_else(|e| panic!("verify after a fault: {e}"));
+    let stored: Vec<String> =
+        l.events(1).map(|e| ladder_events::json::to_line(&e.unwrap().event)).collect();
+    assert_eq!(stored.len() as u64, head.seq);
+    let n = stored.len();
+    assert!(n == acked || n == acked + unconfirmed, "acked {acked}, stored {n}");
+    assert_eq!(stored[..], expected[..n], "the stored events are not the input's prefix");
+    n
 }

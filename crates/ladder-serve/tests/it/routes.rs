@@ -236,6 +236,59 @@ async fn tiles_from_the_leaf_file_are_publish_s_bytes_even_after_damage() {
     }
 }
 
+/// Tiles the filler writes from the leaves the sequencer hands it are `publish`'s bytes: a
+/// ledger of 100 events (tile 0 begun before the server started), then 900 more appended
+/// through the server in requests of 7 to 193 events, so tiles 1 to 3 are written from handed
+/// leaves and tile 0 from the events.
+#[tokio::test]
+async fn tiles_written_from_the_appends_leaves_are_publish_s_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger");
+    let mut ledger = Ledger::open(&path).unwrap();
+    let text = history(20, 980);
+    let lines: Vec<&str> = text.lines().collect();
+    append(&mut ledger, &lines[..100].join("\n"));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let mut at = 100;
+    for size in [7, 193, 150, 250, 100, 200].into_iter().cycle() {
+        if at >= 1000 {
+            break;
+        }
+        let body = lines[at..(at + size).min(1000)].join("\n");
+        let a = call(&app, post("/api/events", Some(&f.token), &body)).await;
+        assert_eq!(a.status, StatusCode::OK, "{}", String::from_utf8_lossy(&a.body));
+        at += size;
+    }
+    let leaves = f.service.shared.leaves();
+    let t = std::time::Instant::now();
+    while leaves.through() < 3 && t.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(leaves.through(), 3, "the filler made every full tile");
+    assert_eq!(
+        leaves.tiles_put(),
+        2,
+        "tiles 1 and 2 from the handed leaves, tile 0 from the events"
+    );
+    let published = tempfile::tempdir().unwrap();
+    {
+        let ledger = f.service.shared.read_ledger();
+        assert_eq!(ledger.head().seq, 1000);
+        ladder_tlog::publish(&ledger, published.path(), ORIGIN, &crate::common::key()).unwrap();
+        for t in 0..3 {
+            let path = ladder_proof::tiles::Tile::hashes(0, t, 256).path();
+            let want = std::fs::read(published.path().join(path)).unwrap();
+            assert_eq!(leaves.file().tile(&ledger, t).unwrap(), Some(want), "tile {t}");
+            let path = ladder_proof::tiles::Tile::entries(t, 256).path();
+            let want = std::fs::read(published.path().join(path)).unwrap();
+            assert_eq!(leaves.file().bundle(&ledger, t).unwrap(), Some(want), "bundle {t}");
+        }
+    }
+    drop(app);
+    f.service.stop().unwrap();
+}
+
 /// Opens the ledger at `path`, retrying while the last instance's threads still hold it.
 fn reopen(path: &std::path::Path) -> Ledger {
     let t = std::time::Instant::now();
@@ -696,4 +749,64 @@ async fn a_large_request_is_stored_as_a_direct_append_stores_it_or_refused_by_it
     assert_eq!(a.json()["line"], 1201, "{}", String::from_utf8_lossy(&a.body));
     let head = f.service.shared.read_ledger().head();
     assert_eq!(head, direct.head(), "nothing of the refused request was stored");
+}
+
+/// Requests of 1,100 events each sent at once are committed in groups, each group staged while
+/// the one before it syncs (`Limits::pipeline_events`, on by default): every request is answered with its
+/// own run of sequence numbers, the runs tile the log after the joins, each run holds that
+/// request's events in order, and the ledger verifies. Lines without `at` are stamped by the
+/// sequencer, so any order of the requests is a valid history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_large_requests_each_get_their_own_run_of_sequence_numbers() {
+    let mut ledger = Ledger::memory();
+    append(&mut ledger, &history(6, 0));
+    let f = start(ledger, Limits::default());
+    let app = f.service.router();
+    let (requests, size) = (8usize, 1100usize);
+    let body = |r: usize| {
+        (0..size)
+            .map(|i| {
+                format!(
+                    "{{\"type\":\"MatchResult\",\"id\":\"q{r}-{i}\",\"seats\":[{{\"player\":\"p{}\",\"score\":1}},{{\"player\":\"p{}\",\"score\":0}}]}}",
+                    i % 6,
+                    (i + 1 + r % 5) % 6
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut tasks = Vec::new();
+    for r in 0..requests {
+        let (app, token, body) = (app.clone(), f.token.clone(), body(r));
+        tasks.push(tokio::spawn(async move {
+            call(&app, post("/api/events", Some(&token), &body)).await
+        }));
+    }
+    let mut runs = Vec::new();
+    for (r, t) in tasks.into_iter().enumerate() {
+        let a = t.await.unwrap();
+        assert_eq!(a.status, StatusCode::OK, "{}", String::from_utf8_lossy(&a.body));
+        let v = a.json();
+        assert_eq!(v["appended"].as_u64(), Some(size as u64));
+        runs.push((v["first"].as_u64().unwrap(), v["last"].as_u64().unwrap(), r));
+    }
+    runs.sort();
+    let mut next = 7;
+    let ledger = f.service.shared.read_ledger();
+    for &(first, last, r) in &runs {
+        assert_eq!((first, last), (next, next + size as u64 - 1), "the runs tile the log");
+        for (i, seq) in (first..=last).enumerate() {
+            let e = ledger.get(seq).unwrap().unwrap().event;
+            assert_eq!(e.id.as_deref(), Some(format!("q{r}-{i}").as_str()));
+        }
+        next = last + 1;
+    }
+    assert_eq!(ledger.head().seq, 6 + (requests * size) as u64);
+    assert_eq!(ledger.verify(None).unwrap(), ledger.head());
+    // The requests arrive one by one (each is parsed first), so the first group is committed
+    // while later requests are staged on top of it.
+    assert!(f.service.shared.pipelined() > 0, "no group was staged while another synced");
+    drop(ledger);
+    drop(app);
+    f.service.stop().unwrap();
 }
