@@ -30,25 +30,34 @@ fn joins(from: usize, n: usize) -> Vec<Result<ladder_events::Event, ladder_event
 }
 
 /// The hole is real: appends of joins alone make sled write blob files, and every one of them
-/// is synced by the commit that made it (the ledger records each file it synced).
+/// is synced by a commit (the ledger records each file it synced).
+///
+/// What is checked is the rule's deterministic part: every blob file on disk when a commit
+/// begins is synced by that commit (or gone: sled removes a blob once no page refers to it). A
+/// strict "every file on disk after the commit was synced" is a race with sled's own threads,
+/// which may write a blob at any moment after the commit's listing (a gate under load failed it
+/// once that way); such a file is synced by the next commit, which the next round checks.
 #[test]
 fn appends_make_blob_files_and_every_commit_syncs_them() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("l");
     let mut ledger = Ledger::open(&path).unwrap();
     let mut n = 0;
-    for round in 0..8 {
+    let mut checked = 0;
+    for round in 0..9 {
         let size = 2_000 + round * 1_000;
+        let before = blob_files(&path);
         ledger.append(joins(n, size), &AppendOptions::default()).unwrap();
         n += size;
         let on_disk = blob_files(&path);
         let synced = ledger.synced_blob_files();
-        for name in &on_disk {
+        for name in before.iter().filter(|name| on_disk.contains(name)) {
             assert!(synced.contains(name), "round {round}: blob {name} was not synced: {synced:?}");
+            checked += 1;
         }
     }
     assert!(
-        !blob_files(&path).is_empty(),
-        "sled wrote no blob file: the test no longer shows the hole"
+        checked > 0,
+        "no blob file was on disk when a commit began: the test no longer shows the hole"
     );
 }
