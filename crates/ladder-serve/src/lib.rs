@@ -48,12 +48,12 @@ pub struct Limits {
     pub warm: usize,
     /// A group of this many events or more is committed while the next group is gathered and
     /// staged on top of it ([`ladder_log::Staged::commit_meanwhile`]: pipelining); a smaller
-    /// one is committed alone, and the next gathered after it. 1,024 by default
-    /// ([`sequencer::BULK_EVENTS`]); `usize::MAX` turns it off. Single-event groups are not
-    /// pipelined: that split 32 clients into two halves with syncs of their own, for more CPU
-    /// per append; for 1,000-event requests it gained in quiet runs and lost on a loaded
-    /// machine (docs/PERFORMANCE.md, "Serving"; the bench's `append/batch-not-pipelined` row
-    /// runs them without it).
+    /// one is committed alone, and the next gathered after it. Off by default (`usize::MAX`);
+    /// [`sequencer::BULK_EVENTS`] (1,024) is the threshold it was measured with. Single-event
+    /// groups were never worth it: pipelining split 32 clients into two halves with syncs of
+    /// their own, for more CPU per append; 1,000-event requests were faster without it in 11 of
+    /// 16 paired runs on the idle machine and in every round on a loaded one (docs/PERFORMANCE.md,
+    /// "Serving"; the bench's `append/batch-pipelined` row runs them with it).
     pub pipeline_events: usize,
 }
 
@@ -65,7 +65,7 @@ impl Default for Limits {
             in_flight: 1024,
             request_time: Duration::from_secs(30),
             warm: 16,
-            pipeline_events: sequencer::BULK_EVENTS,
+            pipeline_events: usize::MAX,
         }
     }
 }

@@ -133,7 +133,7 @@ impl Gather {
 /// taken is committed (or refused) before this returns, so every acknowledged event is on disk
 /// then.
 ///
-/// Groups of [`crate::Limits::pipeline_events`] events or more (1,024 by default) are
+/// Groups of [`crate::Limits::pipeline_events`] events or more (none by default) are
 /// pipelined: while a group's syncs run ([`ladder_log::Staged::commit_meanwhile`]),
 /// the next group is gathered and staged on top of it ([`ladder_log::Ledger::stage_after`]:
 /// checked, hashed and encoded, its writes held in memory), then written and committed once

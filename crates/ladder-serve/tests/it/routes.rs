@@ -752,7 +752,7 @@ async fn a_large_request_is_stored_as_a_direct_append_stores_it_or_refused_by_it
 }
 
 /// Requests of 1,100 events each sent at once are committed in groups, each group staged while
-/// the one before it syncs (`Limits::pipeline_events`, on by default): every request is answered with its
+/// the one before it syncs (`Limits::pipeline_events` set to 1,024; off by default): every request is answered with its
 /// own run of sequence numbers, the runs tile the log after the joins, each run holds that
 /// request's events in order, and the ledger verifies. Lines without `at` are stamped by the
 /// sequencer, so any order of the requests is a valid history.
@@ -760,7 +760,10 @@ async fn a_large_request_is_stored_as_a_direct_append_stores_it_or_refused_by_it
 async fn concurrent_large_requests_each_get_their_own_run_of_sequence_numbers() {
     let mut ledger = Ledger::memory();
     append(&mut ledger, &history(6, 0));
-    let f = start(ledger, Limits::default());
+    let f = start(
+        ledger,
+        Limits { pipeline_events: ladder_serve::sequencer::BULK_EVENTS, ..Limits::default() },
+    );
     let app = f.service.router();
     let (requests, size) = (8usize, 1100usize);
     let body = |r: usize| {
