@@ -1047,66 +1047,31 @@ impl Batch {
                 ledger.get(base.seq)?.ok_or(LogError::Missing { seq: base.seq, head: base.seq })?;
             Some((e.event.at, matches!(e.event.body, Body::MidnightTick)))
         };
-        let base_last_at = last.map(|(at, _)| at);
         let mut runs = Runs::load(&*ledger.store, base.seq)?;
         runs.collect_garbage(&*ledger.store)?;
         // The players index, before anything is written (opening leaves it for its first use).
         ledger.players()?;
+        let frontier = ledger.frontier()?;
         // The id filter kept by the ledger (the last step: nothing fails after it, so it is
         // given back or dropped with the batch).
         let filter =
             std::mem::take(&mut *ledger.id_filter.lock().unwrap_or_else(|p| p.into_inner()));
-        Ok(Batch {
+        Ok(Batch::starting(
+            ledger,
             opts,
-            next_seq: base.seq + 1,
-            prev: base.hash,
-            builder: Builder::new(base.seq + 1, base.hash),
-            written: Vec::new(),
-            facts_written: Vec::new(),
-            facts: vec![FACTS_FORMAT],
-            facts_first: 0,
-            last,
-            new_players: Names::default(),
-            new_voids: HashMap::new(),
-            new_ticks: HashMap::new(),
-            ids: FpTable::default(),
-            id_fp: None,
-            leaf: None,
-            ids_overflow: Vec::new(),
-            // An empty ledger has no ids on disk that could be real (only leftovers).
-            ids_on_disk: base.seq > 0 && !runs.live.is_empty(),
-            ids_spilled: 0,
-            runs,
-            bloom: filter.bloom,
-            probes: filter.probes,
-            cache: None,
-            encoded: Vec::with_capacity(256),
-            line: Vec::with_capacity(256),
-            checked_line: Vec::with_capacity(256),
-            frontier: ledger.frontier()?,
-            nodes_written: Vec::new(),
-            report: AppendReport { head: base, ..AppendReport::default() },
-            base_seq: base.seq,
-            base_last_at,
-            twins: None,
-            offered: 0,
-            replicate: false,
-            inputs: Vec::new(),
-            spent: None,
-            deferred: false,
-            checked: false,
-            blocks: None,
-            synced: 0,
-            new_leaves: ledger
-                .hand_leaves
-                .then(|| NewLeaves { first: base.seq + 1, ..NewLeaves::default() }),
-            owns_filter: true,
-            ids_keyed: ledger.recent.keyed,
-            held: None,
-            below: None,
-            tree: None,
-            not_now: false,
-        })
+            Start {
+                head: base,
+                last,
+                frontier,
+                // An empty ledger has no ids on disk that could be real (only leftovers).
+                ids_on_disk: base.seq > 0 && !runs.live.is_empty(),
+                runs,
+                bloom: filter.bloom,
+                probes: filter.probes,
+                ids_keyed: ledger.recent.keyed,
+                below: None,
+            },
+        ))
     }
 
     /// A batch staged on top of `below`, an append being made durable: it starts at its head,
@@ -1126,7 +1091,29 @@ impl Batch {
             ids_keyed,
             ..
         } = below;
-        Ok(Batch {
+        Ok(Batch::starting(
+            ledger,
+            opts,
+            Start {
+                head,
+                last,
+                frontier,
+                runs,
+                bloom,
+                probes,
+                ids_on_disk,
+                ids_keyed,
+                below: Some(overlay),
+            },
+        ))
+    }
+
+    /// The one constructor behind [`Batch::new`] and [`Batch::above`]: a batch that starts at
+    /// `start.head`, nothing written yet. With an overlay below it, every store write is held.
+    fn starting(ledger: &Ledger, opts: AppendOptions, start: Start) -> Batch {
+        let Start { head, last, frontier, runs, bloom, probes, ids_on_disk, ids_keyed, below } =
+            start;
+        Batch {
             opts,
             next_seq: head.seq + 1,
             prev: head.hash,
@@ -1171,11 +1158,11 @@ impl Batch {
                 .then(|| NewLeaves { first: head.seq + 1, ..NewLeaves::default() }),
             owns_filter: true,
             ids_keyed,
-            held: Some(HeldWrites::default()),
-            below: Some(overlay),
+            held: below.as_ref().map(|_| HeldWrites::default()),
+            below,
             tree: None,
             not_now: false,
-        })
+        }
     }
 
     /// Lends what the append staged on top of this one needs ([`Below`]): the id index's runs
@@ -2228,6 +2215,21 @@ impl Held {
         let head = if b.report.appended > 0 { b.head() } else { self.base };
         AppendReport { head, ..b.report.clone() }
     }
+}
+
+/// Where a [`Batch`] starts ([`Batch::starting`]): the head and last instant it builds on, the
+/// tree's frontier, the id index and filter, and the overlay of the append below when it is
+/// staged on one.
+struct Start {
+    head: Head,
+    last: Option<(Timestamp, bool)>,
+    frontier: Frontier,
+    runs: Runs,
+    bloom: Option<Bloom>,
+    probes: u64,
+    ids_on_disk: bool,
+    ids_keyed: bool,
+    below: Option<Box<Overlay>>,
 }
 
 /// What an append being made durable lends the append staged on top of it

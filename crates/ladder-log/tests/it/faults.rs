@@ -557,53 +557,6 @@ fn opening_a_ledger_on_a_full_disk_is_refused_and_damages_nothing() {
     eprintln!("open on a full disk: {faults} faults, {opens_refused} opens refused, 0 lost");
 }
 
-/// A store whose scans of the facts tree fail while `failing` is set (with a storage error naming
-/// the path): the players index, which opening leaves for its first use, then cannot be read.
-struct FactsScanFails {
-    inner: SledStore,
-    path: PathBuf,
-    failing: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Store for FactsScanFails {
-    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
-        self.inner.get(tree, key)
-    }
-    fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
-        self.inner.insert(tree, key, value)
-    }
-    fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
-        self.inner.remove(tree, key)
-    }
-    fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
-        self.inner.apply(tree, writes)
-    }
-    fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
-        self.inner.last_at_or_before(tree, key)
-    }
-    fn scan<'a>(
-        &'a self,
-        tree: Tree,
-        from: &[u8],
-    ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
-        if tree == Tree::Facts && self.failing.load(Ordering::SeqCst) {
-            let source = std::io::Error::other("injected: the facts tree cannot be read");
-            return Box::new(std::iter::once(Err(LogError::from_io(
-                &self.path,
-                "scanning the facts tree",
-                source,
-            ))));
-        }
-        self.inner.scan(tree, from)
-    }
-    fn flush(&self) -> Result<(), LogError> {
-        self.inner.flush()
-    }
-    fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
-        self.inner.size_on_disk()
-    }
-}
-
 /// Opening no longer builds the players index (a replay never asks for it): when the store fails
 /// to give it later, every caller that needs it (a lookup, a verify, an append) gets the store's
 /// own typed error, the append writes nothing, and once the store reads again everything is there.
@@ -620,7 +573,12 @@ fn a_players_index_that_fails_to_load_later_is_the_callers_error_and_loses_nothi
     }
     let failing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let wrap = |inner: SledStore| -> Box<dyn Store> {
-        Box::new(FactsScanFails { inner, path: path.clone(), failing: failing.clone() })
+        Box::new(crate::Switched {
+            inner,
+            path: path.clone(),
+            on: failing.clone(),
+            failing: crate::Failing::FactsScan,
+        })
     };
     let mut l = Ledger::open_with(&path, wrap).unwrap();
     let head = l.head();

@@ -19,7 +19,12 @@ mod tamper;
 
 use ladder_events::json::parse_line;
 use ladder_events::{Event, Violation};
-use ladder_log::{AppendOptions, AppendReport, Ledger};
+use ladder_log::{
+    AppendOptions, AppendReport, Entry, Ledger, LogError, SledStore, Store, Tree, Value, Write,
+};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Input items from JSON Lines (blank lines skipped), parse errors as `Err`.
 pub fn items(text: &str) -> Vec<Result<Event, Violation>> {
@@ -87,4 +92,76 @@ pub fn check_after_fault(
     assert!(n == acked || n == acked + unconfirmed, "acked {acked}, stored {n}");
     assert_eq!(stored[..], expected[..n], "the stored events are not the input's prefix");
     n
+}
+
+/// Which operation a [`Switched`] store fails while its switch is on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Failing {
+    /// Every flush: a commit's syncs failing.
+    Flush,
+    /// Scans of the facts tree: the players index, which opening leaves for its first use,
+    /// cannot be read.
+    FactsScan,
+}
+
+/// A sled store that fails one kind of operation ([`Failing`]) while `on` is set, with a
+/// storage error naming `path`, and passes everything else through.
+pub struct Switched {
+    /// The store every operation goes to unless it fails.
+    pub inner: SledStore,
+    /// The path the injected error names.
+    pub path: PathBuf,
+    /// The switch: the operation fails while it is set.
+    pub on: Arc<AtomicBool>,
+    /// The operation that fails.
+    pub failing: Failing,
+}
+
+impl Switched {
+    fn fails(&self, failing: Failing) -> bool {
+        self.failing == failing && self.on.load(Ordering::SeqCst)
+    }
+}
+
+impl Store for Switched {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
+        self.inner.get(tree, key)
+    }
+    fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
+        self.inner.insert(tree, key, value)
+    }
+    fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
+        self.inner.remove(tree, key)
+    }
+    fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
+        self.inner.apply(tree, writes)
+    }
+    fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
+        self.inner.last_at_or_before(tree, key)
+    }
+    fn scan<'a>(
+        &'a self,
+        tree: Tree,
+        from: &[u8],
+    ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
+        if tree == Tree::Facts && self.fails(Failing::FactsScan) {
+            let source = std::io::Error::other("injected: the facts tree cannot be read");
+            return Box::new(std::iter::once(Err(LogError::from_io(
+                &self.path,
+                "scanning the facts tree",
+                source,
+            ))));
+        }
+        self.inner.scan(tree, from)
+    }
+    fn flush(&self) -> Result<(), LogError> {
+        if self.fails(Failing::Flush) {
+            let source = std::io::Error::other("injected: the flush failed");
+            return Err(LogError::from_io(&self.path, "flushing", source));
+        }
+        self.inner.flush()
+    }
+    fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
+        self.inner.size_on_disk()
+    }
 }

@@ -4,13 +4,11 @@
 //! before that group is durable and published, and is never acknowledged when that group's
 //! syncs fail.
 
-use crate::{check_after_fault, items};
+use crate::{check_after_fault, items, Failing, Switched};
 use ladder_events::json::to_line;
 use ladder_log::{
-    AppendError, AppendOptions, AppendReport, Entry, Held, Ledger, LogError, SledStore, Store,
-    Tree, Value, Write,
+    AppendError, AppendOptions, AppendReport, Held, Ledger, LogError, SledStore, Store,
 };
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -179,48 +177,6 @@ fn a_group_that_writes_the_id_index_lends_nothing() {
     assert_eq!(r.appended, 3);
 }
 
-/// A store whose flush fails once `fail` is set: a commit's syncs failing.
-struct FailingFlush {
-    inner: SledStore,
-    path: PathBuf,
-    fail: Arc<AtomicBool>,
-}
-
-impl Store for FailingFlush {
-    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Value>, LogError> {
-        self.inner.get(tree, key)
-    }
-    fn insert(&self, tree: Tree, key: &[u8], value: &[u8]) -> Result<(), LogError> {
-        self.inner.insert(tree, key, value)
-    }
-    fn remove(&self, tree: Tree, key: &[u8]) -> Result<(), LogError> {
-        self.inner.remove(tree, key)
-    }
-    fn apply(&self, tree: Tree, writes: Vec<Write>) -> Result<(), LogError> {
-        self.inner.apply(tree, writes)
-    }
-    fn last_at_or_before(&self, tree: Tree, key: &[u8]) -> Result<Option<Entry>, LogError> {
-        self.inner.last_at_or_before(tree, key)
-    }
-    fn scan<'a>(
-        &'a self,
-        tree: Tree,
-        from: &[u8],
-    ) -> Box<dyn Iterator<Item = Result<Entry, LogError>> + 'a> {
-        self.inner.scan(tree, from)
-    }
-    fn flush(&self) -> Result<(), LogError> {
-        if self.fail.load(Ordering::SeqCst) {
-            let source = std::io::Error::other("injected: the flush failed");
-            return Err(LogError::from_io(&self.path, "flushing", source));
-        }
-        self.inner.flush()
-    }
-    fn size_on_disk(&self) -> Result<Option<u64>, LogError> {
-        self.inner.size_on_disk()
-    }
-}
-
 /// Group N's syncs fail while group N+1 is staged on top of it: N's commit is unconfirmed (the
 /// handle takes no more appends), N+1 is never resumed, and the ledger opened again holds the
 /// groups before N, and N whole or not at all, never anything of N+1.
@@ -234,7 +190,7 @@ fn a_failed_sync_of_a_group_leaves_neither_it_nor_the_group_staged_on_it_acknowl
     let f = fail.clone();
     let p = path.clone();
     let wrap = move |inner: SledStore| -> Box<dyn Store> {
-        Box::new(FailingFlush { inner, path: p.clone(), fail: f.clone() })
+        Box::new(Switched { inner, path: p.clone(), on: f.clone(), failing: Failing::Flush })
     };
     let mut l = deferring(Ledger::open_with(&path, wrap).unwrap());
     l.append(items(&groups[0]), &opts).unwrap();
