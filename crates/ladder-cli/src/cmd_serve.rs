@@ -44,6 +44,22 @@ pub struct ServeArgs {
     /// The largest request body, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = ladder_serve::Limits::default().body_bytes)]
     pub max_body: usize,
+    /// Commit a group of N events or more while the next group is staged on top of it (off by
+    /// default: it helps large batches only on a quiet machine; see docs/serve.md).
+    #[arg(long, value_name = "N")]
+    pub pipeline_events: Option<std::num::NonZeroUsize>,
+}
+
+impl ServeArgs {
+    /// The service's limits these arguments set (the rest at their defaults).
+    fn limits(&self) -> ladder_serve::Limits {
+        let defaults = ladder_serve::Limits::default();
+        ladder_serve::Limits {
+            body_bytes: self.max_body,
+            pipeline_events: self.pipeline_events.map_or(defaults.pipeline_events, |n| n.get()),
+            ..defaults
+        }
+    }
 }
 
 /// `token` subcommands.
@@ -100,6 +116,7 @@ fn interval(text: &str) -> anyhow::Result<Duration> {
 
 pub fn run_serve(ledger_path: &Path, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let checkpoint_interval = interval(&args.checkpoint_interval)?;
+    let limits = args.limits();
     let origin = origin_or_default(args.origin, ledger_path)?;
     let key = args.key.as_deref().map(load_signer).transpose()?;
     let ledger = open_for_write(ledger_path)?;
@@ -109,7 +126,7 @@ pub fn run_serve(ledger_path: &Path, args: ServeArgs) -> anyhow::Result<ExitCode
         tokens: args.tokens.unwrap_or_else(|| beside(ledger_path, "tokens")),
         checkpoint_interval,
         final_checkpoint: Some(beside(ledger_path, "checkpoint")),
-        limits: ladder_serve::Limits { body_bytes: args.max_body, ..Default::default() },
+        limits,
         clock: Arc::new(crate::now),
     };
     let last = ladder_serve::run(args.listen, ledger, config, |addr| {
@@ -147,4 +164,28 @@ pub fn run_token(ledger_path: &Path, cmd: TokenCommand) -> anyhow::Result<ExitCo
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    #[test]
+    fn pipeline_events_sets_the_limit_and_is_off_without_it() {
+        let off = Cli::parse_from(["serve"]).serve.limits();
+        assert_eq!(off.pipeline_events, usize::MAX);
+        assert_eq!(off.body_bytes, ladder_serve::Limits::default().body_bytes);
+        let on = Cli::parse_from(["serve", "--pipeline-events", "1024", "--max-body", "100"]);
+        let limits = on.serve.limits();
+        assert_eq!((limits.pipeline_events, limits.body_bytes), (1024, 100));
+        let zero = Cli::try_parse_from(["serve", "--pipeline-events", "0"]).err().unwrap();
+        assert!(zero.to_string().contains("--pipeline-events"), "{zero}");
+    }
 }

@@ -48,7 +48,8 @@ pub struct Limits {
     pub warm: usize,
     /// A group of this many events or more is committed while the next group is gathered and
     /// staged on top of it ([`ladder_log::Staged::commit_meanwhile`]: pipelining); a smaller
-    /// one is committed alone, and the next gathered after it. Off by default (`usize::MAX`);
+    /// one is committed alone, and the next gathered after it. Off by default (`usize::MAX`;
+    /// `ladder serve --pipeline-events N` sets it);
     /// [`sequencer::BULK_EVENTS`] (1,024) is the threshold it was measured with. Single-event
     /// groups were never worth it: pipelining split 32 clients into two halves with syncs of
     /// their own, for more CPU per append; 1,000-event requests were faster without it in 11 of
