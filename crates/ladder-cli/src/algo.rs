@@ -161,6 +161,22 @@ impl Replay {
         std::mem::forget(replayed);
     }
 
+    /// Writes configuration `i`'s snapshot as compact JSON and a newline to `out`: the bytes of
+    /// [`Replay::snapshot`]'s [`Snapshot::to_json`], without the snapshot in between
+    /// ([`ladder_replay::write_replay_json`]).
+    pub fn write_json(&self, i: usize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let r = &self.replayed;
+        let prediction = r.scores.get(i);
+        ladder_replay::write_replay_json(
+            out,
+            &self.projectors[i],
+            &r.roster,
+            r.through,
+            &r.head,
+            prediction,
+        )
+    }
+
     /// The snapshot (`docs/outputs.md`) of configuration `i`.
     pub fn snapshot(&self, i: usize) -> Snapshot {
         let r = &self.replayed;

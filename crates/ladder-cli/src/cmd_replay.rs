@@ -162,22 +162,29 @@ pub fn run_replay(ledger_path: &Path, args: ReplayArgs) -> anyhow::Result<ExitCo
     )?;
     let mut out = crate::out::stdout();
     for i in 0..n {
-        let snap = run.snapshot(i);
-        match args.format {
-            ReplayFormat::Json => writeln!(out, "{}", snap.to_json())?,
+        let snap = match args.format {
+            ReplayFormat::Json => {
+                // The snapshot's JSON, written without building the snapshot.
+                run.write_json(i, &mut out)?;
+                continue;
+            }
             ReplayFormat::Yaml => {
                 if n > 1 {
                     writeln!(out, "---")?;
                 }
-                write!(out, "{}", snap.to_yaml())?
+                let snap = run.snapshot(i);
+                write!(out, "{}", snap.to_yaml())?;
+                snap
             }
             ReplayFormat::Table => {
                 if i > 0 {
                     writeln!(out)?;
                 }
-                write!(out, "{}", snap.to_table())?
+                let snap = run.snapshot(i);
+                write!(out, "{}", snap.to_table())?;
+                snap
             }
-        }
+        };
         if i + 1 == n {
             // The process exits next: its 100,000 rows are not freed one by one first.
             std::mem::forget(snap);

@@ -27,6 +27,7 @@ pub use driver::{
     replay, FoldedHistory, History, HistoryEvent, Options, RawRecord, ReplayError, Replayed,
     Stepped, Until, VisitFolded, VisitRecords,
 };
+pub use output::write_replay_json;
 pub use output::{
     leaderboard, left_out_line, put_fields, BoardRules, Leaderboard, LeftOut, Ranked, Row,
     Snapshot, DEFAULT_ACTIVE_WITHIN, DEFAULT_MIN_GAMES,

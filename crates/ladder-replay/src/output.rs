@@ -107,18 +107,43 @@ fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> 
         .collect()
 }
 
+/// One object of the players' array: a name and a standing, owned ([`Row`], a snapshot's) or
+/// borrowed (a name from the roster, [`write_replay_json`]'s).
+trait PlayerLine: Sync {
+    fn name(&self) -> &str;
+    fn standing(&self) -> &Standing;
+}
+
+impl PlayerLine for Row {
+    fn name(&self) -> &str {
+        &self.player
+    }
+    fn standing(&self) -> &Standing {
+        &self.standing
+    }
+}
+
+impl PlayerLine for (&str, &Standing) {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn standing(&self) -> &Standing {
+        self.1
+    }
+}
+
 /// Players at or above which [`players_json`] writes on several threads.
 const PARALLEL_PLAYERS: usize = 16_384;
 
 /// The players' objects of the compact JSON, separated by commas, appended to `out`. A large
 /// snapshot is written in as many slices as the machine has cores, each on its own thread, and
 /// joined in order: the same bytes as one thread writes (a test checks it).
-fn players_json(out: &mut String, rows: &[Row]) {
+fn players_json<T: PlayerLine>(out: &mut String, rows: &[T]) {
     players_json_on(out, rows, crate::cores());
 }
 
 /// [`players_json`] on up to `threads` threads.
-fn players_json_on(out: &mut String, rows: &[Row], threads: usize) {
+fn players_json_on<T: PlayerLine>(out: &mut String, rows: &[T], threads: usize) {
     if rows.len() < PARALLEL_PLAYERS || threads < 2 {
         write_players(out, rows, true);
         return;
@@ -145,14 +170,14 @@ fn players_json_on(out: &mut String, rows: &[Row], threads: usize) {
 }
 
 /// The objects of `rows`, each after a comma unless it opens the array (`first`).
-fn write_players(o: &mut String, rows: &[Row], first: bool) {
+fn write_players<T: PlayerLine>(o: &mut String, rows: &[T], first: bool) {
     for (i, row) in rows.iter().enumerate() {
         if i > 0 || !first {
             o.push(',');
         }
         o.push_str("{\"player\":");
-        string(o, &row.player);
-        player_fields(o, &row.standing);
+        string(o, row.name());
+        player_fields(o, row.standing());
         o.push('}');
     }
 }
@@ -183,6 +208,116 @@ fn player_fields(o: &mut String, s: &Standing) {
     }
 }
 
+/// The compact JSON object's first part: `algorithm`, `config`, `through` and `head`, up to
+/// where `digest` goes ([`Snapshot::json_parts`]).
+fn json_head(
+    algorithm: &str,
+    config: &[(&'static str, ParamValue)],
+    through: u64,
+    head_hex: &str,
+) -> String {
+    let mut head = String::with_capacity(256);
+    head.push_str("{\"algorithm\":");
+    string(&mut head, algorithm);
+    head.push_str(",\"config\":{");
+    for (i, (k, v)) in config.iter().enumerate() {
+        if i > 0 {
+            head.push(',');
+        }
+        string(&mut head, k);
+        head.push(':');
+        value(&mut head, v);
+    }
+    let _ = write!(head, "}},\"through\":{through},\"head\":");
+    string(&mut head, head_hex);
+    head
+}
+
+/// The compact JSON object's last part: `prediction` when there is one, and the closing brace.
+fn json_tail(prediction: Option<&Score>) -> String {
+    let mut tail = String::new();
+    if let Some(score) = prediction {
+        tail.push_str(",\"prediction\":");
+        prediction_json(&mut tail, score);
+    }
+    tail.push('}');
+    tail
+}
+
+/// Writes the replay's compact JSON object and a newline to `out`: the bytes of
+/// [`Snapshot::capture`] of the same arguments with `prediction` set, then
+/// [`Snapshot::to_json`] (a test holds the two to the same bytes), without the snapshot in
+/// between. What `ladder replay --format json` prints, the end of its critical path
+/// (docs/PERFORMANCE.md, "The 1M replay's fixed costs", round six): the players are put in
+/// order by sorting 16-byte keys (each name's first 8 bytes, then its place), not a `String`
+/// copied out of the roster per player; the object is written in its three parts around the
+/// digest, never joined into one string.
+pub fn write_replay_json(
+    out: &mut dyn std::io::Write,
+    projector: &dyn Projector,
+    roster: &Roster,
+    through: u64,
+    head: &[u8; 32],
+    prediction: Option<&Score>,
+) -> std::io::Result<()> {
+    let standings = projector.standings();
+    let name = |s: &Standing| roster.name(s.player).as_bytes();
+    let order = by_name(&standings, name);
+    let lines: Vec<(&str, &Standing)> = order
+        .iter()
+        .map(|&(_, i)| {
+            let s = &standings[i as usize];
+            (roster.name(s.player), s)
+        })
+        .collect();
+    let hex = blake3::Hash::from(*head).to_hex();
+    let config = projector.config();
+    let head = json_head(config.algorithm, &config.echoed(), through, hex.as_str());
+    let mut players = String::with_capacity(16 + 96 * lines.len());
+    players.push_str(",\"players\":[");
+    players_json(&mut players, &lines);
+    players.push(']');
+    let tail = json_tail(prediction);
+    let parts = [head, players, tail];
+    let digest = Snapshot::digest_of(&parts);
+    let mut key = String::with_capacity(80);
+    key.push_str(",\"digest\":");
+    string(&mut key, &digest);
+    out.write_all(parts[0].as_bytes())?;
+    out.write_all(key.as_bytes())?;
+    out.write_all(parts[1].as_bytes())?;
+    out.write_all(parts[2].as_bytes())?;
+    out.write_all(b"\n")
+}
+
+/// The places of `standings` in order of `name` (bytes), each with its sort key: the name's
+/// first 8 bytes, big-endian and padded with zeros, which order two names as their bytes do
+/// whenever they differ (a shorter name padded with zeros is below any longer one it begins),
+/// with the whole names compared only where the keys tie. Names are distinct (a roster's), so
+/// the unstable sort gives the one order there is.
+fn by_name<'a>(
+    standings: &'a [Standing],
+    name: impl Fn(&'a Standing) -> &'a [u8],
+) -> Vec<(u64, u32)> {
+    let mut order: Vec<(u64, u32)> = standings
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut key = [0u8; 8];
+            let n = name(s);
+            let k = n.len().min(8);
+            key[..k].copy_from_slice(&n[..k]);
+            // A snapshot holds fewer than 2^32 players (ids are u32).
+            (u64::from_be_bytes(key), i as u32)
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| name(&standings[a.1 as usize]).cmp(name(&standings[b.1 as usize])))
+    });
+    order
+}
+
 impl Snapshot {
     /// Captures the current standings of `projector`.
     pub fn capture(
@@ -191,13 +326,14 @@ impl Snapshot {
         through: u64,
         head: &[u8; 32],
     ) -> Snapshot {
-        let mut players: Vec<Row> = projector
-            .standings()
+        let standings = projector.standings();
+        let players: Vec<Row> = by_name(&standings, |s| roster.name(s.player).as_bytes())
             .into_iter()
-            .map(|s| Row { player: roster.name(s.player).to_string(), standing: s })
+            .map(|(_, i)| {
+                let standing = standings[i as usize].clone();
+                Row { player: roster.name(standing.player).to_string(), standing }
+            })
             .collect();
-        // A roster's names are distinct, so the unstable sort gives the one order there is.
-        players.sort_unstable_by(|a, b| a.player.as_bytes().cmp(b.player.as_bytes()));
         let head = blake3::Hash::from(*head).to_hex().to_string();
         Snapshot {
             algorithm: projector.config().algorithm,
@@ -218,31 +354,12 @@ impl Snapshot {
     /// integer, `null` glixare) because `digest` hashes these bytes, and a sweep writes one per
     /// configuration. [`Snapshot::to_yaml`] shares its string and number forms.
     fn json_parts(&self) -> [String; 3] {
-        let mut head = String::with_capacity(256);
-        head.push_str("{\"algorithm\":");
-        string(&mut head, self.algorithm);
-        head.push_str(",\"config\":{");
-        for (i, (k, v)) in self.config.iter().enumerate() {
-            if i > 0 {
-                head.push(',');
-            }
-            string(&mut head, k);
-            head.push(':');
-            value(&mut head, v);
-        }
-        let _ = write!(head, "}},\"through\":{},\"head\":", self.through);
-        string(&mut head, &self.head);
+        let head = json_head(self.algorithm, &self.config, self.through, &self.head);
         let mut players = String::with_capacity(16 + 96 * self.players.len());
         players.push_str(",\"players\":[");
         players_json(&mut players, &self.players);
         players.push(']');
-        let mut tail = String::new();
-        if let Some(score) = &self.prediction {
-            tail.push_str(",\"prediction\":");
-            prediction_json(&mut tail, score);
-        }
-        tail.push('}');
-        [head, players, tail]
+        [head, players, json_tail(self.prediction.as_ref())]
     }
 
     /// The digest of [`Snapshot::json_parts`]: blake3 over the three parts in order.
@@ -651,6 +768,82 @@ mod tests {
         }
         assert!(one.starts_with(r#"{"player":"p000000\"\\","rating":1500.0,"rd":0.0,"volatility":0.06,"sigma":8.25,"games":0,"provisional":true,"glixare":0.0}"#));
         assert_eq!(one.matches(r#"{"player":"#).count(), rows.len());
+    }
+
+    /// [`by_name`] puts names in the order of their bytes, as a sort of the whole names does:
+    /// names shorter than, as long as and longer than the 8-byte key, names that share the key
+    /// (so the whole names decide), one that is another followed by a zero byte, and the empty
+    /// name.
+    #[test]
+    fn the_order_by_key_is_the_order_of_the_names_bytes() {
+        let mut rng = ladder_sim::SplitMix64(6);
+        let mut names: Vec<String> =
+            ["", "a", "a\0", "a\0\0", "abcdefgh", "abcdefgh\0", "abcdefghi", "abcdefgg~", "b", "é"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        while names.len() < 5_000 {
+            let len = (rng.next_u64() % 14) as usize;
+            // A small alphabet, so that many names share their first 8 bytes.
+            let name: String =
+                (0..len).map(|_| ['a', 'b', '\0', 'z'][rng.next_u64() as usize % 4]).collect();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let standings: Vec<Standing> =
+            (0..names.len()).map(|i| Standing::rating_only(PlayerId(i as u32), 0.0, 0)).collect();
+        let order = by_name(&standings, |s| names[s.player.index()].as_bytes());
+        let got: Vec<&str> = order.iter().map(|&(_, i)| names[i as usize].as_str()).collect();
+        let mut want: Vec<&str> = names.iter().map(String::as_str).collect();
+        want.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        assert_eq!(got, want);
+    }
+
+    /// [`write_replay_json`] writes the bytes of [`Snapshot::capture`] then
+    /// [`Snapshot::to_json`] and a newline, with and without a prediction, for every algorithm,
+    /// on enough players that the players' objects are written on several threads; names of
+    /// every length, sharing prefixes, in an order other than the ids'.
+    #[test]
+    fn the_replay_json_is_the_snapshot_s_json() {
+        use ladder_events::{Prior, Timestamp};
+        use ladder_projector::{Input, Step};
+        let mut rng = ladder_sim::SplitMix64(27);
+        for algo in crate::registry::ALGORITHMS {
+            let mut p =
+                crate::registry::build(crate::registry::config(algo, &[]).unwrap()).unwrap();
+            let mut roster = Roster::new();
+            let n = PARALLEL_PLAYERS + 1_000;
+            for i in 0..n {
+                let name = match i % 3 {
+                    0 => format!("p{:06}", n - i),
+                    1 => format!("player-{i}-with-a-long-name"),
+                    _ => format!("q{}", i % 1000) + &"x".repeat(i % 7) + &i.to_string(),
+                };
+                let id = roster.intern(&name);
+                let prior = Prior {
+                    rating: Some(1000.0 + (rng.next_u64() % 100_000) as f64 / 97.0),
+                    rd: None,
+                    volatility: None,
+                };
+                let step = Step {
+                    seq: i as u64 + 1,
+                    at: Timestamp(i as i64),
+                    input: Input::Joined { player: id, prior },
+                };
+                p.apply(&step, None).unwrap();
+            }
+            let head = [7u8; 32];
+            let mut score = Score::new(0);
+            score.record(0.75, 1.0);
+            for prediction in [None, Some(&score)] {
+                let mut snap = Snapshot::capture(&p, &roster, n as u64, &head);
+                snap.prediction = prediction.cloned();
+                let mut got = Vec::new();
+                write_replay_json(&mut got, &p, &roster, n as u64, &head, prediction).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), snap.to_json() + "\n", "{algo}");
+            }
+        }
     }
 
     /// The members of `s` written from the list [`Standing::fields`] gives, one by one, as the

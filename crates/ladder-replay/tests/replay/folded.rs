@@ -154,10 +154,23 @@ fn same_both_ways(memory: &Memory, configs: &[(&str, Vec<(String, String)>)], wh
                     last_event_only.event(at);
                 }
                 assert_eq!(rc.activity, last_event_only, "{at}");
-                for (x, z) in a.iter().zip(&c) {
-                    let sx = Snapshot::capture(x, &ra.roster, ra.through, &ra.head);
+                for ((x, z), score) in a.iter().zip(&c).zip(&rc.scores) {
+                    let mut sx = Snapshot::capture(x, &ra.roster, ra.through, &ra.head);
                     let sz = Snapshot::capture(z, &rc.roster, rc.through, &rc.head);
                     assert_eq!(sx.to_json(), sz.to_json(), "{at}");
+                    // What `ladder replay --format json` prints: the snapshot's JSON, scored.
+                    let mut printed = Vec::new();
+                    ladder_replay::write_replay_json(
+                        &mut printed,
+                        z,
+                        &rc.roster,
+                        rc.through,
+                        &rc.head,
+                        Some(score),
+                    )
+                    .unwrap();
+                    sx.prediction = Some(score.clone());
+                    assert_eq!(printed, (sx.to_json() + "\n").into_bytes(), "{at}");
                 }
             }
         }
