@@ -107,29 +107,14 @@ fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> 
         .collect()
 }
 
-/// One object of the players' array: a name and a standing, owned ([`Row`], a snapshot's) or
-/// borrowed (a name from the roster, [`write_replay_json`]'s).
-trait PlayerLine: Sync {
-    fn name(&self) -> &str;
-    fn standing(&self) -> &Standing;
-}
+/// Where a writer of the players' objects finds row `T`'s name and standing: in a [`Row`] (a
+/// snapshot's), or through a place in the projector's standings (a name borrowed from the
+/// roster, [`write_replay_json`]'s).
+type Line<'a, T> = dyn Fn(&'a T) -> (&'a str, &'a Standing) + Sync + 'a;
 
-impl PlayerLine for Row {
-    fn name(&self) -> &str {
-        &self.player
-    }
-    fn standing(&self) -> &Standing {
-        &self.standing
-    }
-}
-
-impl PlayerLine for (&str, &Standing) {
-    fn name(&self) -> &str {
-        self.0
-    }
-    fn standing(&self) -> &Standing {
-        self.1
-    }
+/// A snapshot's row as a [`Line`].
+fn row_line(row: &Row) -> (&str, &Standing) {
+    (&row.player, &row.standing)
 }
 
 /// Players at or above which [`players_json`] writes on several threads.
@@ -138,46 +123,53 @@ const PARALLEL_PLAYERS: usize = 16_384;
 /// The players' objects of the compact JSON, separated by commas, appended to `out`. A large
 /// snapshot is written in as many slices as the machine has cores, each on its own thread, and
 /// joined in order: the same bytes as one thread writes (a test checks it).
-fn players_json<T: PlayerLine>(out: &mut String, rows: &[T]) {
+fn players_json(out: &mut String, rows: &[Row]) {
     players_json_on(out, rows, crate::cores());
 }
 
 /// [`players_json`] on up to `threads` threads.
-fn players_json_on<T: PlayerLine>(out: &mut String, rows: &[T], threads: usize) {
+fn players_json_on(out: &mut String, rows: &[Row], threads: usize) {
+    for part in players_parts(rows, &row_line, threads) {
+        out.push_str(&part);
+    }
+}
+
+/// The players' objects of `rows`, separated by commas, in parts that joined in order are the
+/// bytes [`write_players`] writes for all of them: one part for a small snapshot, else a slice
+/// per thread, up to `threads`, the first written on the calling thread.
+fn players_parts<'a, T: Sync>(rows: &'a [T], line: &Line<'a, T>, threads: usize) -> Vec<String> {
+    let write = |i: usize, slice: &'a [T]| {
+        let mut o = String::with_capacity(96 * slice.len());
+        write_players(&mut o, slice, line, i == 0);
+        o
+    };
     if rows.len() < PARALLEL_PLAYERS || threads < 2 {
-        write_players(out, rows, true);
-        return;
+        return vec![write(0, rows)];
     }
     let per = rows.len().div_ceil(threads);
-    let parts: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = rows
-            .chunks(per)
-            .enumerate()
-            .map(|(i, slice)| {
-                s.spawn(move || {
-                    let mut o = String::with_capacity(96 * slice.len());
-                    write_players(&mut o, slice, i == 0);
-                    o
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
-    });
-    parts.iter().for_each(|p| out.push_str(p));
+    std::thread::scope(|s| {
+        let mut slices = rows.chunks(per).enumerate();
+        let first = slices.next();
+        let handles: Vec<_> = slices.map(|(i, slice)| s.spawn(move || write(i, slice))).collect();
+        let mut parts = Vec::with_capacity(threads);
+        parts.extend(first.map(|(i, slice)| write(i, slice)));
+        for h in handles {
+            parts.push(h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+        parts
+    })
 }
 
 /// The objects of `rows`, each after a comma unless it opens the array (`first`).
-fn write_players<T: PlayerLine>(o: &mut String, rows: &[T], first: bool) {
+fn write_players<'a, T>(o: &mut String, rows: &'a [T], line: &Line<'a, T>, first: bool) {
     for (i, row) in rows.iter().enumerate() {
         if i > 0 || !first {
             o.push(',');
         }
+        let (name, standing) = line(row);
         o.push_str("{\"player\":");
-        string(o, row.name());
-        player_fields(o, row.standing());
+        string(o, name);
+        player_fields(o, standing);
         o.push('}');
     }
 }
@@ -261,34 +253,41 @@ pub fn write_replay_json(
     prediction: Option<&Score>,
 ) -> std::io::Result<()> {
     let standings = projector.standings();
-    let name = |s: &Standing| roster.name(s.player).as_bytes();
-    let order = by_name(&standings, name);
-    let lines: Vec<(&str, &Standing)> = order
-        .iter()
-        .map(|&(_, i)| {
-            let s = &standings[i as usize];
-            (roster.name(s.player), s)
-        })
-        .collect();
+    let order = by_name(&standings, |s| roster.name(s.player).as_bytes());
+    let line = |&(_, i): &(u64, u32)| {
+        let s = &standings[i as usize];
+        (roster.name(s.player), s)
+    };
+    let players = players_parts(&order, &line, crate::cores());
     let hex = blake3::Hash::from(*head).to_hex();
     let config = projector.config();
     let head = json_head(config.algorithm, &config.echoed(), through, hex.as_str());
-    let mut players = String::with_capacity(16 + 96 * lines.len());
-    players.push_str(",\"players\":[");
-    players_json(&mut players, &lines);
-    players.push(']');
     let tail = json_tail(prediction);
-    let parts = [head, players, tail];
-    let digest = Snapshot::digest_of(&parts);
-    let mut key = String::with_capacity(80);
-    key.push_str(",\"digest\":");
-    string(&mut key, &digest);
-    out.write_all(parts[0].as_bytes())?;
-    out.write_all(key.as_bytes())?;
-    out.write_all(parts[1].as_bytes())?;
-    out.write_all(parts[2].as_bytes())?;
+    // The digest hashes the object without it: the head, the players and the tail, in order.
+    let mut sum = blake3::Hasher::new();
+    sum.update(head.as_bytes());
+    sum.update(PLAYERS_KEY.as_bytes());
+    for p in &players {
+        sum.update(p.as_bytes());
+    }
+    sum.update(b"]");
+    sum.update(tail.as_bytes());
+    let mut digest = String::with_capacity(80);
+    digest.push_str(",\"digest\":");
+    string(&mut digest, sum.finalize().to_hex().as_str());
+    out.write_all(head.as_bytes())?;
+    out.write_all(digest.as_bytes())?;
+    out.write_all(PLAYERS_KEY.as_bytes())?;
+    for p in &players {
+        out.write_all(p.as_bytes())?;
+    }
+    out.write_all(b"]")?;
+    out.write_all(tail.as_bytes())?;
     out.write_all(b"\n")
 }
+
+/// The key that opens the players' array in the compact JSON.
+const PLAYERS_KEY: &str = ",\"players\":[";
 
 /// The places of `standings` in order of `name` (bytes), each with its sort key: the name's
 /// first 8 bytes, big-endian and padded with zeros, which order two names as their bytes do
@@ -356,7 +355,7 @@ impl Snapshot {
     fn json_parts(&self) -> [String; 3] {
         let head = json_head(self.algorithm, &self.config, self.through, &self.head);
         let mut players = String::with_capacity(16 + 96 * self.players.len());
-        players.push_str(",\"players\":[");
+        players.push_str(PLAYERS_KEY);
         players_json(&mut players, &self.players);
         players.push(']');
         [head, players, json_tail(self.prediction.as_ref())]
@@ -760,7 +759,7 @@ mod tests {
             })
             .collect();
         let mut one = String::new();
-        write_players(&mut one, &rows, true);
+        write_players(&mut one, &rows, &row_line, true);
         for threads in [2, 3, 8] {
             let mut many = String::new();
             players_json_on(&mut many, &rows, threads);
