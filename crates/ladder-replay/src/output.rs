@@ -1,7 +1,8 @@
 //! The canonical replay output (docs/outputs.md) and the leaderboard.
 
+use crate::registry::Algo;
 use crate::score::{Score, BINS};
-use ladder_projector::{FieldValue, ParamValue, Projector, Roster, Standing};
+use ladder_projector::{FieldValue, ParamValue, PlayerId, Projector, Roster, Standing};
 use std::fmt::Write as _;
 
 /// One player's line of a snapshot.
@@ -108,13 +109,13 @@ fn fields(s: &Standing) -> Vec<(&'static str, Option<f64>, Option<bool>, bool)> 
 }
 
 /// Where a writer of the players' objects finds row `T`'s name and standing: in a [`Row`] (a
-/// snapshot's), or through a place in the projector's standings (a name borrowed from the
-/// roster, [`write_replay_json`]'s).
-type Line<'a, T> = dyn Fn(&'a T) -> (&'a str, &'a Standing) + Sync + 'a;
+/// snapshot's), or through the projector (a name borrowed from the roster,
+/// [`write_replay_json`]'s). `None` leaves the row out.
+type Line<'a, T> = dyn Fn(&'a T) -> Option<(&'a str, Standing)> + Sync + 'a;
 
 /// A snapshot's row as a [`Line`].
-fn row_line(row: &Row) -> (&str, &Standing) {
-    (&row.player, &row.standing)
+fn row_line(row: &Row) -> Option<(&str, Standing)> {
+    Some((&row.player, row.standing.clone()))
 }
 
 /// Players at or above which [`players_json`] writes on several threads.
@@ -166,10 +167,10 @@ fn write_players<'a, T>(o: &mut String, rows: &'a [T], line: &Line<'a, T>, first
         if i > 0 || !first {
             o.push(',');
         }
-        let (name, standing) = line(row);
+        let Some((name, standing)) = line(row) else { continue };
         o.push_str("{\"player\":");
         string(o, name);
-        player_fields(o, standing);
+        player_fields(o, &standing);
         o.push('}');
     }
 }
@@ -246,19 +247,35 @@ fn json_tail(prediction: Option<&Score>) -> String {
 /// digest, never joined into one string.
 pub fn write_replay_json(
     out: &mut dyn std::io::Write,
-    projector: &dyn Projector,
+    projector: &Algo,
     roster: &Roster,
     through: u64,
     head: &[u8; 32],
     prediction: Option<&Score>,
 ) -> std::io::Result<()> {
-    let standings = projector.standings();
-    let order = by_name(&standings, |s| roster.name(s.player).as_bytes());
-    let line = |&(_, i): &(u64, u32)| {
-        let s = &standings[i as usize];
-        (roster.name(s.player), s)
+    let threads = crate::cores();
+    let players = if projector.standings_one_by_one() {
+        // Each player's standing is asked for where it is written, on the writers' threads:
+        // no list of every standing (10 MB of fresh pages at 100,000 players) before them.
+        let joined: Vec<PlayerId> = (0..projector.players())
+            .map(|i| PlayerId(i as u32))
+            .filter(|&id| projector.standing(id).is_some())
+            .collect();
+        let order = by_name(&joined, |&id| roster.name(id).as_bytes());
+        let line = |&(_, i): &(u64, u32)| {
+            let id = joined[i as usize];
+            projector.standing(id).map(|s| (roster.name(id), s))
+        };
+        players_parts(&order, &line, threads)
+    } else {
+        let standings = projector.standings();
+        let order = by_name(&standings, |s| roster.name(s.player).as_bytes());
+        let line = |&(_, i): &(u64, u32)| {
+            let s = &standings[i as usize];
+            Some((roster.name(s.player), s.clone()))
+        };
+        players_parts(&order, &line, threads)
     };
-    let players = players_parts(&order, &line, crate::cores());
     let hex = blake3::Hash::from(*head).to_hex();
     let config = projector.config();
     let head = json_head(config.algorithm, &config.echoed(), through, hex.as_str());
@@ -289,16 +306,13 @@ pub fn write_replay_json(
 /// The key that opens the players' array in the compact JSON.
 const PLAYERS_KEY: &str = ",\"players\":[";
 
-/// The places of `standings` in order of `name` (bytes), each with its sort key: the name's
+/// The places of `items` in order of `name` (bytes), each with its sort key: the name's
 /// first 8 bytes, big-endian and padded with zeros, which order two names as their bytes do
 /// whenever they differ (a shorter name padded with zeros is below any longer one it begins),
 /// with the whole names compared only where the keys tie. Names are distinct (a roster's), so
 /// the unstable sort gives the one order there is.
-fn by_name<'a>(
-    standings: &'a [Standing],
-    name: impl Fn(&'a Standing) -> &'a [u8],
-) -> Vec<(u64, u32)> {
-    let mut order: Vec<(u64, u32)> = standings
+fn by_name<'a, T>(items: &'a [T], name: impl Fn(&'a T) -> &'a [u8]) -> Vec<(u64, u32)> {
+    let mut order: Vec<(u64, u32)> = items
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -311,8 +325,7 @@ fn by_name<'a>(
         })
         .collect();
     order.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| name(&standings[a.1 as usize]).cmp(name(&standings[b.1 as usize])))
+        a.0.cmp(&b.0).then_with(|| name(&items[a.1 as usize]).cmp(name(&items[b.1 as usize])))
     });
     order
 }
@@ -733,7 +746,7 @@ pub fn left_out_line(board: &Leaderboard, rules: &BoardRules) -> Option<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ladder_projector::{Display, PlayerId};
+    use ladder_projector::Display;
 
     /// The players written in slices on several threads are the bytes one thread writes, in
     /// order, for every shape of standing (with and without RD, volatility, sigma and TGR's

@@ -145,6 +145,18 @@ fn decode<T: serde::de::DeserializeOwned>(
         .map_err(|e| ReplayError::Checkpoint(StateError { algorithm, reason: e.to_string() }))
 }
 
+impl Algo {
+    /// True when its standings are [`Projector::standing`] of each id, computed one by
+    /// one (the trait's default [`Projector::standings`]), so asking player by player,
+    /// on several threads, costs what asking for all at once does; false for those that
+    /// compute them all at once (Glicko and Glicko-2 close the open period once,
+    /// TrueSkill Through Time converges the history once). Either way the values are the
+    /// same ([`Projector::standings`]); only the cost differs.
+    pub fn standings_one_by_one(&self) -> bool {
+        !matches!(self, Algo::Glicko(_) | Algo::Glicko2(_) | Algo::Ttt(_))
+    }
+}
+
 impl Projector for Algo {
     fn algorithm(&self) -> &'static str {
         self.inner().algorithm()
