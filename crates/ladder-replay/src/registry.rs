@@ -67,6 +67,30 @@ macro_rules! algorithms {
                 Err(ReplayError::UnknownAlgorithm(a.to_string()))
             }
 
+            /// [`Projector::apply`] of the projector it holds, called directly (each arm its
+            /// type's method, which the compiler may inline), not through a trait object: a
+            /// replay applies a step per event, and [`Algo::inner_mut`] made each one two
+            /// indirect calls.
+            #[inline]
+            fn apply_direct(
+                &mut self,
+                step: &Step<'_>,
+                trace: Option<&mut Trace>,
+            ) -> Result<(), ProjectError> {
+                match self {
+                    $(Algo::$variant(p) => p.apply(step, trace),)+
+                }
+            }
+
+            /// [`Projector::prefetch`] of the projector it holds, called directly, as
+            /// [`Algo::apply_direct`].
+            #[inline]
+            fn prefetch_direct(&self, player: PlayerId) {
+                match self {
+                    $(Algo::$variant(p) => p.prefetch(player),)+
+                }
+            }
+
             fn inner(&self) -> &dyn Projector {
                 match self {
                     $(Algo::$variant(p) => p,)+
@@ -165,7 +189,7 @@ impl Projector for Algo {
         self.inner().config()
     }
     fn apply(&mut self, step: &Step<'_>, trace: Option<&mut Trace>) -> Result<(), ProjectError> {
-        self.inner_mut().apply(step, trace)
+        self.apply_direct(step, trace)
     }
     fn standing(&self, player: PlayerId) -> Option<Standing> {
         self.inner().standing(player)
@@ -198,7 +222,7 @@ impl Projector for Algo {
         self.inner().flag_reason(code, player, quantity)
     }
     fn prefetch(&self, player: PlayerId) {
-        self.inner().prefetch(player)
+        self.prefetch_direct(player)
     }
     fn curve(&self, player: PlayerId) -> Option<Vec<(Timestamp, Standing)>> {
         self.inner().curve(player)
