@@ -35,8 +35,8 @@
 //! lane has failed does a step return an error.
 
 use super::{
-    g_of_square, idle_n, rate_in_n, start_n, Glicko2, Glicko2Rule, Glicko2State, RateIn, Start,
-    Values,
+    g_of_square, idle_fields, rate_in_n, start_fields, Fields, Glicko2, Glicko2Rule, Glicko2State,
+    RateIns, Start, Values,
 };
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
@@ -82,26 +82,56 @@ struct SlotShared {
     score: f64,
 }
 
-/// A slot's values in one lane: the rest of the engine's [`Slot`] (its [`Start`]'s `mu`, `g`,
-/// `phi2` and `sigma`, its [`Acc`]'s `info` and `gain`), laid out so that a game reads the first
-/// two and adds to the next two; the lane's `capped` flag (read only by traces) is kept apart.
-#[derive(Clone, Copy, Debug, Default)]
-struct LaneSlot {
-    mu: f64,
-    g: f64,
-    info: f64,
-    gain: f64,
-    phi2: f64,
-    sigma: f64,
+/// The fields of a slot's block in `Glicko2Lanes::slots`, each holding the slot's K lanes side
+/// by side (`slots[s * SLOT_FIELDS * K + field * K + l]`): the rest of the engine's [`Slot`] (its
+/// [`Start`]'s `mu`, `g`, `phi2` and `sigma`, its [`Acc`]'s `info` and `gain`), in the order a
+/// game reads the first two and adds to the next two; the lane's `capped` flag (read only by
+/// traces) is kept apart.
+const MU: usize = 0;
+/// See [`MU`].
+const G: usize = 1;
+/// See [`MU`].
+const INFO: usize = 2;
+/// See [`MU`].
+const GAIN: usize = 3;
+/// See [`MU`].
+const PHI2: usize = 4;
+/// See [`MU`].
+const SIGMA: usize = 5;
+/// How many fields a slot's block holds (see [`MU`]).
+const SLOT_FIELDS: usize = 6;
+
+/// The fields of a player's block in `Glicko2Lanes::values` and of a slot's results in its
+/// scratch, each holding the K lanes side by side (`values[p * VALUE_FIELDS * K + field * K +
+/// l]`): [`Values`]' `rating`, `rd` and `volatility`.
+const RATING: usize = 0;
+/// See [`RATING`].
+const RD: usize = 1;
+/// See [`RATING`].
+const VOLATILITY: usize = 2;
+/// How many fields a player's block holds (see [`RATING`]).
+const VALUE_FIELDS: usize = 3;
+
+/// [`LANES`] adjacent lanes of one field, from `src` (which starts at the first); lanes past `n`
+/// repeat the first (filler, whose results are dropped).
+#[inline(always)]
+fn load(src: &[f64], n: usize) -> [f64; LANES] {
+    match src.first_chunk::<LANES>() {
+        Some(whole) if n == LANES => *whole,
+        _ => {
+            let mut out = [src[0]; LANES];
+            out[1..n].copy_from_slice(&src[1..n]);
+            out
+        }
+    }
 }
 
-impl LaneSlot {
-    /// [`Acc::add`]'s per-lane sums, the same operations in the same order (the count and the
-    /// summed result are the slot's [`SlotShared`]).
-    #[inline]
-    fn add(&mut self, g: f64, e: f64, s: f64) {
-        self.info += g * g * e * (1.0 - e);
-        self.gain += g * (s - e);
+/// Stores the first `n` of [`LANES`] lanes of one field into `dst` (which starts at the first).
+#[inline(always)]
+fn store(dst: &mut [f64], v: &[f64; LANES], n: usize) {
+    match dst.first_chunk_mut::<LANES>() {
+        Some(whole) if n == LANES => *whole = *v,
+        _ => dst[..n].copy_from_slice(&v[..n]),
     }
 }
 
@@ -110,9 +140,11 @@ const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false
 
 /// K Glicko-2 projectors with the same clock, folded as one (see the module documentation).
 ///
-/// Invariants: `values.len()` is K times `shared.len()`, `slots.len()` and `capped.len()` K
-/// times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with `slots[s * K + l]`
-/// and `capped[s * K + l]`: [`Glicko2Lanes::slot`] puts them together); a
+/// Invariants: `values.len()` is [`VALUE_FIELDS`] K times `shared.len()`, `slots.len()`
+/// [`SLOT_FIELDS`] K times and `capped.len()` K times `slot_shared.len()` (slot `s` in lane `l`
+/// is `slot_shared[s]` with lane `l` of each field of slot `s`'s block in `slots` and
+/// `capped[s * K + l]`: [`Glicko2Lanes::slot`] puts them together); `phi_max` and `home` hold
+/// one value per lane; a
 /// live lane's state is its projector's after the same steps. A failed lane's values stay as they
 /// were before the step it failed at and mean nothing; its error is in `failed`. After an error
 /// that every lane shares, the lanes are left as they were before the step, except that an error
@@ -126,12 +158,13 @@ pub struct Glicko2Lanes {
     cursor: Cursor,
     /// `shared[p]`: player `p`'s fields common to every lane.
     shared: Vec<Shared>,
-    /// `values[p * K + l]`: player `p`'s values in lane `l`.
-    values: Vec<Values>,
+    /// Player `p`'s block: its values in every lane, field by field (see [`RATING`]), so that
+    /// a kernel reads a field of adjacent lanes as one vector.
+    values: Vec<f64>,
     /// `slot_shared[s]`: slot `s` of the open period, its fields common to every lane.
     slot_shared: Vec<SlotShared>,
-    /// `slots[s * K + l]`: slot `s` of the open period in lane `l`.
-    slots: Vec<LaneSlot>,
+    /// Slot `s` of the open period's block: its lanes' values field by field (see [`MU`]).
+    slots: Vec<f64>,
     /// `capped[s * K + l]`: whether idle growth reached `rd_max` at slot `s`'s start in lane `l`.
     capped: Vec<bool>,
     /// The open period's games over slot numbers `s` (the same in every lane), kept as the
@@ -139,8 +172,12 @@ pub struct Glicko2Lanes {
     games: Games,
     open: Option<i64>,
     last_match: Option<Timestamp>,
-    /// Scratch: a closing period's results, `out[s * K + l]`.
-    out: Vec<Values>,
+    /// Scratch: a closing period's results, slot `s`'s block laid out as a player's in `values`.
+    out: Vec<f64>,
+    /// `phi_max[l]`: lane `l`'s cap on phi (its rule's), side by side for the kernels.
+    phi_max: Vec<f64>,
+    /// `home[l]`: lane `l`'s home advantage in rating points (its `home` constant).
+    home: Vec<f64>,
     seat_slots: Vec<u32>,
     /// `failed[l]`: the error lane `l` stopped at, as its projector alone would have.
     failed: Vec<Option<ProjectError>>,
@@ -160,6 +197,8 @@ impl Glicko2Lanes {
             return Err(projectors);
         }
         let k = projectors.len();
+        let phi_max = projectors.iter().map(|p| p.rule.phi_max).collect();
+        let home = projectors.iter().map(|p| p.common.home).collect();
         Ok(Glicko2Lanes {
             lanes: projectors,
             clock,
@@ -173,6 +212,8 @@ impl Glicko2Lanes {
             open: None,
             last_match: None,
             out: Vec::new(),
+            phi_max,
+            home,
             seat_slots: Vec::new(),
             failed: vec![None; k],
             failures: 0,
@@ -225,9 +266,16 @@ impl Glicko2Lanes {
                 players: self
                     .shared
                     .iter()
-                    .zip(self.values.iter().skip(l).step_by(k))
-                    .map(|(s, &values)| Record {
-                        values,
+                    .enumerate()
+                    .map(|(player, s)| Record {
+                        values: {
+                            let block = &self.values[player * VALUE_FIELDS * k..];
+                            Values {
+                                rating: block[RATING * k + l],
+                                rd: block[RD * k + l],
+                                volatility: block[VOLATILITY * k + l],
+                            }
+                        },
                         since: s.since,
                         games: s.games,
                         slot: s.slot,
@@ -261,16 +309,9 @@ impl Glicko2Lanes {
         let k = self.lanes.len();
         let Some(shared) = self.shared.get(player.index()) else { return };
         ladder_projector::prefetch(shared);
-        let start = player.index() * k;
-        if let Some(values) = self.values.get(start..start + k) {
-            // One hint per 64-byte line the values span (24-byte values).
-            let size = std::mem::size_of::<Values>();
-            let mut byte = 0;
-            while byte < k * size {
-                ladder_projector::prefetch(&values[byte / size]);
-                byte += 64;
-            }
-            ladder_projector::prefetch(&values[k - 1]);
+        let len = VALUE_FIELDS * k;
+        if let Some(values) = self.values.get(player.index() * len..(player.index() + 1) * len) {
+            prefetch_block(values);
         }
     }
 
@@ -288,15 +329,9 @@ impl Glicko2Lanes {
             // What each game adds to once for every lane (its count and summed result).
             ladder_projector::prefetch(shared);
         }
-        let start = slot as usize * k;
-        if let Some(slots) = self.slots.get(start..start + k) {
-            let size = std::mem::size_of::<LaneSlot>();
-            let mut byte = 0;
-            while byte < k * size {
-                ladder_projector::prefetch(&slots[byte / size]);
-                byte += 64;
-            }
-            ladder_projector::prefetch(&slots[k - 1]);
+        let len = SLOT_FIELDS * k;
+        if let Some(slots) = self.slots.get(slot as usize * len..(slot as usize + 1) * len) {
+            prefetch_block(slots);
         }
     }
 
@@ -343,7 +378,7 @@ impl Glicko2Lanes {
             let (mut mu_a, phi_a) = self.entering4(l, n, a, sa, at);
             let (mu_b, phi_b) = self.entering4(l, n, b, sb, at);
             for i in 0..n {
-                let edge = home.edge(self.lanes[l + i].common.home);
+                let edge = home.edge(self.home[l + i]);
                 if edge != 0.0 {
                     mu_a[i] = Glicko2Rule::shift_location(mu_a[i], edge);
                 }
@@ -420,12 +455,13 @@ impl Glicko2Lanes {
             }
             Entering::Slot(slot) => {
                 // Glicko2Rule::position: (mu, phi^2).
-                let slot = &self.slots[slot as usize * k + l];
-                return (slot.mu, slot.phi2.sqrt());
+                let block = slot as usize * SLOT_FIELDS * k;
+                let (mu, phi2) = (self.slots[block + MU * k + l], self.slots[block + PHI2 * k + l]);
+                return (mu, phi2.sqrt());
             }
             Entering::Idle { idle, now, since, games } => (idle, now, since, games),
         };
-        let values = &self.values[player.index() * k + l];
+        let values = &self.value(player.index(), l);
         // revert, as the projector's `entering` applies it to a game at `at`.
         if lane.common.revert_due::<Glicko2Rule>(since, games, at, now) {
             let values = Glicko2Rule::revert(
@@ -456,15 +492,11 @@ impl Glicko2Lanes {
         let (mut mu, mut phi) = ([0.0; LANES], [1.0; LANES]);
         match from {
             Entering::Slot(slot) => {
-                let slots = &self.slots[slot as usize * k + l..][..n];
-                let mut phi2 = [1.0; LANES];
-                // Glicko2Rule::position of each: (mu, phi^2).
-                for (i, s) in slots.iter().enumerate() {
-                    (mu[i], phi2[i]) = (s.mu, s.phi2);
-                }
-                for (phi, phi2) in phi.iter_mut().zip(phi2) {
-                    *phi = phi2.sqrt();
-                }
+                // Glicko2Rule::position of each: (mu, phi^2); lanes past `n` repeat lane `l`'s
+                // and are dropped.
+                let block = &self.slots[slot as usize * SLOT_FIELDS * k..];
+                mu = load(&block[MU * k + l..], n);
+                phi = load(&block[PHI2 * k + l..], n).map(f64::sqrt);
             }
             Entering::Idle { idle, now, since, games }
                 if !self.lanes[l..l + n]
@@ -473,16 +505,13 @@ impl Glicko2Lanes {
             {
                 // Each lane's `Glicko2Rule::idle`, the same bits (`idle_n`); lanes past `n`
                 // repeat lane `l`'s values and are dropped.
-                let values = &self.values[player.index() * k + l..][..n];
-                let mut rules = [&self.lanes[l].rule; LANES];
-                let mut v = [values[0]; LANES];
-                for i in 1..n {
-                    rules[i] = &self.lanes[l + i].rule;
-                    v[i] = values[i];
-                }
-                let (m, p) = idle_n(rules, v, idle);
-                mu[..n].copy_from_slice(&m[..n]);
-                phi[..n].copy_from_slice(&p[..n]);
+                let block = &self.values[player.index() * VALUE_FIELDS * k..];
+                let values = Fields {
+                    rating: load(&block[RATING * k + l..], n),
+                    rd: load(&block[RD * k + l..], n),
+                    volatility: load(&block[VOLATILITY * k + l..], n),
+                };
+                (mu, phi) = idle_fields(load(&self.phi_max[l..], n), &values, idle);
             }
             _ => {
                 for i in 0..n {
@@ -493,24 +522,47 @@ impl Glicko2Lanes {
         (mu, phi)
     }
 
+    /// Player `player`'s values in lane `l`, put together from their block.
+    #[inline]
+    fn value(&self, player: usize, l: usize) -> Values {
+        let k = self.lanes.len();
+        let block = &self.values[player * VALUE_FIELDS * k..];
+        Values {
+            rating: block[RATING * k + l],
+            rd: block[RD * k + l],
+            volatility: block[VOLATILITY * k + l],
+        }
+    }
+
+    /// Writes player `player`'s values in lane `l` into their block.
+    #[inline]
+    fn set_value(&mut self, player: usize, l: usize, values: Values) {
+        let k = self.lanes.len();
+        let block = &mut self.values[player * VALUE_FIELDS * k..];
+        block[RATING * k + l] = values.rating;
+        block[RD * k + l] = values.rd;
+        block[VOLATILITY * k + l] = values.volatility;
+    }
+
     /// Slot `s` of the open period in lane `l`, as the engine keeps it ([`Slot`]): its shared
     /// fields and the lane's put together.
     #[inline]
     fn slot(&self, s: usize, l: usize) -> Slot<Start> {
         let k = self.lanes.len();
         let shared = &self.slot_shared[s];
-        let lane = &self.slots[s * k + l];
+        let block = &self.slots[s * SLOT_FIELDS * k..];
+        let field = |f: usize| block[f * k + l];
         Slot {
             player: shared.player,
             start: Start {
-                mu: lane.mu,
-                phi2: lane.phi2,
-                sigma: lane.sigma,
-                g: lane.g,
+                mu: field(MU),
+                phi2: field(PHI2),
+                sigma: field(SIGMA),
+                g: field(G),
                 k: shared.k,
                 capped: self.capped[s * k + l],
             },
-            sums: Acc { info: lane.info, gain: lane.gain, score: shared.score, m: shared.m },
+            sums: Acc { info: field(INFO), gain: field(GAIN), score: shared.score, m: shared.m },
         }
     }
 
@@ -561,7 +613,7 @@ impl Glicko2Lanes {
     fn rate_open(&mut self, seq: u64) {
         let k = self.lanes.len();
         self.out.clear();
-        self.out.resize(self.slots.len(), Values::default());
+        self.out.resize(self.slot_shared.len() * VALUE_FIELDS * k, 0.0);
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
         // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_in_n`: step 5
@@ -592,20 +644,38 @@ impl Glicko2Lanes {
                 // What the common path reads of each (`rate_in_n`); a lane that leaves it is
                 // rated by its rule's `rate` of the engine's slot, put together.
                 let mut rules = [&self.lanes[first.1].rule; RATE];
-                let mut ins =
-                    [RateIn { mu: 0.0, phi2: 0.0, sigma: 0.0, info: 0.0, gain: 0.0 }; RATE];
-                for (i, &(s, l)) in group.iter().enumerate() {
+                for (i, &(_, l)) in group.iter().enumerate() {
                     rules[i] = &self.lanes[l].rule;
-                    let LaneSlot { mu, phi2, sigma, info, gain, .. } = self.slots[s * k + l];
-                    ins[i] = RateIn { mu, phi2, sigma, info, gain };
                 }
-                let rated = rate_in_n(rules, ins);
+                let field = |f: usize| -> [f64; RATE] {
+                    let (s, l) = first;
+                    let at = s * SLOT_FIELDS * k + f * k + l;
+                    match self.slots[at..].first_chunk::<RATE>() {
+                        // RATE adjacent lanes of one slot (every group when no lane has failed
+                        // and K is a multiple of RATE): whole vectors.
+                        Some(whole) if group[RATE - 1] == (s, l + RATE - 1) => *whole,
+                        _ => group.map(|(s, l)| self.slots[s * SLOT_FIELDS * k + f * k + l]),
+                    }
+                };
+                let ins = RateIns {
+                    mu: field(MU),
+                    phi2: field(PHI2),
+                    sigma: field(SIGMA),
+                    info: field(INFO),
+                    gain: field(GAIN),
+                };
+                let rated = rate_in_n(rules, &ins);
                 for (&(s, l), rated) in group.iter().zip(rated).take(n) {
                     if self.failed[l].is_some() {
                         continue;
                     }
                     match rated.map_or_else(|| self.lanes[l].rule.rate(&self.slot(s, l)), Ok) {
-                        Ok(rated) => self.out[s * k + l] = rated,
+                        Ok(rated) => {
+                            let out = &mut self.out[s * VALUE_FIELDS * k + l..];
+                            out[RATING * k] = rated.rating;
+                            out[RD * k] = rated.rd;
+                            out[VOLATILITY * k] = rated.volatility;
+                        }
                         Err(kind) => {
                             self.failed[l] = Some(ProjectError::new(seq, kind));
                             self.failures += 1;
@@ -647,12 +717,15 @@ impl Glicko2Lanes {
             let shared = &mut self.shared[player];
             shared.since = since;
             shared.slot = NO_SLOT;
-            let values = &mut self.values[player * k..(player + 1) * k];
-            let out = &self.out[s * k..(s + 1) * k];
+            let len = VALUE_FIELDS * k;
+            let values = &mut self.values[player * len..(player + 1) * len];
+            let out = &self.out[s * len..(s + 1) * len];
             if any_failed {
-                for (l, (v, o)) in values.iter_mut().zip(out).enumerate() {
-                    if self.failed[l].is_none() {
-                        *v = *o;
+                for f in 0..VALUE_FIELDS {
+                    for l in 0..k {
+                        if self.failed[l].is_none() {
+                            values[f * k + l] = out[f * k + l];
+                        }
                     }
                 }
             } else {
@@ -678,7 +751,9 @@ impl Glicko2Lanes {
             return shared.slot;
         }
         let index = self.slot_shared.len() as u32;
-        let base = player as usize * k;
+        // The slot's block, its sums at 0.
+        let block = self.slots.len();
+        self.slots.resize(block + SLOT_FIELDS * k, 0.0);
         // The periods sat out are the clock's (`idle_since`), the same in every lane.
         let periods = self.clock.idle_since(shared.since, at, now);
         let reverts = self
@@ -689,32 +764,36 @@ impl Glicko2Lanes {
             for l in 0..k {
                 let lane = &self.lanes[l];
                 let record = Record {
-                    values: self.values[base + l],
+                    values: self.value(player as usize, l),
                     since: shared.since,
                     games: shared.games,
                     slot: shared.slot,
                 };
                 let Slot { start, .. } = entry(&lane.rule, &lane.common, &record, player, at, now);
                 let Start { mu, phi2, sigma, g, capped, .. } = start;
-                self.slots.push(LaneSlot { mu, g, info: 0.0, gain: 0.0, phi2, sigma });
+                let slot = &mut self.slots[block..];
+                (slot[MU * k + l], slot[G * k + l]) = (mu, g);
+                (slot[PHI2 * k + l], slot[SIGMA * k + l]) = (phi2, sigma);
                 self.capped.push(capped);
             }
         } else {
+            let values = &self.values[player as usize * VALUE_FIELDS * k..];
+            let slot = &mut self.slots[block..];
             let mut l = 0;
             while l < k {
                 let n = LANES.min(k - l);
                 // Lanes past `n` repeat lane `l`'s values and are dropped.
-                let mut rules = [&self.lanes[l].rule; LANES];
-                let mut values = [self.values[base + l]; LANES];
-                for i in 1..n {
-                    rules[i] = &self.lanes[l + i].rule;
-                    values[i] = self.values[base + l + i];
-                }
-                for start in &start_n(rules, values, periods)[..n] {
-                    let Start { mu, phi2, sigma, g, capped, .. } = *start;
-                    self.slots.push(LaneSlot { mu, g, info: 0.0, gain: 0.0, phi2, sigma });
-                    self.capped.push(capped);
-                }
+                let lanes = Fields {
+                    rating: load(&values[RATING * k + l..], n),
+                    rd: load(&values[RD * k + l..], n),
+                    volatility: load(&values[VOLATILITY * k + l..], n),
+                };
+                let start = start_fields(load(&self.phi_max[l..], n), &lanes, periods);
+                store(&mut slot[MU * k + l..], &start.mu, n);
+                store(&mut slot[G * k + l..], &start.g, n);
+                store(&mut slot[PHI2 * k + l..], &start.phi2, n);
+                store(&mut slot[SIGMA * k + l..], &lanes.volatility, n);
+                self.capped.extend_from_slice(&start.capped[..n]);
                 l += n;
             }
         }
@@ -726,8 +805,14 @@ impl Glicko2Lanes {
     fn join(&mut self, step: &Step<'_>, id: PlayerId, prior: Prior) -> Result<(), ProjectError> {
         let k = self.lanes.len();
         if id.index() >= self.shared.len() {
+            let from = self.shared.len();
             self.shared.resize(id.index() + 1, ABSENT);
-            self.values.resize((id.index() + 1) * k, Glicko2Rule::UNJOINED);
+            self.values.resize((id.index() + 1) * VALUE_FIELDS * k, 0.0);
+            for player in from..=id.index() {
+                for l in 0..k {
+                    self.set_value(player, l, Glicko2Rule::UNJOINED);
+                }
+            }
         }
         if self.shared[id.index()].joined {
             return Ok(());
@@ -751,10 +836,9 @@ impl Glicko2Lanes {
             }
             return self.all_failed_error();
         }
-        let base = id.index() * k;
         for (l, values) in joining.into_iter().enumerate() {
             match values {
-                Ok(values) => self.values[base + l] = values,
+                Ok(values) => self.set_value(id.index(), l, values),
                 Err(e) => self.fail(l, e),
             }
         }
@@ -776,39 +860,48 @@ impl Glicko2Lanes {
     fn add_game(&mut self, pair: Pair) {
         const W: usize = LANES;
         let k = self.lanes.len();
-        let (pa, pb) = (pair.a as usize * k, pair.b as usize * k);
+        let len = SLOT_FIELDS * k;
+        let (ba, bb) = (pair.a as usize * len, pair.b as usize * len);
+        let s_b = 1.0 - pair.s;
         let mut l = 0;
         while l < k {
             let n = W.min(k - l);
-            // Lanes past `n` compute on 0 (e = 1) and are dropped.
+            // Lanes past `n` repeat lane `l`'s and are dropped.
+            let (a_mu, a_g) =
+                (load(&self.slots[ba + MU * k + l..], n), load(&self.slots[ba + G * k + l..], n));
+            let (b_mu, b_g) =
+                (load(&self.slots[bb + MU * k + l..], n), load(&self.slots[bb + G * k + l..], n));
+            let home = load(&self.home[l..], n);
+            // x[i] for a against b in lane i, x[W + i] for b against a.
             let mut x = [0.0; 2 * W];
-            let mut g = [0.0; 2 * W];
-            for i in 0..n {
-                let (a, b) = (&self.slots[pa + l + i], &self.slots[pb + l + i]);
-                let edge = pair.h * self.lanes[l + i].common.home;
+            for i in 0..W {
+                let edge = pair.h * home[i];
                 // versus_both: each side against the other's location moved by the edge
-                // (Glicko2Rule::shifted's mu).
-                let (b_mu, a_mu) = if edge == 0.0 {
-                    (b.mu, a.mu)
-                } else {
-                    (
-                        Glicko2Rule::shift_location(b.mu, -edge),
-                        Glicko2Rule::shift_location(a.mu, edge),
-                    )
-                };
-                x[2 * i] = -b.g * (a.mu - b_mu);
-                x[2 * i + 1] = -a.g * (b.mu - a_mu);
-                (g[2 * i], g[2 * i + 1]) = (b.g, a.g);
+                // (Glicko2Rule::shifted's mu), selected with no branch between the lanes.
+                let shifted_b = Glicko2Rule::shift_location(b_mu[i], -edge);
+                let shifted_a = Glicko2Rule::shift_location(a_mu[i], edge);
+                let (b_at, a_at) =
+                    if edge == 0.0 { (b_mu[i], a_mu[i]) } else { (shifted_b, shifted_a) };
+                x[i] = -b_g[i] * (a_mu[i] - b_at);
+                x[W + i] = -a_g[i] * (b_mu[i] - a_at);
             }
             let e = math::exp_n(x);
             let mut p = [0.0; 2 * W];
             for j in 0..2 * W {
                 p[j] = 1.0 / (1.0 + e[j]);
             }
-            for i in 0..n {
-                let (e_ab, e_ba) = (p[2 * i], p[2 * i + 1]);
-                self.slots[pa + l + i].add(g[2 * i], e_ab, pair.s);
-                self.slots[pb + l + i].add(g[2 * i + 1], e_ba, 1.0 - pair.s);
+            // Acc::add's per-lane sums, its operations in its order: a's with b's g, then b's
+            // with a's.
+            for (block, g, p, s) in [(ba, b_g, &p[..W], pair.s), (bb, a_g, &p[W..], s_b)] {
+                let mut info = load(&self.slots[block + INFO * k + l..], n);
+                let mut gain = load(&self.slots[block + GAIN * k + l..], n);
+                for i in 0..W {
+                    let e = p[i];
+                    info[i] += g[i] * g[i] * e * (1.0 - e);
+                    gain[i] += g[i] * (s - e);
+                }
+                store(&mut self.slots[block + INFO * k + l..], &info, n);
+                store(&mut self.slots[block + GAIN * k + l..], &gain, n);
             }
             l += n;
         }
@@ -864,5 +957,18 @@ impl Glicko2Lanes {
                 result
             }
         }
+    }
+}
+
+/// One prefetch hint per 64-byte line that `block` spans, and its last.
+#[inline]
+fn prefetch_block(block: &[f64]) {
+    let mut i = 0;
+    while i < block.len() {
+        ladder_projector::prefetch(&block[i]);
+        i += 64 / std::mem::size_of::<f64>();
+    }
+    if let Some(last) = block.last() {
+        ladder_projector::prefetch(last);
     }
 }
