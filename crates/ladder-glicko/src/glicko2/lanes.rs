@@ -118,12 +118,19 @@ const VALUE_FIELDS: usize = 3;
 fn load(src: &[f64], n: usize) -> [f64; LANES] {
     match src.first_chunk::<LANES>() {
         Some(whole) if n == LANES => *whole,
-        _ => {
-            let mut out = [src[0]; LANES];
-            out[1..n].copy_from_slice(&src[1..n]);
-            out
-        }
+        _ => load_part(src, n),
     }
+}
+
+/// [`load`] of fewer than [`LANES`] lanes (a set of lanes that is not a multiple of four). Kept
+/// out of line: inlined, the compiler merged both of [`store`]'s paths into one call to
+/// `memcpy` of `n` lanes, which took 6% of a sweep's samples (docs/PERFORMANCE.md, "Sweeps").
+#[cold]
+#[inline(never)]
+fn load_part(src: &[f64], n: usize) -> [f64; LANES] {
+    let mut out = [src[0]; LANES];
+    out[1..n].copy_from_slice(&src[1..n]);
+    out
 }
 
 /// Stores the first `n` of [`LANES`] lanes of one field into `dst` (which starts at the first).
@@ -131,8 +138,15 @@ fn load(src: &[f64], n: usize) -> [f64; LANES] {
 fn store(dst: &mut [f64], v: &[f64; LANES], n: usize) {
     match dst.first_chunk_mut::<LANES>() {
         Some(whole) if n == LANES => *whole = *v,
-        _ => dst[..n].copy_from_slice(&v[..n]),
+        _ => store_part(dst, v, n),
     }
+}
+
+/// [`store`] of fewer than [`LANES`] lanes, out of line (see [`load_part`]).
+#[cold]
+#[inline(never)]
+fn store_part(dst: &mut [f64], v: &[f64; LANES], n: usize) {
+    dst[..n].copy_from_slice(&v[..n]);
 }
 
 /// The shared fields of a player who has not joined (the engine's unjoined record's).
@@ -140,8 +154,9 @@ const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false
 
 /// K Glicko-2 projectors with the same clock, folded as one (see the module documentation).
 ///
-/// Invariants: `values.len()` is [`VALUE_FIELDS`] K times `shared.len()`, `slots.len()`
-/// [`SLOT_FIELDS`] K times and `capped.len()` K times `slot_shared.len()` (slot `s` in lane `l`
+/// Invariants: `values.len()` is [`VALUE_FIELDS`] K times `shared.len()`, `slots.len()` at
+/// least [`SLOT_FIELDS`] K times (the blocks past those are left from closed periods and mean
+/// nothing) and `capped.len()` K times `slot_shared.len()` (slot `s` in lane `l`
 /// is `slot_shared[s]` with lane `l` of each field of slot `s`'s block in `slots` and
 /// `capped[s * K + l]`: [`Glicko2Lanes::slot`] puts them together); `phi_max` and `home` hold
 /// one value per lane; a
@@ -566,10 +581,10 @@ impl Glicko2Lanes {
         }
     }
 
-    /// Empties the open period's slots.
+    /// Empties the open period's slots (the lanes' blocks stay allocated, to be reused: only
+    /// the first `slot_shared.len()` are slots).
     fn clear_slots(&mut self) {
         self.slot_shared.clear();
-        self.slots.clear();
         self.capped.clear();
     }
 
@@ -612,8 +627,12 @@ impl Glicko2Lanes {
     /// the results back, [`Glicko2Lanes::settle`] only asks which lanes fail.
     fn rate_open(&mut self, seq: u64) {
         let k = self.lanes.len();
-        self.out.clear();
-        self.out.resize(self.slot_shared.len() * VALUE_FIELDS * k, 0.0);
+        // Every live lane's result is written below before it is read (`close` reads a failed
+        // lane's place in no slot), so the scratch is only grown, never cleared.
+        let len = self.slot_shared.len() * VALUE_FIELDS * k;
+        if self.out.len() < len {
+            self.out.resize(len, 0.0);
+        }
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
         // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_in_n`: step 5
@@ -647,15 +666,26 @@ impl Glicko2Lanes {
                 for (i, &(_, l)) in group.iter().enumerate() {
                     rules[i] = &self.lanes[l].rule;
                 }
+                // Each field of the group, four pairs at a time: four adjacent lanes of one slot
+                // (every four when no lane has failed and K is a multiple of four) as one
+                // vector, others lane by lane.
                 let field = |f: usize| -> [f64; RATE] {
-                    let (s, l) = first;
-                    let at = s * SLOT_FIELDS * k + f * k + l;
-                    match self.slots[at..].first_chunk::<RATE>() {
-                        // RATE adjacent lanes of one slot (every group when no lane has failed
-                        // and K is a multiple of RATE): whole vectors.
-                        Some(whole) if group[RATE - 1] == (s, l + RATE - 1) => *whole,
-                        _ => group.map(|(s, l)| self.slots[s * SLOT_FIELDS * k + f * k + l]),
+                    let mut out = [0.0; RATE];
+                    for (out, quad) in out.chunks_exact_mut(LANES).zip(group.chunks_exact(LANES)) {
+                        let (s, l) = quad[0];
+                        let at = s * SLOT_FIELDS * k + f * k + l;
+                        match self.slots[at..].first_chunk::<LANES>() {
+                            Some(whole) if quad[LANES - 1] == (s, l + LANES - 1) => {
+                                out.copy_from_slice(whole);
+                            }
+                            _ => {
+                                for (o, &(s, l)) in out.iter_mut().zip(quad) {
+                                    *o = self.slots[s * SLOT_FIELDS * k + f * k + l];
+                                }
+                            }
+                        }
                     }
+                    out
                 };
                 let ins = RateIns {
                     mu: field(MU),
@@ -751,9 +781,12 @@ impl Glicko2Lanes {
             return shared.slot;
         }
         let index = self.slot_shared.len() as u32;
-        // The slot's block, its sums at 0.
-        let block = self.slots.len();
-        self.slots.resize(block + SLOT_FIELDS * k, 0.0);
+        // The slot's block (the blocks of closed periods are reused: every field is written
+        // below, the sums at 0).
+        let block = index as usize * SLOT_FIELDS * k;
+        if self.slots.len() < block + SLOT_FIELDS * k {
+            self.slots.resize(block + SLOT_FIELDS * k, 0.0);
+        }
         // The periods sat out are the clock's (`idle_since`), the same in every lane.
         let periods = self.clock.idle_since(shared.since, at, now);
         let reverts = self
@@ -774,6 +807,7 @@ impl Glicko2Lanes {
                 let slot = &mut self.slots[block..];
                 (slot[MU * k + l], slot[G * k + l]) = (mu, g);
                 (slot[PHI2 * k + l], slot[SIGMA * k + l]) = (phi2, sigma);
+                (slot[INFO * k + l], slot[GAIN * k + l]) = (0.0, 0.0);
                 self.capped.push(capped);
             }
         } else {
@@ -793,6 +827,8 @@ impl Glicko2Lanes {
                 store(&mut slot[G * k + l..], &start.g, n);
                 store(&mut slot[PHI2 * k + l..], &start.phi2, n);
                 store(&mut slot[SIGMA * k + l..], &lanes.volatility, n);
+                store(&mut slot[INFO * k + l..], &[0.0; LANES], n);
+                store(&mut slot[GAIN * k + l..], &[0.0; LANES], n);
                 self.capped.extend_from_slice(&start.capped[..n]);
                 l += n;
             }
