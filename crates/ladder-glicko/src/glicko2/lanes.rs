@@ -640,14 +640,24 @@ impl Glicko2Lanes {
         // slot when a slot has fewer live lanes left; a last group of fewer repeats its first
         // pair. A group may hold a lane's slot after the one it fails at: that result is
         // dropped, as the lane's projector would never have rated it.
-        const RATE: usize = 8;
         let mut group = [(0usize, 0usize); RATE];
         let mut n = 0;
         let slots = self.slot_shared.len();
+        // The slots' blocks are read in order, each field's lanes apart from the others': the
+        // block about 2 KB ahead is prefetched as each slot begins.
+        let len = SLOT_FIELDS * k;
+        let ahead = 2048usize.div_ceil(len * std::mem::size_of::<f64>());
         let (mut s, mut l) = (0, 0);
         loop {
             let end = s == slots;
             if !end {
+                if l == 0 {
+                    if let Some(block) = self.slots.get((s + ahead) * len..(s + ahead + 1) * len) {
+                        if s + ahead < slots {
+                            prefetch_block(block);
+                        }
+                    }
+                }
                 if self.failures == 0 || self.failed[l].is_none() {
                     group[n] = (s, l);
                     n += 1;
@@ -666,34 +676,7 @@ impl Glicko2Lanes {
                 for (i, &(_, l)) in group.iter().enumerate() {
                     rules[i] = &self.lanes[l].rule;
                 }
-                // Each field of the group, four pairs at a time: four adjacent lanes of one slot
-                // (every four when no lane has failed and K is a multiple of four) as one
-                // vector, others lane by lane.
-                let field = |f: usize| -> [f64; RATE] {
-                    let mut out = [0.0; RATE];
-                    for (out, quad) in out.chunks_exact_mut(LANES).zip(group.chunks_exact(LANES)) {
-                        let (s, l) = quad[0];
-                        let at = s * SLOT_FIELDS * k + f * k + l;
-                        match self.slots[at..].first_chunk::<LANES>() {
-                            Some(whole) if quad[LANES - 1] == (s, l + LANES - 1) => {
-                                out.copy_from_slice(whole);
-                            }
-                            _ => {
-                                for (o, &(s, l)) in out.iter_mut().zip(quad) {
-                                    *o = self.slots[s * SLOT_FIELDS * k + f * k + l];
-                                }
-                            }
-                        }
-                    }
-                    out
-                };
-                let ins = RateIns {
-                    mu: field(MU),
-                    phi2: field(PHI2),
-                    sigma: field(SIGMA),
-                    info: field(INFO),
-                    gain: field(GAIN),
-                };
+                let ins = gather(&self.slots, k, &group);
                 let rated = rate_in_n(rules, &ins);
                 for (&(s, l), rated) in group.iter().zip(rated).take(n) {
                     if self.failed[l].is_some() {
@@ -994,6 +977,47 @@ impl Glicko2Lanes {
             }
         }
     }
+}
+
+/// How many (slot, lane) pairs closing rates at a time ([`rate_in_n`]'s width there).
+const RATE: usize = 8;
+
+/// What closing reads of a group of [`RATE`] (slot, lane) pairs (`group`, in slot and lane
+/// order), from the slots' blocks of K lanes: each field four pairs at a time, four adjacent
+/// lanes of one slot (every four when no lane has failed and K is a multiple of four) as one
+/// vector, others lane by lane.
+#[inline(always)]
+fn gather(slots: &[f64], k: usize, group: &[(usize, usize); RATE]) -> RateIns<RATE> {
+    let mut ins = RateIns {
+        mu: [0.0; RATE],
+        phi2: [0.0; RATE],
+        sigma: [0.0; RATE],
+        info: [0.0; RATE],
+        gain: [0.0; RATE],
+    };
+    for (q, quad) in group.chunks_exact(LANES).enumerate() {
+        let (s, l) = quad[0];
+        let base = s * SLOT_FIELDS * k + l;
+        let whole = quad[LANES - 1] == (s, l + LANES - 1);
+        for (f, dst) in [
+            (MU, &mut ins.mu),
+            (PHI2, &mut ins.phi2),
+            (SIGMA, &mut ins.sigma),
+            (INFO, &mut ins.info),
+            (GAIN, &mut ins.gain),
+        ] {
+            let dst = &mut dst[q * LANES..(q + 1) * LANES];
+            match slots[base + f * k..].first_chunk::<LANES>() {
+                Some(adjacent) if whole => dst.copy_from_slice(adjacent),
+                _ => {
+                    for (d, &(s, l)) in dst.iter_mut().zip(quad) {
+                        *d = slots[s * SLOT_FIELDS * k + f * k + l];
+                    }
+                }
+            }
+        }
+    }
+    ins
 }
 
 /// One prefetch hint per 64-byte line that `block` spans, and its last.
