@@ -181,7 +181,8 @@ fn idle_phi(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
 /// exactly rounded, whichever unit computes it), with no branch between the lanes, so the
 /// compiler can take two lanes' divisions and square roots in one vector instruction; the
 /// results are [`Rule::start`]'s, bit for bit (`start_n_and_idle_n_are_start_and_idle`).
-/// The arithmetic is [`start_fields`]', which takes each field of the `N` lanes side by side.
+/// The arithmetic is [`start_fields`]', which the lanes call with each field of `N` lanes side
+/// by side; this form of whole [`Values`] is the one the tests hold to [`Rule::start`].
 #[cfg(test)]
 #[inline]
 pub(crate) fn start_n<const N: usize>(
@@ -262,7 +263,8 @@ pub(crate) fn start_fields<const N: usize>(
 /// [`Rule::idle`] of `N` lanes at once after the same `k` (see [`start_n`]): `(mu, phi)` of
 /// each, Glickman's step 2 and the step 6s of `k` periods sat out, phi capped at `phi_max`; the
 /// same operations in the same order as [`Rule::idle`], so the same bits
-/// (`start_n_and_idle_n_are_start_and_idle`). The arithmetic is [`idle_fields`]'.
+/// (`start_n_and_idle_n_are_start_and_idle`). The arithmetic is [`idle_fields`]' (which the
+/// lanes call); this form is the one the tests hold to [`Rule::idle`].
 #[cfg(test)]
 #[inline]
 pub(crate) fn idle_n<const N: usize>(

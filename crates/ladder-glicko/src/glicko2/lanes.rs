@@ -6,8 +6,8 @@
 //! game reads K player records and K period slots from K places in memory, and with 100,000
 //! players those reads miss the cache: the profile of an 8-configuration sweep showed a quarter of
 //! its time waiting on them (docs/PERFORMANCE.md, "Sweeps"). [`Glicko2Lanes`] keeps the K
-//! configurations' records of one player side by side (structure of arrays: record `p * K + l` is
-//! player `p` in lane `l`), and likewise the K slots of one period slot, so the K lanes of a
+//! configurations' values of one player in one block, and likewise the K lanes of one period
+//! slot, so the K lanes of a
 //! game cost one prefetch of adjacent lines instead of K scattered misses. Which players sit in
 //! the open period, their idle marks and game counts depend only on the history and the shared
 //! clock, so the period's slots and games are bookkept once for all lanes.
@@ -23,10 +23,18 @@
 //! from, games, the slot in the open period) are kept once per player, not once per lane; only
 //! the rule's values are kept per lane. A slot of the open period likewise: its player, the
 //! periods sat out before it, its games and their summed results are kept once per slot
-//! ([`SlotShared`]), and each lane holds only what its constants change ([`LaneSlot`], 48 bytes
-//! against the engine's 88-byte slot), so that a game's lanes of one player span fewer cache
-//! lines (docs/PERFORMANCE.md, "Sweeps").
+//! ([`SlotShared`]), and each lane holds only what its constants change (6 numbers against the
+//! engine's 88-byte slot), so that a game's lanes of one player span fewer cache lines
+//! (docs/PERFORMANCE.md, "Sweeps").
 //!
+//! **Field by field within a block.** A player's block holds each field of its K lanes side by
+//! side (every lane's rating, then every lane's RD, then every volatility: [`RATING`]), and a
+//! slot's block likewise ([`MU`]), not one small structure per lane: so the kernels that take
+//! four or eight lanes at a time (the entries, the starts, each game's sums, closing's inputs)
+//! load and store whole vectors of adjacent lanes instead of gathering each lane's fields one by
+//! one, and a game reads only the fields it needs (docs/PERFORMANCE.md, "Sweeps", "Each field of
+//! the lanes side by side").
+
 //! **A lane that fails stops alone.** When a lane's arithmetic breaks down (Glicko-2's step 5
 //! under some constants: docs/algorithms.md), a [`Glicko2`] of that configuration alone would stop
 //! the replay at that event with that error. The lane records the same error
@@ -1030,5 +1038,67 @@ fn prefetch_block(block: &[f64]) {
     }
     if let Some(last) = block.last() {
         ladder_projector::prefetch(last);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `gather` reads every pair's fields from the pair's own place in the slots' blocks (each
+    /// number there is its own index, so a wrong place shows), whatever the group's shape: four
+    /// adjacent lanes of one slot (read as one vector), groups running on into the next slot,
+    /// lanes left out (failed lanes), a last group whose places past its pairs repeat its first,
+    /// for K from 1 to 10.
+    #[test]
+    fn gather_reads_each_pairs_fields_whatever_the_groups_shape() {
+        const SLOTS: usize = 5;
+        let mut groups = 0;
+        for k in 1..=10 {
+            let slots: Vec<f64> = (0..SLOTS * SLOT_FIELDS * k).map(|i| i as f64).collect();
+            for gap in 0..4 {
+                let pairs: Vec<(usize, usize)> = (0..SLOTS)
+                    .flat_map(|s| (0..k).map(move |l| (s, l)))
+                    .filter(|&(s, l)| gap == 0 || (s * k + l) % (gap + 1) != 0)
+                    .collect();
+                let mut shapes: Vec<[(usize, usize); RATE]> =
+                    pairs.windows(RATE).map(|w| std::array::from_fn(|i| w[i])).collect();
+                for n in 1..RATE.min(pairs.len()) {
+                    let mut group: [(usize, usize); RATE] = [pairs[pairs.len() - n]; RATE];
+                    group[..n].copy_from_slice(&pairs[pairs.len() - n..]);
+                    shapes.push(group);
+                }
+                for group in shapes {
+                    let ins = gather(&slots, k, &group);
+                    for (i, &(s, l)) in group.iter().enumerate() {
+                        let at = |f: usize| (s * SLOT_FIELDS * k + f * k + l) as f64;
+                        assert_eq!(
+                            [ins.mu[i], ins.phi2[i], ins.sigma[i], ins.info[i], ins.gain[i]],
+                            [at(MU), at(PHI2), at(SIGMA), at(INFO), at(GAIN)],
+                            "K {k}, group {group:?}, pair {i}"
+                        );
+                    }
+                    groups += 1;
+                }
+            }
+        }
+        assert!(groups > 500, "{groups} groups");
+    }
+
+    /// `load` and `store` of every width from 1 to four: the first `n` lanes are the field's,
+    /// a load's filler repeats the first lane, and a store writes nothing past `n`.
+    #[test]
+    fn load_and_store_take_exactly_n_lanes() {
+        let src: Vec<f64> = (0..2 * LANES).map(|i| i as f64 + 1.0).collect();
+        for n in 1..=LANES {
+            let got = load(&src[..n], n);
+            let want: [f64; LANES] = std::array::from_fn(|i| if i < n { src[i] } else { src[0] });
+            assert_eq!(got, want, "load of {n}");
+            let mut dst = vec![-1.0; 2 * LANES];
+            store(&mut dst, &std::array::from_fn(|i| 7.0 + i as f64), n);
+            let want: Vec<f64> =
+                (0..2 * LANES).map(|i| if i < n { 7.0 + i as f64 } else { -1.0 }).collect();
+            assert_eq!(dst, want, "store of {n}");
+        }
     }
 }
