@@ -27,13 +27,15 @@
 //! engine's 88-byte slot), so that a game's lanes of one player span fewer cache lines
 //! (docs/PERFORMANCE.md, "Sweeps").
 //!
-//! **Field by field within a block.** A player's block holds each field of its K lanes side by
-//! side (every lane's rating, then every lane's RD, then every volatility: [`RATING`]), and a
-//! slot's block likewise ([`MU`]), not one small structure per lane: so the kernels that take
-//! four or eight lanes at a time (the entries, the starts, each game's sums, closing's inputs)
-//! load and store whole vectors of adjacent lanes instead of gathering each lane's fields one by
-//! one, and a game reads only the fields it needs (docs/PERFORMANCE.md, "Sweeps", "Each field of
-//! the lanes side by side").
+//! **Field by field within a block, four lanes at a time.** A player's block holds its lanes in
+//! groups of four, each group holding its four lanes' ratings side by side, then their RDs,
+//! then their volatilities ([`place`]); a slot's block likewise. So the kernels that take four
+//! or eight lanes at a time (the entries, the starts, each game's sums, closing's inputs) load
+//! and store whole vectors of adjacent lanes instead of gathering each lane's fields one by one,
+//! while the fields of four lanes still sit in two or three adjacent cache lines, as a structure
+//! per lane did (each field of all K lanes side by side, tried first, cost the 64-configuration
+//! sweep more than it saved: docs/PERFORMANCE.md, "Sweeps", "Each field of four lanes side by
+//! side").
 
 //! **A lane that fails stops alone.** When a lane's arithmetic breaks down (Glicko-2's step 5
 //! under some constants: docs/algorithms.md), a [`Glicko2`] of that configuration alone would stop
@@ -90,8 +92,8 @@ struct SlotShared {
     score: f64,
 }
 
-/// The fields of a slot's block in `Glicko2Lanes::slots`, each holding the slot's K lanes side
-/// by side (`slots[s * SLOT_FIELDS * K + field * K + l]`): the rest of the engine's [`Slot`] (its
+/// The fields of a slot's block in `Glicko2Lanes::slots` (lane `l`'s field `f` of slot `s` is at
+/// `s * SLOT_FIELDS * width + place(SLOT_FIELDS, f, l)`): the rest of the engine's [`Slot`] (its
 /// [`Start`]'s `mu`, `g`, `phi2` and `sigma`, its [`Acc`]'s `info` and `gain`), in the order a
 /// game reads the first two and adds to the next two; the lane's `capped` flag (read only by
 /// traces) is kept apart.
@@ -110,8 +112,8 @@ const SIGMA: usize = 5;
 const SLOT_FIELDS: usize = 6;
 
 /// The fields of a player's block in `Glicko2Lanes::values` and of a slot's results in its
-/// scratch, each holding the K lanes side by side (`values[p * VALUE_FIELDS * K + field * K +
-/// l]`): [`Values`]' `rating`, `rd` and `volatility`.
+/// scratch (lane `l`'s field `f` of player `p` is at `p * VALUE_FIELDS * width + place(
+/// VALUE_FIELDS, f, l)`): [`Values`]' `rating`, `rd` and `volatility`.
 const RATING: usize = 0;
 /// See [`RATING`].
 const RD: usize = 1;
@@ -119,6 +121,16 @@ const RD: usize = 1;
 const VOLATILITY: usize = 2;
 /// How many fields a player's block holds (see [`RATING`]).
 const VALUE_FIELDS: usize = 3;
+
+/// Where field `f` of lane `l` sits in a block of `fields` fields: the lanes are kept in groups
+/// of [`LANES`] (a block holds K lanes rounded up to a multiple of four, the lanes past K
+/// padding), each group holding its four lanes of every field, field after field; so four
+/// adjacent lanes of a field (from a multiple of four) are one vector, and the fields of a group
+/// span two or three adjacent cache lines, as a structure per lane did.
+#[inline(always)]
+fn place(fields: usize, f: usize, l: usize) -> usize {
+    (l / LANES) * fields * LANES + f * LANES + l % LANES
+}
 
 /// [`LANES`] adjacent lanes of one field, from `src` (which starts at the first); lanes past `n`
 /// repeat the first (filler, whose results are dropped).
@@ -162,12 +174,13 @@ const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false
 
 /// K Glicko-2 projectors with the same clock, folded as one (see the module documentation).
 ///
-/// Invariants: `values.len()` is [`VALUE_FIELDS`] K times `shared.len()`, `slots.len()` at
-/// least [`SLOT_FIELDS`] K times (the blocks past those are left from closed periods and mean
-/// nothing) and `capped.len()` K times `slot_shared.len()` (slot `s` in lane `l`
-/// is `slot_shared[s]` with lane `l` of each field of slot `s`'s block in `slots` and
-/// `capped[s * K + l]`: [`Glicko2Lanes::slot`] puts them together); `phi_max` and `home` hold
-/// one value per lane; a
+/// Invariants: with `width` K rounded up to a multiple of four, `values.len()` is
+/// [`VALUE_FIELDS`] `width` times `shared.len()`, `slots.len()` at least [`SLOT_FIELDS`] `width`
+/// times (the blocks past those are left from closed periods and mean nothing) and
+/// `capped.len()` K times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with
+/// lane `l` of each field of slot `s`'s block in `slots` and `capped[s * K + l]`:
+/// [`Glicko2Lanes::slot`] puts them together); `phi_max` and `home` hold one value per lane and
+/// padding up to `width`; a padding lane's values mean nothing; a
 /// live lane's state is its projector's after the same steps. A failed lane's values stay as they
 /// were before the step it failed at and mean nothing; its error is in `failed`. After an error
 /// that every lane shares, the lanes are left as they were before the step, except that an error
@@ -181,12 +194,13 @@ pub struct Glicko2Lanes {
     cursor: Cursor,
     /// `shared[p]`: player `p`'s fields common to every lane.
     shared: Vec<Shared>,
-    /// Player `p`'s block: its values in every lane, field by field (see [`RATING`]), so that
-    /// a kernel reads a field of adjacent lanes as one vector.
+    /// Player `p`'s block: its values in every lane, field by field four lanes at a time (see
+    /// [`RATING`] and [`place`]), so that a kernel reads a field of four lanes as one vector.
     values: Vec<f64>,
     /// `slot_shared[s]`: slot `s` of the open period, its fields common to every lane.
     slot_shared: Vec<SlotShared>,
-    /// Slot `s` of the open period's block: its lanes' values field by field (see [`MU`]).
+    /// Slot `s` of the open period's block: its lanes' values field by field four lanes at a
+    /// time (see [`MU`] and [`place`]).
     slots: Vec<f64>,
     /// `capped[s * K + l]`: whether idle growth reached `rd_max` at slot `s`'s start in lane `l`.
     capped: Vec<bool>,
@@ -201,6 +215,9 @@ pub struct Glicko2Lanes {
     phi_max: Vec<f64>,
     /// `home[l]`: lane `l`'s home advantage in rating points (its `home` constant).
     home: Vec<f64>,
+    /// K rounded up to a multiple of [`LANES`]: how many lanes a block holds (see [`place`]);
+    /// `phi_max` and `home` are padded to it too.
+    width: usize,
     seat_slots: Vec<u32>,
     /// `failed[l]`: the error lane `l` stopped at, as its projector alone would have.
     failed: Vec<Option<ProjectError>>,
@@ -220,8 +237,12 @@ impl Glicko2Lanes {
             return Err(projectors);
         }
         let k = projectors.len();
-        let phi_max = projectors.iter().map(|p| p.rule.phi_max).collect();
-        let home = projectors.iter().map(|p| p.common.home).collect();
+        let width = k.next_multiple_of(LANES);
+        // The padding lanes compute on finite filler, and their results are dropped.
+        let mut phi_max: Vec<f64> = projectors.iter().map(|p| p.rule.phi_max).collect();
+        phi_max.resize(width, 1.0);
+        let mut home: Vec<f64> = projectors.iter().map(|p| p.common.home).collect();
+        home.resize(width, 0.0);
         Ok(Glicko2Lanes {
             lanes: projectors,
             clock,
@@ -237,6 +258,7 @@ impl Glicko2Lanes {
             out: Vec::new(),
             phi_max,
             home,
+            width,
             seat_slots: Vec::new(),
             failed: vec![None; k],
             failures: 0,
@@ -280,6 +302,7 @@ impl Glicko2Lanes {
     /// steps alone (for a lane that failed, a state that means nothing).
     pub fn into_projectors(self) -> Vec<Glicko2> {
         let k = self.lanes.len();
+        let w = self.width;
         let mut slots: Vec<Vec<Slot<Start>>> = (0..k)
             .map(|l| (0..self.slot_shared.len()).map(|s| self.slot(s, l)).collect())
             .collect();
@@ -292,11 +315,11 @@ impl Glicko2Lanes {
                     .enumerate()
                     .map(|(player, s)| Record {
                         values: {
-                            let block = &self.values[player * VALUE_FIELDS * k..];
+                            let block = &self.values[player * VALUE_FIELDS * w..];
                             Values {
-                                rating: block[RATING * k + l],
-                                rd: block[RD * k + l],
-                                volatility: block[VOLATILITY * k + l],
+                                rating: block[place(VALUE_FIELDS, RATING, l)],
+                                rd: block[place(VALUE_FIELDS, RD, l)],
+                                volatility: block[place(VALUE_FIELDS, VOLATILITY, l)],
                             }
                         },
                         since: s.since,
@@ -329,10 +352,9 @@ impl Glicko2Lanes {
     /// [`ladder_projector::Projector::prefetch`]): the values of one player are adjacent.
     #[inline]
     pub fn prefetch(&self, player: PlayerId) {
-        let k = self.lanes.len();
         let Some(shared) = self.shared.get(player.index()) else { return };
         ladder_projector::prefetch(shared);
-        let len = VALUE_FIELDS * k;
+        let len = VALUE_FIELDS * self.width;
         if let Some(values) = self.values.get(player.index() * len..(player.index() + 1) * len) {
             prefetch_block(values);
         }
@@ -344,7 +366,6 @@ impl Glicko2Lanes {
     /// steps after [`Glicko2Lanes::prefetch`] brought them in.
     #[inline]
     pub fn prefetch_slots(&self, player: PlayerId) {
-        let k = self.lanes.len();
         let Some(slot) = self.shared.get(player.index()).map(|p| p.slot) else {
             return;
         };
@@ -352,7 +373,7 @@ impl Glicko2Lanes {
             // What each game adds to once for every lane (its count and summed result).
             ladder_projector::prefetch(shared);
         }
-        let len = SLOT_FIELDS * k;
+        let len = SLOT_FIELDS * self.width;
         if let Some(slots) = self.slots.get(slot as usize * len..(slot as usize + 1) * len) {
             prefetch_block(slots);
         }
@@ -471,15 +492,18 @@ impl Glicko2Lanes {
     #[inline]
     fn entering(&self, l: usize, player: PlayerId, from: Entering, at: Timestamp) -> (f64, f64) {
         let lane = &self.lanes[l];
-        let k = self.lanes.len();
+        let w = self.width;
         let (idle, now, since, games) = match from {
             Entering::Unjoined => {
                 return lane.rule.scaled(lane.common.initial_rating, lane.common.initial_rd)
             }
             Entering::Slot(slot) => {
                 // Glicko2Rule::position: (mu, phi^2).
-                let block = slot as usize * SLOT_FIELDS * k;
-                let (mu, phi2) = (self.slots[block + MU * k + l], self.slots[block + PHI2 * k + l]);
+                let block = slot as usize * SLOT_FIELDS * w;
+                let (mu, phi2) = (
+                    self.slots[block + place(SLOT_FIELDS, MU, l)],
+                    self.slots[block + place(SLOT_FIELDS, PHI2, l)],
+                );
                 return (mu, phi2.sqrt());
             }
             Entering::Idle { idle, now, since, games } => (idle, now, since, games),
@@ -511,15 +535,15 @@ impl Glicko2Lanes {
         from: Entering,
         at: Timestamp,
     ) -> ([f64; LANES], [f64; LANES]) {
-        let k = self.lanes.len();
+        let w = self.width;
         let (mut mu, mut phi) = ([0.0; LANES], [1.0; LANES]);
         match from {
             Entering::Slot(slot) => {
                 // Glicko2Rule::position of each: (mu, phi^2); lanes past `n` repeat lane `l`'s
                 // and are dropped.
-                let block = &self.slots[slot as usize * SLOT_FIELDS * k..];
-                mu = load(&block[MU * k + l..], n);
-                phi = load(&block[PHI2 * k + l..], n).map(f64::sqrt);
+                let block = &self.slots[slot as usize * SLOT_FIELDS * w..];
+                mu = load(&block[place(SLOT_FIELDS, MU, l)..], n);
+                phi = load(&block[place(SLOT_FIELDS, PHI2, l)..], n).map(f64::sqrt);
             }
             Entering::Idle { idle, now, since, games }
                 if !self.lanes[l..l + n]
@@ -528,11 +552,11 @@ impl Glicko2Lanes {
             {
                 // Each lane's `Glicko2Rule::idle`, the same bits (`idle_n`); lanes past `n`
                 // repeat lane `l`'s values and are dropped.
-                let block = &self.values[player.index() * VALUE_FIELDS * k..];
+                let block = &self.values[player.index() * VALUE_FIELDS * w..];
                 let values = Fields {
-                    rating: load(&block[RATING * k + l..], n),
-                    rd: load(&block[RD * k + l..], n),
-                    volatility: load(&block[VOLATILITY * k + l..], n),
+                    rating: load(&block[place(VALUE_FIELDS, RATING, l)..], n),
+                    rd: load(&block[place(VALUE_FIELDS, RD, l)..], n),
+                    volatility: load(&block[place(VALUE_FIELDS, VOLATILITY, l)..], n),
                 };
                 (mu, phi) = idle_fields(load(&self.phi_max[l..], n), &values, idle);
             }
@@ -548,23 +572,23 @@ impl Glicko2Lanes {
     /// Player `player`'s values in lane `l`, put together from their block.
     #[inline]
     fn value(&self, player: usize, l: usize) -> Values {
-        let k = self.lanes.len();
-        let block = &self.values[player * VALUE_FIELDS * k..];
+        let w = self.width;
+        let block = &self.values[player * VALUE_FIELDS * w..];
         Values {
-            rating: block[RATING * k + l],
-            rd: block[RD * k + l],
-            volatility: block[VOLATILITY * k + l],
+            rating: block[place(VALUE_FIELDS, RATING, l)],
+            rd: block[place(VALUE_FIELDS, RD, l)],
+            volatility: block[place(VALUE_FIELDS, VOLATILITY, l)],
         }
     }
 
     /// Writes player `player`'s values in lane `l` into their block.
     #[inline]
     fn set_value(&mut self, player: usize, l: usize, values: Values) {
-        let k = self.lanes.len();
-        let block = &mut self.values[player * VALUE_FIELDS * k..];
-        block[RATING * k + l] = values.rating;
-        block[RD * k + l] = values.rd;
-        block[VOLATILITY * k + l] = values.volatility;
+        let w = self.width;
+        let block = &mut self.values[player * VALUE_FIELDS * w..];
+        block[place(VALUE_FIELDS, RATING, l)] = values.rating;
+        block[place(VALUE_FIELDS, RD, l)] = values.rd;
+        block[place(VALUE_FIELDS, VOLATILITY, l)] = values.volatility;
     }
 
     /// Slot `s` of the open period in lane `l`, as the engine keeps it ([`Slot`]): its shared
@@ -572,9 +596,10 @@ impl Glicko2Lanes {
     #[inline]
     fn slot(&self, s: usize, l: usize) -> Slot<Start> {
         let k = self.lanes.len();
+        let w = self.width;
         let shared = &self.slot_shared[s];
-        let block = &self.slots[s * SLOT_FIELDS * k..];
-        let field = |f: usize| block[f * k + l];
+        let block = &self.slots[s * SLOT_FIELDS * w..];
+        let field = |f: usize| block[place(SLOT_FIELDS, f, l)];
         Slot {
             player: shared.player,
             start: Start {
@@ -635,9 +660,10 @@ impl Glicko2Lanes {
     /// the results back, [`Glicko2Lanes::settle`] only asks which lanes fail.
     fn rate_open(&mut self, seq: u64) {
         let k = self.lanes.len();
+        let w = self.width;
         // Every live lane's result is written below before it is read (`close` reads a failed
         // lane's place in no slot), so the scratch is only grown, never cleared.
-        let len = self.slot_shared.len() * VALUE_FIELDS * k;
+        let len = self.slot_shared.len() * VALUE_FIELDS * w;
         if self.out.len() < len {
             self.out.resize(len, 0.0);
         }
@@ -653,7 +679,7 @@ impl Glicko2Lanes {
         let slots = self.slot_shared.len();
         // The slots' blocks are read in order, each field's lanes apart from the others': the
         // block about 2 KB ahead is prefetched as each slot begins.
-        let len = SLOT_FIELDS * k;
+        let len = SLOT_FIELDS * w;
         let ahead = 2048usize.div_ceil(len * std::mem::size_of::<f64>());
         let (mut s, mut l) = (0, 0);
         loop {
@@ -684,7 +710,7 @@ impl Glicko2Lanes {
                 for (i, &(_, l)) in group.iter().enumerate() {
                     rules[i] = &self.lanes[l].rule;
                 }
-                let ins = gather(&self.slots, k, &group);
+                let ins = gather(&self.slots, w, &group);
                 let rated = rate_in_n(rules, &ins);
                 for (&(s, l), rated) in group.iter().zip(rated).take(n) {
                     if self.failed[l].is_some() {
@@ -692,10 +718,10 @@ impl Glicko2Lanes {
                     }
                     match rated.map_or_else(|| self.lanes[l].rule.rate(&self.slot(s, l)), Ok) {
                         Ok(rated) => {
-                            let out = &mut self.out[s * VALUE_FIELDS * k + l..];
-                            out[RATING * k] = rated.rating;
-                            out[RD * k] = rated.rd;
-                            out[VOLATILITY * k] = rated.volatility;
+                            let out = &mut self.out[s * VALUE_FIELDS * w..];
+                            out[place(VALUE_FIELDS, RATING, l)] = rated.rating;
+                            out[place(VALUE_FIELDS, RD, l)] = rated.rd;
+                            out[place(VALUE_FIELDS, VOLATILITY, l)] = rated.volatility;
                         }
                         Err(kind) => {
                             self.failed[l] = Some(ProjectError::new(seq, kind));
@@ -738,14 +764,14 @@ impl Glicko2Lanes {
             let shared = &mut self.shared[player];
             shared.since = since;
             shared.slot = NO_SLOT;
-            let len = VALUE_FIELDS * k;
+            let len = VALUE_FIELDS * self.width;
             let values = &mut self.values[player * len..(player + 1) * len];
             let out = &self.out[s * len..(s + 1) * len];
             if any_failed {
                 for f in 0..VALUE_FIELDS {
                     for l in 0..k {
                         if self.failed[l].is_none() {
-                            values[f * k + l] = out[f * k + l];
+                            values[place(VALUE_FIELDS, f, l)] = out[place(VALUE_FIELDS, f, l)];
                         }
                     }
                 }
@@ -767,6 +793,7 @@ impl Glicko2Lanes {
     #[inline]
     fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
         let k = self.lanes.len();
+        let w = self.width;
         let shared = self.shared[player as usize];
         if shared.slot != NO_SLOT {
             return shared.slot;
@@ -774,9 +801,9 @@ impl Glicko2Lanes {
         let index = self.slot_shared.len() as u32;
         // The slot's block (the blocks of closed periods are reused: every field is written
         // below, the sums at 0).
-        let block = index as usize * SLOT_FIELDS * k;
-        if self.slots.len() < block + SLOT_FIELDS * k {
-            self.slots.resize(block + SLOT_FIELDS * k, 0.0);
+        let block = index as usize * SLOT_FIELDS * w;
+        if self.slots.len() < block + SLOT_FIELDS * w {
+            self.slots.resize(block + SLOT_FIELDS * w, 0.0);
         }
         // The periods sat out are the clock's (`idle_since`), the same in every lane.
         let periods = self.clock.idle_since(shared.since, at, now);
@@ -796,30 +823,31 @@ impl Glicko2Lanes {
                 let Slot { start, .. } = entry(&lane.rule, &lane.common, &record, player, at, now);
                 let Start { mu, phi2, sigma, g, capped, .. } = start;
                 let slot = &mut self.slots[block..];
-                (slot[MU * k + l], slot[G * k + l]) = (mu, g);
-                (slot[PHI2 * k + l], slot[SIGMA * k + l]) = (phi2, sigma);
-                (slot[INFO * k + l], slot[GAIN * k + l]) = (0.0, 0.0);
+                (slot[place(SLOT_FIELDS, MU, l)], slot[place(SLOT_FIELDS, G, l)]) = (mu, g);
+                (slot[place(SLOT_FIELDS, PHI2, l)], slot[place(SLOT_FIELDS, SIGMA, l)]) =
+                    (phi2, sigma);
+                (slot[place(SLOT_FIELDS, INFO, l)], slot[place(SLOT_FIELDS, GAIN, l)]) = (0.0, 0.0);
                 self.capped.push(capped);
             }
         } else {
-            let values = &self.values[player as usize * VALUE_FIELDS * k..];
+            let values = &self.values[player as usize * VALUE_FIELDS * w..];
             let slot = &mut self.slots[block..];
             let mut l = 0;
             while l < k {
                 let n = LANES.min(k - l);
                 // Lanes past `n` repeat lane `l`'s values and are dropped.
                 let lanes = Fields {
-                    rating: load(&values[RATING * k + l..], n),
-                    rd: load(&values[RD * k + l..], n),
-                    volatility: load(&values[VOLATILITY * k + l..], n),
+                    rating: load(&values[place(VALUE_FIELDS, RATING, l)..], n),
+                    rd: load(&values[place(VALUE_FIELDS, RD, l)..], n),
+                    volatility: load(&values[place(VALUE_FIELDS, VOLATILITY, l)..], n),
                 };
                 let start = start_fields(load(&self.phi_max[l..], n), &lanes, periods);
-                store(&mut slot[MU * k + l..], &start.mu, n);
-                store(&mut slot[G * k + l..], &start.g, n);
-                store(&mut slot[PHI2 * k + l..], &start.phi2, n);
-                store(&mut slot[SIGMA * k + l..], &lanes.volatility, n);
-                store(&mut slot[INFO * k + l..], &[0.0; LANES], n);
-                store(&mut slot[GAIN * k + l..], &[0.0; LANES], n);
+                store(&mut slot[place(SLOT_FIELDS, MU, l)..], &start.mu, n);
+                store(&mut slot[place(SLOT_FIELDS, G, l)..], &start.g, n);
+                store(&mut slot[place(SLOT_FIELDS, PHI2, l)..], &start.phi2, n);
+                store(&mut slot[place(SLOT_FIELDS, SIGMA, l)..], &lanes.volatility, n);
+                store(&mut slot[place(SLOT_FIELDS, INFO, l)..], &[0.0; LANES], n);
+                store(&mut slot[place(SLOT_FIELDS, GAIN, l)..], &[0.0; LANES], n);
                 self.capped.extend_from_slice(&start.capped[..n]);
                 l += n;
             }
@@ -834,7 +862,7 @@ impl Glicko2Lanes {
         if id.index() >= self.shared.len() {
             let from = self.shared.len();
             self.shared.resize(id.index() + 1, ABSENT);
-            self.values.resize((id.index() + 1) * VALUE_FIELDS * k, 0.0);
+            self.values.resize((id.index() + 1) * VALUE_FIELDS * self.width, 0.0);
             for player in from..=id.index() {
                 for l in 0..k {
                     self.set_value(player, l, Glicko2Rule::UNJOINED);
@@ -887,17 +915,21 @@ impl Glicko2Lanes {
     fn add_game(&mut self, pair: Pair) {
         const W: usize = LANES;
         let k = self.lanes.len();
-        let len = SLOT_FIELDS * k;
+        let len = SLOT_FIELDS * self.width;
         let (ba, bb) = (pair.a as usize * len, pair.b as usize * len);
         let s_b = 1.0 - pair.s;
         let mut l = 0;
         while l < k {
             let n = W.min(k - l);
             // Lanes past `n` repeat lane `l`'s and are dropped.
-            let (a_mu, a_g) =
-                (load(&self.slots[ba + MU * k + l..], n), load(&self.slots[ba + G * k + l..], n));
-            let (b_mu, b_g) =
-                (load(&self.slots[bb + MU * k + l..], n), load(&self.slots[bb + G * k + l..], n));
+            let (a_mu, a_g) = (
+                load(&self.slots[ba + place(SLOT_FIELDS, MU, l)..], n),
+                load(&self.slots[ba + place(SLOT_FIELDS, G, l)..], n),
+            );
+            let (b_mu, b_g) = (
+                load(&self.slots[bb + place(SLOT_FIELDS, MU, l)..], n),
+                load(&self.slots[bb + place(SLOT_FIELDS, G, l)..], n),
+            );
             let home = load(&self.home[l..], n);
             // x[i] for a against b in lane i, x[W + i] for b against a.
             let mut x = [0.0; 2 * W];
@@ -920,15 +952,15 @@ impl Glicko2Lanes {
             // Acc::add's per-lane sums, its operations in its order: a's with b's g, then b's
             // with a's.
             for (block, g, p, s) in [(ba, b_g, &p[..W], pair.s), (bb, a_g, &p[W..], s_b)] {
-                let mut info = load(&self.slots[block + INFO * k + l..], n);
-                let mut gain = load(&self.slots[block + GAIN * k + l..], n);
+                let mut info = load(&self.slots[block + place(SLOT_FIELDS, INFO, l)..], n);
+                let mut gain = load(&self.slots[block + place(SLOT_FIELDS, GAIN, l)..], n);
                 for i in 0..W {
                     let e = p[i];
                     info[i] += g[i] * g[i] * e * (1.0 - e);
                     gain[i] += g[i] * (s - e);
                 }
-                store(&mut self.slots[block + INFO * k + l..], &info, n);
-                store(&mut self.slots[block + GAIN * k + l..], &gain, n);
+                store(&mut self.slots[block + place(SLOT_FIELDS, INFO, l)..], &info, n);
+                store(&mut self.slots[block + place(SLOT_FIELDS, GAIN, l)..], &gain, n);
             }
             l += n;
         }
@@ -995,7 +1027,7 @@ const RATE: usize = 8;
 /// lanes of one slot (every four when no lane has failed and K is a multiple of four) as one
 /// vector, others lane by lane.
 #[inline(always)]
-fn gather(slots: &[f64], k: usize, group: &[(usize, usize); RATE]) -> RateIns<RATE> {
+fn gather(slots: &[f64], w: usize, group: &[(usize, usize); RATE]) -> RateIns<RATE> {
     let mut ins = RateIns {
         mu: [0.0; RATE],
         phi2: [0.0; RATE],
@@ -1005,8 +1037,8 @@ fn gather(slots: &[f64], k: usize, group: &[(usize, usize); RATE]) -> RateIns<RA
     };
     for (q, quad) in group.chunks_exact(LANES).enumerate() {
         let (s, l) = quad[0];
-        let base = s * SLOT_FIELDS * k + l;
-        let whole = quad[LANES - 1] == (s, l + LANES - 1);
+        let base = s * SLOT_FIELDS * w;
+        let whole = l % LANES == 0 && quad[LANES - 1] == (s, l + LANES - 1);
         for (f, dst) in [
             (MU, &mut ins.mu),
             (PHI2, &mut ins.phi2),
@@ -1015,11 +1047,11 @@ fn gather(slots: &[f64], k: usize, group: &[(usize, usize); RATE]) -> RateIns<RA
             (GAIN, &mut ins.gain),
         ] {
             let dst = &mut dst[q * LANES..(q + 1) * LANES];
-            match slots[base + f * k..].first_chunk::<LANES>() {
+            match slots[base + place(SLOT_FIELDS, f, l)..].first_chunk::<LANES>() {
                 Some(adjacent) if whole => dst.copy_from_slice(adjacent),
                 _ => {
                     for (d, &(s, l)) in dst.iter_mut().zip(quad) {
-                        *d = slots[s * SLOT_FIELDS * k + f * k + l];
+                        *d = slots[s * SLOT_FIELDS * w + place(SLOT_FIELDS, f, l)];
                     }
                 }
             }
@@ -1054,8 +1086,9 @@ mod tests {
     fn gather_reads_each_pairs_fields_whatever_the_groups_shape() {
         const SLOTS: usize = 5;
         let mut groups = 0;
-        for k in 1..=10 {
-            let slots: Vec<f64> = (0..SLOTS * SLOT_FIELDS * k).map(|i| i as f64).collect();
+        for k in 1..=10usize {
+            let w = k.next_multiple_of(LANES);
+            let slots: Vec<f64> = (0..SLOTS * SLOT_FIELDS * w).map(|i| i as f64).collect();
             for gap in 0..4 {
                 let pairs: Vec<(usize, usize)> = (0..SLOTS)
                     .flat_map(|s| (0..k).map(move |l| (s, l)))
@@ -1069,9 +1102,12 @@ mod tests {
                     shapes.push(group);
                 }
                 for group in shapes {
-                    let ins = gather(&slots, k, &group);
+                    let ins = gather(&slots, w, &group);
                     for (i, &(s, l)) in group.iter().enumerate() {
-                        let at = |f: usize| (s * SLOT_FIELDS * k + f * k + l) as f64;
+                        // Lane l's place: its quad's block of four lanes, field f in it.
+                        let at = |f: usize| {
+                            (s * SLOT_FIELDS * w + (l / 4) * SLOT_FIELDS * 4 + f * 4 + l % 4) as f64
+                        };
                         assert_eq!(
                             [ins.mu[i], ins.phi2[i], ins.sigma[i], ins.info[i], ins.gain[i]],
                             [at(MU), at(PHI2), at(SIGMA), at(INFO), at(GAIN)],
