@@ -677,21 +677,10 @@ impl Glicko2Lanes {
         let mut group = [(0usize, 0usize); RATE];
         let mut n = 0;
         let slots = self.slot_shared.len();
-        // The slots' blocks are read in order, each field's lanes apart from the others': the
-        // block about 2 KB ahead is prefetched as each slot begins.
-        let len = SLOT_FIELDS * w;
-        let ahead = 2048usize.div_ceil(len * std::mem::size_of::<f64>());
         let (mut s, mut l) = (0, 0);
         loop {
             let end = s == slots;
             if !end {
-                if l == 0 {
-                    if let Some(block) = self.slots.get((s + ahead) * len..(s + ahead + 1) * len) {
-                        if s + ahead < slots {
-                            prefetch_block(block);
-                        }
-                    }
-                }
                 if self.failures == 0 || self.failed[l].is_none() {
                     group[n] = (s, l);
                     n += 1;
