@@ -348,20 +348,30 @@ impl Glicko2Lanes {
         self.rate_open(seq);
     }
 
-    /// Reads `player`'s shared fields and K values into the cache ahead of use (see
-    /// [`ladder_projector::Projector::prefetch`]): the values of one player are adjacent.
+    /// Reads `player`'s shared fields into the cache ahead of use (see
+    /// [`ladder_projector::Projector::prefetch`]); [`Glicko2Lanes::prefetch_slots`] then reads
+    /// what the player's next game needs of their lanes.
     #[inline]
     pub fn prefetch(&self, player: PlayerId) {
-        let Some(shared) = self.shared.get(player.index()) else { return };
-        ladder_projector::prefetch(shared);
+        if let Some(shared) = self.shared.get(player.index()) {
+            ladder_projector::prefetch(shared);
+        }
+    }
+
+    /// Reads `player`'s values in every lane into the cache (their block is adjacent).
+    #[inline]
+    fn prefetch_values(&self, player: PlayerId) {
         let len = VALUE_FIELDS * self.width;
         if let Some(values) = self.values.get(player.index() * len..(player.index() + 1) * len) {
             prefetch_block(values);
         }
     }
 
-    /// Reads the K slots of `player` in the open period and their shared fields into the cache,
-    /// if it has one there.
+    /// Reads what `player`'s next game reads of their lanes into the cache: their K slots in
+    /// the open period and the slot's shared fields if they have one there, otherwise their
+    /// values (from which the game's entry starts them). A game of a player with a slot does not
+    /// read their values, so they are not fetched then (at 64 configurations a player's values
+    /// are 12 cache lines).
     /// Reading the slot number waits on the player's shared fields, so drivers call this a few
     /// steps after [`Glicko2Lanes::prefetch`] brought them in.
     #[inline]
@@ -369,10 +379,12 @@ impl Glicko2Lanes {
         let Some(slot) = self.shared.get(player.index()).map(|p| p.slot) else {
             return;
         };
-        if let Some(shared) = self.slot_shared.get(slot as usize) {
-            // What each game adds to once for every lane (its count and summed result).
-            ladder_projector::prefetch(shared);
-        }
+        let Some(shared) = self.slot_shared.get(slot as usize) else {
+            self.prefetch_values(player);
+            return;
+        };
+        // What each game adds to once for every lane (its count and summed result).
+        ladder_projector::prefetch(shared);
         let len = SLOT_FIELDS * self.width;
         if let Some(slots) = self.slots.get(slot as usize * len..(slot as usize + 1) * len) {
             prefetch_block(slots);
@@ -747,7 +759,7 @@ impl Glicko2Lanes {
         let any_failed = self.failures != 0;
         for s in 0..slots {
             if s + AHEAD < slots {
-                self.prefetch(PlayerId(self.slot_shared[s + AHEAD].player));
+                self.prefetch_values(PlayerId(self.slot_shared[s + AHEAD].player));
             }
             let player = self.slot_shared[s].player as usize;
             let shared = &mut self.shared[player];
