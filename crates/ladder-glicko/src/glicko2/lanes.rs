@@ -666,7 +666,8 @@ impl Glicko2Lanes {
         }
     }
 
-    /// Rates the open period's slots in every live lane into `out` (`out[s * K + l]`), as the
+    /// Rates the open period's slots in every live lane into `out` (slot `s`'s block laid out as a
+    /// player's in `values`), as the
     /// engine rates them, in slot order; a lane whose rating fails records the error at `seq`
     /// (its first) and is rated no further. Writes nothing else: [`Glicko2Lanes::close`] writes
     /// the results back, [`Glicko2Lanes::settle`] only asks which lanes fail.
@@ -713,7 +714,30 @@ impl Glicko2Lanes {
                 }
                 let ins = gather(&self.slots, w, &group);
                 let rated = rate_in_n(rules, &ins);
-                for (&(s, l), rated) in group.iter().zip(rated).take(n) {
+                // Whole groups of four adjacent lanes, every result on the common path and no
+                // lane failed (the usual case): each field's four results stored as one vector.
+                let quads = n == RATE
+                    && self.failures == 0
+                    && group.chunks_exact(LANES).all(|q| {
+                        let (s, l) = q[0];
+                        l % LANES == 0 && q[LANES - 1] == (s, l + LANES - 1)
+                    })
+                    && rated.iter().all(Option::is_some);
+                if quads {
+                    let rated = rated.map(Option::unwrap_or_default);
+                    for (quad, rated) in group.chunks_exact(LANES).zip(rated.chunks_exact(LANES)) {
+                        let (s, l) = quad[0];
+                        let out = &mut self.out[s * VALUE_FIELDS * w..];
+                        for (f, field) in [
+                            (RATING, std::array::from_fn(|i| rated[i].rating)),
+                            (RD, std::array::from_fn(|i| rated[i].rd)),
+                            (VOLATILITY, std::array::from_fn(|i| rated[i].volatility)),
+                        ] {
+                            store(&mut out[place(VALUE_FIELDS, f, l)..], &field, LANES);
+                        }
+                    }
+                }
+                for (&(s, l), rated) in group.iter().zip(rated).take(if quads { 0 } else { n }) {
                     if self.failed[l].is_some() {
                         continue;
                     }
