@@ -181,72 +181,125 @@ fn idle_phi(phi: f64, sigma: f64, k: f64, phi_max: f64) -> (f64, bool) {
 /// exactly rounded, whichever unit computes it), with no branch between the lanes, so the
 /// compiler can take two lanes' divisions and square roots in one vector instruction; the
 /// results are [`Rule::start`]'s, bit for bit (`start_n_and_idle_n_are_start_and_idle`).
+/// The arithmetic is [`start_fields`]', which the lanes call with each field of `N` lanes side
+/// by side; this form of whole [`Values`] is the one the tests hold to [`Rule::start`].
+#[cfg(test)]
 #[inline]
-#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
 pub(crate) fn start_n<const N: usize>(
     rules: [&Glicko2Rule; N],
     values: [Values; N],
     k: f64,
 ) -> [Start; N] {
+    let lanes = Fields {
+        rating: values.map(|v| v.rating),
+        rd: values.map(|v| v.rd),
+        volatility: values.map(|v| v.volatility),
+    };
+    let s = start_fields(rules.map(|r| r.phi_max), &lanes, k);
+    std::array::from_fn(|i| Start {
+        mu: s.mu[i],
+        phi2: s.phi2[i],
+        sigma: values[i].volatility,
+        g: s.g[i],
+        k,
+        capped: s.capped[i],
+    })
+}
+
+/// `N` lanes' [`Values`] field by field (each field's `N` lanes side by side, as a sweep's
+/// lanes keep them), so that a kernel loads and stores whole vectors.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fields<const N: usize> {
+    pub(crate) rating: [f64; N],
+    pub(crate) rd: [f64; N],
+    pub(crate) volatility: [f64; N],
+}
+
+/// What [`start_fields`] computes of each lane's [`Start`] (its `sigma` is the lane's
+/// volatility and its `k` the shared one).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Starts<const N: usize> {
+    pub(crate) mu: [f64; N],
+    pub(crate) phi2: [f64; N],
+    pub(crate) g: [f64; N],
+    pub(crate) capped: [bool; N],
+}
+
+/// [`Rule::start`] of `N` lanes given field by field, lane `i` under the cap `phi_max[i]`
+/// ([`start_n`]'s arithmetic: the same operations lane by lane in [`Rule::start`]'s order, no
+/// branch between the lanes).
+#[inline]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+pub(crate) fn start_fields<const N: usize>(
+    phi_max: [f64; N],
+    values: &Fields<N>,
+    k: f64,
+) -> Starts<N> {
     let (mut mu, mut grown) = ([0.0; N], [0.0; N]);
     for i in 0..N {
         // Glickman, step 2.
-        mu[i] = (values[i].rating - CENTRE) / SCALE;
-        let phi = values[i].rd / SCALE;
+        mu[i] = (values.rating[i] - CENTRE) / SCALE;
+        let phi = values.rd[i] / SCALE;
         grown[i] = phi * phi;
     }
     // idle_phi_squared: k = 0 leaves phi^2 as it is.
     if k != 0.0 {
         for i in 0..N {
-            let sigma = values[i].volatility;
+            let sigma = values.volatility[i];
             grown[i] += k * (sigma * sigma);
         }
     }
     let (mut phi2, mut capped, mut g) = ([0.0; N], [false; N], [0.0; N]);
     for i in 0..N {
-        let cap = rules[i].phi_max * rules[i].phi_max;
+        let cap = phi_max[i] * phi_max[i];
         capped[i] = grown[i] >= cap;
         phi2[i] = if capped[i] { cap } else { grown[i] };
         // g_of_square.
         g[i] = 1.0 / (1.0 + G_K * phi2[i]).sqrt();
     }
-    let mut out = [Start { mu: 0.0, phi2: 0.0, sigma: 0.0, g: 0.0, k, capped: false }; N];
-    for i in 0..N {
-        out[i] = Start {
-            mu: mu[i],
-            phi2: phi2[i],
-            sigma: values[i].volatility,
-            g: g[i],
-            k,
-            capped: capped[i],
-        };
-    }
-    out
+    Starts { mu, phi2, g, capped }
 }
 
 /// [`Rule::idle`] of `N` lanes at once after the same `k` (see [`start_n`]): `(mu, phi)` of
 /// each, Glickman's step 2 and the step 6s of `k` periods sat out, phi capped at `phi_max`; the
 /// same operations in the same order as [`Rule::idle`], so the same bits
-/// (`start_n_and_idle_n_are_start_and_idle`).
+/// (`start_n_and_idle_n_are_start_and_idle`). The arithmetic is [`idle_fields`]' (which the
+/// lanes call); this form is the one the tests hold to [`Rule::idle`].
+#[cfg(test)]
 #[inline]
-#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
 pub(crate) fn idle_n<const N: usize>(
     rules: [&Glicko2Rule; N],
     values: [Values; N],
     k: f64,
 ) -> ([f64; N], [f64; N]) {
+    let lanes = Fields {
+        rating: values.map(|v| v.rating),
+        rd: values.map(|v| v.rd),
+        volatility: values.map(|v| v.volatility),
+    };
+    idle_fields(rules.map(|r| r.phi_max), &lanes, k)
+}
+
+/// [`Rule::idle`] of `N` lanes given field by field, lane `i` under the cap `phi_max[i]`
+/// ([`idle_n`]'s arithmetic).
+#[inline]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+pub(crate) fn idle_fields<const N: usize>(
+    phi_max: [f64; N],
+    values: &Fields<N>,
+    k: f64,
+) -> ([f64; N], [f64; N]) {
     let (mut mu, mut phi) = ([0.0; N], [0.0; N]);
     for i in 0..N {
-        mu[i] = (values[i].rating - CENTRE) / SCALE;
-        phi[i] = values[i].rd / SCALE;
+        mu[i] = (values.rating[i] - CENTRE) / SCALE;
+        phi[i] = values.rd[i] / SCALE;
     }
     // idle_phi: k = 0 returns phi as it is.
     if k != 0.0 {
         for i in 0..N {
-            let sigma = values[i].volatility;
+            let sigma = values.volatility[i];
             let grown = (phi[i] * phi[i] + k * (sigma * sigma)).sqrt();
-            let phi_max = rules[i].phi_max;
-            phi[i] = if grown >= phi_max { phi_max } else { grown };
+            phi[i] = if grown >= phi_max[i] { phi_max[i] } else { grown };
         }
     }
     (mu, phi)
@@ -665,14 +718,14 @@ pub(crate) fn rate_n<const L: usize>(
     rules: [&Glicko2Rule; L],
     slots: [&Slot<Start>; L],
 ) -> [Result<Values, ProjectErrorKind>; L] {
-    let ins = slots.map(|slot| RateIn {
-        mu: slot.start.mu,
-        phi2: slot.start.phi2,
-        sigma: slot.start.sigma,
-        info: slot.sums.info,
-        gain: slot.sums.gain,
-    });
-    let common = rate_in_n(rules, ins);
+    let ins = RateIns {
+        mu: slots.map(|slot| slot.start.mu),
+        phi2: slots.map(|slot| slot.start.phi2),
+        sigma: slots.map(|slot| slot.start.sigma),
+        info: slots.map(|slot| slot.sums.info),
+        gain: slots.map(|slot| slot.sums.gain),
+    };
+    let common = rate_in_n(rules, &ins);
     let mut out = [const { Ok(Values { rating: 0.0, rd: 0.0, volatility: 0.0 }) }; L];
     for (i, (out, common)) in out.iter_mut().zip(common).enumerate() {
         *out = common.map_or_else(|| rules[i].rate(slots[i]), Ok);
@@ -680,19 +733,20 @@ pub(crate) fn rate_n<const L: usize>(
     out
 }
 
-/// What steps 3 to 8 read of a slot on the common path: its [`Start`]'s `mu`, `phi2` and
-/// `sigma`, and its sums' `info` and `gain`.
+/// What steps 3 to 8 read of `L` slots on the common path, field by field (each field's `L`
+/// lanes side by side): their [`Start`]'s `mu`, `phi2` and `sigma`, and their sums' `info` and
+/// `gain`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct RateIn {
-    pub(crate) mu: f64,
-    pub(crate) phi2: f64,
-    pub(crate) sigma: f64,
-    pub(crate) info: f64,
-    pub(crate) gain: f64,
+pub(crate) struct RateIns<const L: usize> {
+    pub(crate) mu: [f64; L],
+    pub(crate) phi2: [f64; L],
+    pub(crate) sigma: [f64; L],
+    pub(crate) info: [f64; L],
+    pub(crate) gain: [f64; L],
 }
 
 /// Glickman, steps 3 to 8 ([`Rule::rate`]) for `L` slots at once, each under its own rule and
-/// given what the common path reads of it (`ins[i]`): the lanes of a sweep, one player's slot in
+/// given what the common path reads of it (lane `i` of `ins`): the lanes of a sweep, one player's slot in
 /// several configurations, or the slots of several players. Result `i` is bit for bit
 /// `rules[i].rate` of slot `i`: every lane runs the
 /// operations of [`rate_in`] in the same order, but step 5's Illinois iterations of the `L` run
@@ -716,7 +770,7 @@ pub(crate) struct RateIn {
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
 pub(crate) fn rate_in_n<const L: usize>(
     rules: [&Glicko2Rule; L],
-    ins: [RateIn; L],
+    ins: &RateIns<L>,
 ) -> [Option<Values>; L] {
     // Lanes still on the common path.
     let mut ok = [true; L];
@@ -724,12 +778,12 @@ pub(crate) fn rate_in_n<const L: usize>(
         ([0.0; L], [0.0; L], [0.0; L], [0.0; L], [1.0; L]);
     let mut wide = [false; L];
     for i in 0..L {
-        let (slot, steps) = (&ins[i], &rules[i].steps);
+        let steps = &rules[i].steps;
         // Steps 3 and 4, as rate_in.
-        v[i] = 1.0 / slot.info;
-        let delta = v[i] * slot.gain;
+        v[i] = 1.0 / ins.info[i];
+        let delta = v[i] * ins.gain[i];
         // Step 5.1, as volatility_in.
-        let s2 = slot.sigma * slot.sigma;
+        let s2 = ins.sigma[i] * ins.sigma[i];
         // `&`, not `&&`: every check taken, with no branch between them.
         if !(v[i].is_finite()
             & (v[i] > 0.0)
@@ -744,8 +798,8 @@ pub(crate) fn rate_in_n<const L: usize>(
         }
         sigma2[i] = s2;
         let delta2 = delta * delta;
-        (gap[i], spread[i]) = (delta2 - slot.phi2 - v[i], slot.phi2 + v[i]);
-        wide[i] = delta2 > slot.phi2 + v[i];
+        (gap[i], spread[i]) = (delta2 - ins.phi2[i] - v[i], ins.phi2[i] + v[i]);
+        wide[i] = delta2 > ins.phi2[i] + v[i];
     }
     let ln_a = math::ln_n(sigma2);
     // Step 5.2's B where Delta^2 > phi^2 + v: ln(Delta^2 - phi^2 - v).
@@ -869,8 +923,7 @@ pub(crate) fn rate_in_n<const L: usize>(
         if !good[i] {
             e_big_a[i] = 1.0;
         }
-        let slot = &ins[i];
-        (phi2[i], info[i], mu[i], gain[i]) = (slot.phi2, slot.info, slot.mu, slot.gain);
+        (phi2[i], info[i], mu[i], gain[i]) = (ins.phi2[i], ins.info[i], ins.mu[i], ins.gain[i]);
         (phi_max[i], rd_max[i]) = (rules[i].phi_max, rules[i].rd_max);
     }
     let (mut sigma, mut phi_new, mut rating, mut rd) = ([0.0; L], [0.0; L], [0.0; L], [0.0; L]);

@@ -251,8 +251,9 @@ impl Chunk {
     }
 
     /// [`Chunk::fold`] into Glicko-2 lanes: the same steps and predictions, every lane at once.
-    /// The players of the step [`AHEAD`] on are prefetched, and their open-period slots half
-    /// that far ahead, once the player's record (which says where the slot is) has arrived.
+    /// The players of the step [`AHEAD`] on are prefetched, and half that far ahead, once the
+    /// player's record (which says where the slot is) has arrived, their open-period slots, or
+    /// their values when they have no slot yet ([`Glicko2Lanes::prefetch_slots`]).
     fn fold_lanes(
         &self,
         lanes: &mut Glicko2Lanes,

@@ -6,8 +6,8 @@
 //! game reads K player records and K period slots from K places in memory, and with 100,000
 //! players those reads miss the cache: the profile of an 8-configuration sweep showed a quarter of
 //! its time waiting on them (docs/PERFORMANCE.md, "Sweeps"). [`Glicko2Lanes`] keeps the K
-//! configurations' records of one player side by side (structure of arrays: record `p * K + l` is
-//! player `p` in lane `l`), and likewise the K slots of one period slot, so the K lanes of a
+//! configurations' values of one player in one block, and likewise the K lanes of one period
+//! slot, so the K lanes of a
 //! game cost one prefetch of adjacent lines instead of K scattered misses. Which players sit in
 //! the open period, their idle marks and game counts depend only on the history and the shared
 //! clock, so the period's slots and games are bookkept once for all lanes.
@@ -23,10 +23,20 @@
 //! from, games, the slot in the open period) are kept once per player, not once per lane; only
 //! the rule's values are kept per lane. A slot of the open period likewise: its player, the
 //! periods sat out before it, its games and their summed results are kept once per slot
-//! ([`SlotShared`]), and each lane holds only what its constants change ([`LaneSlot`], 48 bytes
-//! against the engine's 88-byte slot), so that a game's lanes of one player span fewer cache
-//! lines (docs/PERFORMANCE.md, "Sweeps").
+//! ([`SlotShared`]), and each lane holds only what its constants change (6 numbers against the
+//! engine's 88-byte slot), so that a game's lanes of one player span fewer cache lines
+//! (docs/PERFORMANCE.md, "Sweeps").
 //!
+//! **Field by field within a block, four lanes at a time.** A player's block holds its lanes in
+//! groups of four, each group holding its four lanes' ratings side by side, then their RDs,
+//! then their volatilities ([`place`]); a slot's block likewise. So the kernels that take four
+//! or eight lanes at a time (the entries, the starts, each game's sums, closing's inputs) load
+//! and store whole vectors of adjacent lanes instead of gathering each lane's fields one by one,
+//! while the fields of four lanes still sit in two or three adjacent cache lines, as a structure
+//! per lane did (each field of all K lanes side by side, tried first, cost the 64-configuration
+//! sweep more than it saved: docs/PERFORMANCE.md, "Sweeps", "Each field of four lanes side by
+//! side").
+
 //! **A lane that fails stops alone.** When a lane's arithmetic breaks down (Glicko-2's step 5
 //! under some constants: docs/algorithms.md), a [`Glicko2`] of that configuration alone would stop
 //! the replay at that event with that error. The lane records the same error
@@ -35,8 +45,8 @@
 //! lane has failed does a step return an error.
 
 use super::{
-    g_of_square, idle_n, rate_in_n, start_n, Glicko2, Glicko2Rule, Glicko2State, RateIn, Start,
-    Values,
+    g_of_square, idle_fields, rate_in_n, start_fields, Fields, Glicko2, Glicko2Rule, Glicko2State,
+    RateIns, Start, Values,
 };
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
@@ -82,27 +92,81 @@ struct SlotShared {
     score: f64,
 }
 
-/// A slot's values in one lane: the rest of the engine's [`Slot`] (its [`Start`]'s `mu`, `g`,
-/// `phi2` and `sigma`, its [`Acc`]'s `info` and `gain`), laid out so that a game reads the first
-/// two and adds to the next two; the lane's `capped` flag (read only by traces) is kept apart.
-#[derive(Clone, Copy, Debug, Default)]
-struct LaneSlot {
-    mu: f64,
-    g: f64,
-    info: f64,
-    gain: f64,
-    phi2: f64,
-    sigma: f64,
+/// The fields of a slot's block in `Glicko2Lanes::slots` (lane `l`'s field `f` of slot `s` is at
+/// `s * SLOT_FIELDS * width + place(SLOT_FIELDS, f, l)`): the rest of the engine's [`Slot`] (its
+/// [`Start`]'s `mu`, `g`, `phi2` and `sigma`, its [`Acc`]'s `info` and `gain`), in the order a
+/// game reads the first two and adds to the next two; the lane's `capped` flag (read only by
+/// traces) is kept apart.
+const MU: usize = 0;
+/// See [`MU`].
+const G: usize = 1;
+/// See [`MU`].
+const INFO: usize = 2;
+/// See [`MU`].
+const GAIN: usize = 3;
+/// See [`MU`].
+const PHI2: usize = 4;
+/// See [`MU`].
+const SIGMA: usize = 5;
+/// How many fields a slot's block holds (see [`MU`]).
+const SLOT_FIELDS: usize = 6;
+
+/// The fields of a player's block in `Glicko2Lanes::values` and of a slot's results in its
+/// scratch (lane `l`'s field `f` of player `p` is at `p * VALUE_FIELDS * width + place(
+/// VALUE_FIELDS, f, l)`): [`Values`]' `rating`, `rd` and `volatility`.
+const RATING: usize = 0;
+/// See [`RATING`].
+const RD: usize = 1;
+/// See [`RATING`].
+const VOLATILITY: usize = 2;
+/// How many fields a player's block holds (see [`RATING`]).
+const VALUE_FIELDS: usize = 3;
+
+/// Where field `f` of lane `l` sits in a block of `fields` fields: the lanes are kept in groups
+/// of [`LANES`] (a block holds K lanes rounded up to a multiple of four, the lanes past K
+/// padding), each group holding its four lanes of every field, field after field; so four
+/// adjacent lanes of a field (from a multiple of four) are one vector, and the fields of a group
+/// span two or three adjacent cache lines, as a structure per lane did.
+#[inline(always)]
+fn place(fields: usize, f: usize, l: usize) -> usize {
+    (l / LANES) * fields * LANES + f * LANES + l % LANES
 }
 
-impl LaneSlot {
-    /// [`Acc::add`]'s per-lane sums, the same operations in the same order (the count and the
-    /// summed result are the slot's [`SlotShared`]).
-    #[inline]
-    fn add(&mut self, g: f64, e: f64, s: f64) {
-        self.info += g * g * e * (1.0 - e);
-        self.gain += g * (s - e);
+/// [`LANES`] adjacent lanes of one field, from `src` (which starts at the first); lanes past `n`
+/// repeat the first (filler, whose results are dropped).
+#[inline(always)]
+fn load(src: &[f64], n: usize) -> [f64; LANES] {
+    match src.first_chunk::<LANES>() {
+        Some(whole) if n == LANES => *whole,
+        _ => load_part(src, n),
     }
+}
+
+/// [`load`] of fewer than [`LANES`] lanes (a set of lanes that is not a multiple of four). Kept
+/// out of line: inlined, the compiler merged both of [`store`]'s paths into one call to
+/// `memcpy` of `n` lanes, which took 6% of a sweep's samples (docs/PERFORMANCE.md, "Sweeps").
+#[cold]
+#[inline(never)]
+fn load_part(src: &[f64], n: usize) -> [f64; LANES] {
+    let mut out = [src[0]; LANES];
+    out[1..n].copy_from_slice(&src[1..n]);
+    out
+}
+
+/// Stores the first `n` of [`LANES`] lanes of one field into `dst` (which starts at the first).
+#[inline(always)]
+fn store(dst: &mut [f64], v: &[f64; LANES], n: usize) {
+    match dst.first_chunk_mut::<LANES>() {
+        Some(whole) if n == LANES => *whole = *v,
+        _ => store_part(dst, v, n),
+    }
+}
+
+/// [`store`] of fewer than [`LANES`] lanes, out of line (see [`load_part`]).
+#[cold]
+#[inline(never)]
+fn store_part(dst: &mut [f64], v: &[f64; LANES], n: usize) {
+    dst[..n].copy_from_slice(&v[..n]);
 }
 
 /// The shared fields of a player who has not joined (the engine's unjoined record's).
@@ -110,9 +174,13 @@ const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false
 
 /// K Glicko-2 projectors with the same clock, folded as one (see the module documentation).
 ///
-/// Invariants: `values.len()` is K times `shared.len()`, `slots.len()` and `capped.len()` K
-/// times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with `slots[s * K + l]`
-/// and `capped[s * K + l]`: [`Glicko2Lanes::slot`] puts them together); a
+/// Invariants: with `width` K rounded up to a multiple of four, `values.len()` is
+/// [`VALUE_FIELDS`] `width` times `shared.len()`, `slots.len()` at least [`SLOT_FIELDS`] `width`
+/// times (the blocks past those are left from closed periods and mean nothing) and
+/// `capped.len()` K times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with
+/// lane `l` of each field of slot `s`'s block in `slots` and `capped[s * K + l]`:
+/// [`Glicko2Lanes::slot`] puts them together); `phi_max` and `home` hold one value per lane and
+/// padding up to `width`; a padding lane's values mean nothing; a
 /// live lane's state is its projector's after the same steps. A failed lane's values stay as they
 /// were before the step it failed at and mean nothing; its error is in `failed`. After an error
 /// that every lane shares, the lanes are left as they were before the step, except that an error
@@ -126,12 +194,14 @@ pub struct Glicko2Lanes {
     cursor: Cursor,
     /// `shared[p]`: player `p`'s fields common to every lane.
     shared: Vec<Shared>,
-    /// `values[p * K + l]`: player `p`'s values in lane `l`.
-    values: Vec<Values>,
+    /// Player `p`'s block: its values in every lane, field by field four lanes at a time (see
+    /// [`RATING`] and [`place`]), so that a kernel reads a field of four lanes as one vector.
+    values: Vec<f64>,
     /// `slot_shared[s]`: slot `s` of the open period, its fields common to every lane.
     slot_shared: Vec<SlotShared>,
-    /// `slots[s * K + l]`: slot `s` of the open period in lane `l`.
-    slots: Vec<LaneSlot>,
+    /// Slot `s` of the open period's block: its lanes' values field by field four lanes at a
+    /// time (see [`MU`] and [`place`]).
+    slots: Vec<f64>,
     /// `capped[s * K + l]`: whether idle growth reached `rd_max` at slot `s`'s start in lane `l`.
     capped: Vec<bool>,
     /// The open period's games over slot numbers `s` (the same in every lane), kept as the
@@ -139,8 +209,15 @@ pub struct Glicko2Lanes {
     games: Games,
     open: Option<i64>,
     last_match: Option<Timestamp>,
-    /// Scratch: a closing period's results, `out[s * K + l]`.
-    out: Vec<Values>,
+    /// Scratch: a closing period's results, slot `s`'s block laid out as a player's in `values`.
+    out: Vec<f64>,
+    /// `phi_max[l]`: lane `l`'s cap on phi (its rule's), side by side for the kernels.
+    phi_max: Vec<f64>,
+    /// `home[l]`: lane `l`'s home advantage in rating points (its `home` constant).
+    home: Vec<f64>,
+    /// K rounded up to a multiple of [`LANES`]: how many lanes a block holds (see [`place`]);
+    /// `phi_max` and `home` are padded to it too.
+    width: usize,
     seat_slots: Vec<u32>,
     /// `failed[l]`: the error lane `l` stopped at, as its projector alone would have.
     failed: Vec<Option<ProjectError>>,
@@ -160,6 +237,12 @@ impl Glicko2Lanes {
             return Err(projectors);
         }
         let k = projectors.len();
+        let width = k.next_multiple_of(LANES);
+        // The padding lanes compute on finite filler, and their results are dropped.
+        let mut phi_max: Vec<f64> = projectors.iter().map(|p| p.rule.phi_max).collect();
+        phi_max.resize(width, 1.0);
+        let mut home: Vec<f64> = projectors.iter().map(|p| p.common.home).collect();
+        home.resize(width, 0.0);
         Ok(Glicko2Lanes {
             lanes: projectors,
             clock,
@@ -173,6 +256,9 @@ impl Glicko2Lanes {
             open: None,
             last_match: None,
             out: Vec::new(),
+            phi_max,
+            home,
+            width,
             seat_slots: Vec::new(),
             failed: vec![None; k],
             failures: 0,
@@ -216,6 +302,7 @@ impl Glicko2Lanes {
     /// steps alone (for a lane that failed, a state that means nothing).
     pub fn into_projectors(self) -> Vec<Glicko2> {
         let k = self.lanes.len();
+        let w = self.width;
         let mut slots: Vec<Vec<Slot<Start>>> = (0..k)
             .map(|l| (0..self.slot_shared.len()).map(|s| self.slot(s, l)).collect())
             .collect();
@@ -225,9 +312,16 @@ impl Glicko2Lanes {
                 players: self
                     .shared
                     .iter()
-                    .zip(self.values.iter().skip(l).step_by(k))
-                    .map(|(s, &values)| Record {
-                        values,
+                    .enumerate()
+                    .map(|(player, s)| Record {
+                        values: {
+                            let block = &self.values[player * VALUE_FIELDS * w..];
+                            Values {
+                                rating: block[place(VALUE_FIELDS, RATING, l)],
+                                rd: block[place(VALUE_FIELDS, RD, l)],
+                                volatility: block[place(VALUE_FIELDS, VOLATILITY, l)],
+                            }
+                        },
                         since: s.since,
                         games: s.games,
                         slot: s.slot,
@@ -254,49 +348,46 @@ impl Glicko2Lanes {
         self.rate_open(seq);
     }
 
-    /// Reads `player`'s shared fields and K values into the cache ahead of use (see
-    /// [`ladder_projector::Projector::prefetch`]): the values of one player are adjacent.
+    /// Reads `player`'s shared fields into the cache ahead of use (see
+    /// [`ladder_projector::Projector::prefetch`]); [`Glicko2Lanes::prefetch_slots`] then reads
+    /// what the player's next game needs of their lanes.
     #[inline]
     pub fn prefetch(&self, player: PlayerId) {
-        let k = self.lanes.len();
-        let Some(shared) = self.shared.get(player.index()) else { return };
-        ladder_projector::prefetch(shared);
-        let start = player.index() * k;
-        if let Some(values) = self.values.get(start..start + k) {
-            // One hint per 64-byte line the values span (24-byte values).
-            let size = std::mem::size_of::<Values>();
-            let mut byte = 0;
-            while byte < k * size {
-                ladder_projector::prefetch(&values[byte / size]);
-                byte += 64;
-            }
-            ladder_projector::prefetch(&values[k - 1]);
+        if let Some(shared) = self.shared.get(player.index()) {
+            ladder_projector::prefetch(shared);
         }
     }
 
-    /// Reads the K slots of `player` in the open period and their shared fields into the cache,
-    /// if it has one there.
+    /// Reads `player`'s values in every lane into the cache (their block is adjacent).
+    #[inline]
+    fn prefetch_values(&self, player: PlayerId) {
+        let len = VALUE_FIELDS * self.width;
+        if let Some(values) = self.values.get(player.index() * len..(player.index() + 1) * len) {
+            prefetch_block(values);
+        }
+    }
+
+    /// Reads what `player`'s next game reads of their lanes into the cache: their K slots in
+    /// the open period and the slot's shared fields if they have one there, otherwise their
+    /// values (from which the game's entry starts them). A game of a player with a slot does not
+    /// read their values, so they are not fetched then (at 64 configurations a player's values
+    /// are 12 cache lines).
     /// Reading the slot number waits on the player's shared fields, so drivers call this a few
     /// steps after [`Glicko2Lanes::prefetch`] brought them in.
     #[inline]
     pub fn prefetch_slots(&self, player: PlayerId) {
-        let k = self.lanes.len();
         let Some(slot) = self.shared.get(player.index()).map(|p| p.slot) else {
             return;
         };
-        if let Some(shared) = self.slot_shared.get(slot as usize) {
-            // What each game adds to once for every lane (its count and summed result).
-            ladder_projector::prefetch(shared);
-        }
-        let start = slot as usize * k;
-        if let Some(slots) = self.slots.get(start..start + k) {
-            let size = std::mem::size_of::<LaneSlot>();
-            let mut byte = 0;
-            while byte < k * size {
-                ladder_projector::prefetch(&slots[byte / size]);
-                byte += 64;
-            }
-            ladder_projector::prefetch(&slots[k - 1]);
+        let Some(shared) = self.slot_shared.get(slot as usize) else {
+            self.prefetch_values(player);
+            return;
+        };
+        // What each game adds to once for every lane (its count and summed result).
+        ladder_projector::prefetch(shared);
+        let len = SLOT_FIELDS * self.width;
+        if let Some(slots) = self.slots.get(slot as usize * len..(slot as usize + 1) * len) {
+            prefetch_block(slots);
         }
     }
 
@@ -343,7 +434,7 @@ impl Glicko2Lanes {
             let (mut mu_a, phi_a) = self.entering4(l, n, a, sa, at);
             let (mu_b, phi_b) = self.entering4(l, n, b, sb, at);
             for i in 0..n {
-                let edge = home.edge(self.lanes[l + i].common.home);
+                let edge = home.edge(self.home[l + i]);
                 if edge != 0.0 {
                     mu_a[i] = Glicko2Rule::shift_location(mu_a[i], edge);
                 }
@@ -413,19 +504,23 @@ impl Glicko2Lanes {
     #[inline]
     fn entering(&self, l: usize, player: PlayerId, from: Entering, at: Timestamp) -> (f64, f64) {
         let lane = &self.lanes[l];
-        let k = self.lanes.len();
+        let w = self.width;
         let (idle, now, since, games) = match from {
             Entering::Unjoined => {
                 return lane.rule.scaled(lane.common.initial_rating, lane.common.initial_rd)
             }
             Entering::Slot(slot) => {
                 // Glicko2Rule::position: (mu, phi^2).
-                let slot = &self.slots[slot as usize * k + l];
-                return (slot.mu, slot.phi2.sqrt());
+                let block = slot as usize * SLOT_FIELDS * w;
+                let (mu, phi2) = (
+                    self.slots[block + place(SLOT_FIELDS, MU, l)],
+                    self.slots[block + place(SLOT_FIELDS, PHI2, l)],
+                );
+                return (mu, phi2.sqrt());
             }
             Entering::Idle { idle, now, since, games } => (idle, now, since, games),
         };
-        let values = &self.values[player.index() * k + l];
+        let values = &self.value(player.index(), l);
         // revert, as the projector's `entering` applies it to a game at `at`.
         if lane.common.revert_due::<Glicko2Rule>(since, games, at, now) {
             let values = Glicko2Rule::revert(
@@ -452,19 +547,15 @@ impl Glicko2Lanes {
         from: Entering,
         at: Timestamp,
     ) -> ([f64; LANES], [f64; LANES]) {
-        let k = self.lanes.len();
+        let w = self.width;
         let (mut mu, mut phi) = ([0.0; LANES], [1.0; LANES]);
         match from {
             Entering::Slot(slot) => {
-                let slots = &self.slots[slot as usize * k + l..][..n];
-                let mut phi2 = [1.0; LANES];
-                // Glicko2Rule::position of each: (mu, phi^2).
-                for (i, s) in slots.iter().enumerate() {
-                    (mu[i], phi2[i]) = (s.mu, s.phi2);
-                }
-                for (phi, phi2) in phi.iter_mut().zip(phi2) {
-                    *phi = phi2.sqrt();
-                }
+                // Glicko2Rule::position of each: (mu, phi^2); lanes past `n` repeat lane `l`'s
+                // and are dropped.
+                let block = &self.slots[slot as usize * SLOT_FIELDS * w..];
+                mu = load(&block[place(SLOT_FIELDS, MU, l)..], n);
+                phi = load(&block[place(SLOT_FIELDS, PHI2, l)..], n).map(f64::sqrt);
             }
             Entering::Idle { idle, now, since, games }
                 if !self.lanes[l..l + n]
@@ -473,16 +564,13 @@ impl Glicko2Lanes {
             {
                 // Each lane's `Glicko2Rule::idle`, the same bits (`idle_n`); lanes past `n`
                 // repeat lane `l`'s values and are dropped.
-                let values = &self.values[player.index() * k + l..][..n];
-                let mut rules = [&self.lanes[l].rule; LANES];
-                let mut v = [values[0]; LANES];
-                for i in 1..n {
-                    rules[i] = &self.lanes[l + i].rule;
-                    v[i] = values[i];
-                }
-                let (m, p) = idle_n(rules, v, idle);
-                mu[..n].copy_from_slice(&m[..n]);
-                phi[..n].copy_from_slice(&p[..n]);
+                let block = &self.values[player.index() * VALUE_FIELDS * w..];
+                let values = Fields {
+                    rating: load(&block[place(VALUE_FIELDS, RATING, l)..], n),
+                    rd: load(&block[place(VALUE_FIELDS, RD, l)..], n),
+                    volatility: load(&block[place(VALUE_FIELDS, VOLATILITY, l)..], n),
+                };
+                (mu, phi) = idle_fields(load(&self.phi_max[l..], n), &values, idle);
             }
             _ => {
                 for i in 0..n {
@@ -493,31 +581,55 @@ impl Glicko2Lanes {
         (mu, phi)
     }
 
+    /// Player `player`'s values in lane `l`, put together from their block.
+    #[inline]
+    fn value(&self, player: usize, l: usize) -> Values {
+        let w = self.width;
+        let block = &self.values[player * VALUE_FIELDS * w..];
+        Values {
+            rating: block[place(VALUE_FIELDS, RATING, l)],
+            rd: block[place(VALUE_FIELDS, RD, l)],
+            volatility: block[place(VALUE_FIELDS, VOLATILITY, l)],
+        }
+    }
+
+    /// Writes player `player`'s values in lane `l` into their block.
+    #[inline]
+    fn set_value(&mut self, player: usize, l: usize, values: Values) {
+        let w = self.width;
+        let block = &mut self.values[player * VALUE_FIELDS * w..];
+        block[place(VALUE_FIELDS, RATING, l)] = values.rating;
+        block[place(VALUE_FIELDS, RD, l)] = values.rd;
+        block[place(VALUE_FIELDS, VOLATILITY, l)] = values.volatility;
+    }
+
     /// Slot `s` of the open period in lane `l`, as the engine keeps it ([`Slot`]): its shared
     /// fields and the lane's put together.
     #[inline]
     fn slot(&self, s: usize, l: usize) -> Slot<Start> {
         let k = self.lanes.len();
+        let w = self.width;
         let shared = &self.slot_shared[s];
-        let lane = &self.slots[s * k + l];
+        let block = &self.slots[s * SLOT_FIELDS * w..];
+        let field = |f: usize| block[place(SLOT_FIELDS, f, l)];
         Slot {
             player: shared.player,
             start: Start {
-                mu: lane.mu,
-                phi2: lane.phi2,
-                sigma: lane.sigma,
-                g: lane.g,
+                mu: field(MU),
+                phi2: field(PHI2),
+                sigma: field(SIGMA),
+                g: field(G),
                 k: shared.k,
                 capped: self.capped[s * k + l],
             },
-            sums: Acc { info: lane.info, gain: lane.gain, score: shared.score, m: shared.m },
+            sums: Acc { info: field(INFO), gain: field(GAIN), score: shared.score, m: shared.m },
         }
     }
 
-    /// Empties the open period's slots.
+    /// Empties the open period's slots (the lanes' blocks stay allocated, to be reused: only
+    /// the first `slot_shared.len()` are slots).
     fn clear_slots(&mut self) {
         self.slot_shared.clear();
-        self.slots.clear();
         self.capped.clear();
     }
 
@@ -554,14 +666,20 @@ impl Glicko2Lanes {
         }
     }
 
-    /// Rates the open period's slots in every live lane into `out` (`out[s * K + l]`), as the
+    /// Rates the open period's slots in every live lane into `out` (slot `s`'s block laid out as a
+    /// player's in `values`), as the
     /// engine rates them, in slot order; a lane whose rating fails records the error at `seq`
     /// (its first) and is rated no further. Writes nothing else: [`Glicko2Lanes::close`] writes
     /// the results back, [`Glicko2Lanes::settle`] only asks which lanes fail.
     fn rate_open(&mut self, seq: u64) {
         let k = self.lanes.len();
-        self.out.clear();
-        self.out.resize(self.slots.len(), Values::default());
+        let w = self.width;
+        // Every live lane's result is written below before it is read (`close` reads a failed
+        // lane's place in no slot), so the scratch is only grown, never cleared.
+        let len = self.slot_shared.len() * VALUE_FIELDS * w;
+        if self.out.len() < len {
+            self.out.resize(len, 0.0);
+        }
         // Slot by slot, the K lanes of a slot being adjacent; every lane still rates its own
         // slots in slot order, and stops at its first failure as its projector would.
         // The live (slot, lane) pairs are rated RATE at a time in that order (`rate_in_n`: step 5
@@ -569,7 +687,6 @@ impl Glicko2Lanes {
         // slot when a slot has fewer live lanes left; a last group of fewer repeats its first
         // pair. A group may hold a lane's slot after the one it fails at: that result is
         // dropped, as the lane's projector would never have rated it.
-        const RATE: usize = 8;
         let mut group = [(0usize, 0usize); RATE];
         let mut n = 0;
         let slots = self.slot_shared.len();
@@ -592,20 +709,45 @@ impl Glicko2Lanes {
                 // What the common path reads of each (`rate_in_n`); a lane that leaves it is
                 // rated by its rule's `rate` of the engine's slot, put together.
                 let mut rules = [&self.lanes[first.1].rule; RATE];
-                let mut ins =
-                    [RateIn { mu: 0.0, phi2: 0.0, sigma: 0.0, info: 0.0, gain: 0.0 }; RATE];
-                for (i, &(s, l)) in group.iter().enumerate() {
+                for (i, &(_, l)) in group.iter().enumerate() {
                     rules[i] = &self.lanes[l].rule;
-                    let LaneSlot { mu, phi2, sigma, info, gain, .. } = self.slots[s * k + l];
-                    ins[i] = RateIn { mu, phi2, sigma, info, gain };
                 }
-                let rated = rate_in_n(rules, ins);
-                for (&(s, l), rated) in group.iter().zip(rated).take(n) {
+                let ins = gather(&self.slots, w, &group);
+                let rated = rate_in_n(rules, &ins);
+                // Whole groups of four adjacent lanes, every result on the common path and no
+                // lane failed (the usual case): each field's four results stored as one vector.
+                let quads = n == RATE
+                    && self.failures == 0
+                    && group.chunks_exact(LANES).all(|q| {
+                        let (s, l) = q[0];
+                        l % LANES == 0 && q[LANES - 1] == (s, l + LANES - 1)
+                    })
+                    && rated.iter().all(Option::is_some);
+                if quads {
+                    let rated = rated.map(Option::unwrap_or_default);
+                    for (quad, rated) in group.chunks_exact(LANES).zip(rated.chunks_exact(LANES)) {
+                        let (s, l) = quad[0];
+                        let out = &mut self.out[s * VALUE_FIELDS * w..];
+                        for (f, field) in [
+                            (RATING, std::array::from_fn(|i| rated[i].rating)),
+                            (RD, std::array::from_fn(|i| rated[i].rd)),
+                            (VOLATILITY, std::array::from_fn(|i| rated[i].volatility)),
+                        ] {
+                            store(&mut out[place(VALUE_FIELDS, f, l)..], &field, LANES);
+                        }
+                    }
+                }
+                for (&(s, l), rated) in group.iter().zip(rated).take(if quads { 0 } else { n }) {
                     if self.failed[l].is_some() {
                         continue;
                     }
                     match rated.map_or_else(|| self.lanes[l].rule.rate(&self.slot(s, l)), Ok) {
-                        Ok(rated) => self.out[s * k + l] = rated,
+                        Ok(rated) => {
+                            let out = &mut self.out[s * VALUE_FIELDS * w..];
+                            out[place(VALUE_FIELDS, RATING, l)] = rated.rating;
+                            out[place(VALUE_FIELDS, RD, l)] = rated.rd;
+                            out[place(VALUE_FIELDS, VOLATILITY, l)] = rated.volatility;
+                        }
                         Err(kind) => {
                             self.failed[l] = Some(ProjectError::new(seq, kind));
                             self.failures += 1;
@@ -641,18 +783,21 @@ impl Glicko2Lanes {
         let any_failed = self.failures != 0;
         for s in 0..slots {
             if s + AHEAD < slots {
-                self.prefetch(PlayerId(self.slot_shared[s + AHEAD].player));
+                self.prefetch_values(PlayerId(self.slot_shared[s + AHEAD].player));
             }
             let player = self.slot_shared[s].player as usize;
             let shared = &mut self.shared[player];
             shared.since = since;
             shared.slot = NO_SLOT;
-            let values = &mut self.values[player * k..(player + 1) * k];
-            let out = &self.out[s * k..(s + 1) * k];
+            let len = VALUE_FIELDS * self.width;
+            let values = &mut self.values[player * len..(player + 1) * len];
+            let out = &self.out[s * len..(s + 1) * len];
             if any_failed {
-                for (l, (v, o)) in values.iter_mut().zip(out).enumerate() {
-                    if self.failed[l].is_none() {
-                        *v = *o;
+                for f in 0..VALUE_FIELDS {
+                    for l in 0..k {
+                        if self.failed[l].is_none() {
+                            values[place(VALUE_FIELDS, f, l)] = out[place(VALUE_FIELDS, f, l)];
+                        }
                     }
                 }
             } else {
@@ -673,12 +818,18 @@ impl Glicko2Lanes {
     #[inline]
     fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
         let k = self.lanes.len();
+        let w = self.width;
         let shared = self.shared[player as usize];
         if shared.slot != NO_SLOT {
             return shared.slot;
         }
         let index = self.slot_shared.len() as u32;
-        let base = player as usize * k;
+        // The slot's block (the blocks of closed periods are reused: every field is written
+        // below, the sums at 0).
+        let block = index as usize * SLOT_FIELDS * w;
+        if self.slots.len() < block + SLOT_FIELDS * w {
+            self.slots.resize(block + SLOT_FIELDS * w, 0.0);
+        }
         // The periods sat out are the clock's (`idle_since`), the same in every lane.
         let periods = self.clock.idle_since(shared.since, at, now);
         let reverts = self
@@ -689,32 +840,40 @@ impl Glicko2Lanes {
             for l in 0..k {
                 let lane = &self.lanes[l];
                 let record = Record {
-                    values: self.values[base + l],
+                    values: self.value(player as usize, l),
                     since: shared.since,
                     games: shared.games,
                     slot: shared.slot,
                 };
                 let Slot { start, .. } = entry(&lane.rule, &lane.common, &record, player, at, now);
                 let Start { mu, phi2, sigma, g, capped, .. } = start;
-                self.slots.push(LaneSlot { mu, g, info: 0.0, gain: 0.0, phi2, sigma });
+                let slot = &mut self.slots[block..];
+                (slot[place(SLOT_FIELDS, MU, l)], slot[place(SLOT_FIELDS, G, l)]) = (mu, g);
+                (slot[place(SLOT_FIELDS, PHI2, l)], slot[place(SLOT_FIELDS, SIGMA, l)]) =
+                    (phi2, sigma);
+                (slot[place(SLOT_FIELDS, INFO, l)], slot[place(SLOT_FIELDS, GAIN, l)]) = (0.0, 0.0);
                 self.capped.push(capped);
             }
         } else {
+            let values = &self.values[player as usize * VALUE_FIELDS * w..];
+            let slot = &mut self.slots[block..];
             let mut l = 0;
             while l < k {
                 let n = LANES.min(k - l);
                 // Lanes past `n` repeat lane `l`'s values and are dropped.
-                let mut rules = [&self.lanes[l].rule; LANES];
-                let mut values = [self.values[base + l]; LANES];
-                for i in 1..n {
-                    rules[i] = &self.lanes[l + i].rule;
-                    values[i] = self.values[base + l + i];
-                }
-                for start in &start_n(rules, values, periods)[..n] {
-                    let Start { mu, phi2, sigma, g, capped, .. } = *start;
-                    self.slots.push(LaneSlot { mu, g, info: 0.0, gain: 0.0, phi2, sigma });
-                    self.capped.push(capped);
-                }
+                let lanes = Fields {
+                    rating: load(&values[place(VALUE_FIELDS, RATING, l)..], n),
+                    rd: load(&values[place(VALUE_FIELDS, RD, l)..], n),
+                    volatility: load(&values[place(VALUE_FIELDS, VOLATILITY, l)..], n),
+                };
+                let start = start_fields(load(&self.phi_max[l..], n), &lanes, periods);
+                store(&mut slot[place(SLOT_FIELDS, MU, l)..], &start.mu, n);
+                store(&mut slot[place(SLOT_FIELDS, G, l)..], &start.g, n);
+                store(&mut slot[place(SLOT_FIELDS, PHI2, l)..], &start.phi2, n);
+                store(&mut slot[place(SLOT_FIELDS, SIGMA, l)..], &lanes.volatility, n);
+                store(&mut slot[place(SLOT_FIELDS, INFO, l)..], &[0.0; LANES], n);
+                store(&mut slot[place(SLOT_FIELDS, GAIN, l)..], &[0.0; LANES], n);
+                self.capped.extend_from_slice(&start.capped[..n]);
                 l += n;
             }
         }
@@ -726,8 +885,14 @@ impl Glicko2Lanes {
     fn join(&mut self, step: &Step<'_>, id: PlayerId, prior: Prior) -> Result<(), ProjectError> {
         let k = self.lanes.len();
         if id.index() >= self.shared.len() {
+            let from = self.shared.len();
             self.shared.resize(id.index() + 1, ABSENT);
-            self.values.resize((id.index() + 1) * k, Glicko2Rule::UNJOINED);
+            self.values.resize((id.index() + 1) * VALUE_FIELDS * self.width, 0.0);
+            for player in from..=id.index() {
+                for l in 0..k {
+                    self.set_value(player, l, Glicko2Rule::UNJOINED);
+                }
+            }
         }
         if self.shared[id.index()].joined {
             return Ok(());
@@ -751,10 +916,9 @@ impl Glicko2Lanes {
             }
             return self.all_failed_error();
         }
-        let base = id.index() * k;
         for (l, values) in joining.into_iter().enumerate() {
             match values {
-                Ok(values) => self.values[base + l] = values,
+                Ok(values) => self.set_value(id.index(), l, values),
                 Err(e) => self.fail(l, e),
             }
         }
@@ -776,39 +940,52 @@ impl Glicko2Lanes {
     fn add_game(&mut self, pair: Pair) {
         const W: usize = LANES;
         let k = self.lanes.len();
-        let (pa, pb) = (pair.a as usize * k, pair.b as usize * k);
+        let len = SLOT_FIELDS * self.width;
+        let (ba, bb) = (pair.a as usize * len, pair.b as usize * len);
+        let s_b = 1.0 - pair.s;
         let mut l = 0;
         while l < k {
             let n = W.min(k - l);
-            // Lanes past `n` compute on 0 (e = 1) and are dropped.
+            // Lanes past `n` repeat lane `l`'s and are dropped.
+            let (a_mu, a_g) = (
+                load(&self.slots[ba + place(SLOT_FIELDS, MU, l)..], n),
+                load(&self.slots[ba + place(SLOT_FIELDS, G, l)..], n),
+            );
+            let (b_mu, b_g) = (
+                load(&self.slots[bb + place(SLOT_FIELDS, MU, l)..], n),
+                load(&self.slots[bb + place(SLOT_FIELDS, G, l)..], n),
+            );
+            let home = load(&self.home[l..], n);
+            // x[i] for a against b in lane i, x[W + i] for b against a.
             let mut x = [0.0; 2 * W];
-            let mut g = [0.0; 2 * W];
-            for i in 0..n {
-                let (a, b) = (&self.slots[pa + l + i], &self.slots[pb + l + i]);
-                let edge = pair.h * self.lanes[l + i].common.home;
+            for i in 0..W {
+                let edge = pair.h * home[i];
                 // versus_both: each side against the other's location moved by the edge
-                // (Glicko2Rule::shifted's mu).
-                let (b_mu, a_mu) = if edge == 0.0 {
-                    (b.mu, a.mu)
-                } else {
-                    (
-                        Glicko2Rule::shift_location(b.mu, -edge),
-                        Glicko2Rule::shift_location(a.mu, edge),
-                    )
-                };
-                x[2 * i] = -b.g * (a.mu - b_mu);
-                x[2 * i + 1] = -a.g * (b.mu - a_mu);
-                (g[2 * i], g[2 * i + 1]) = (b.g, a.g);
+                // (Glicko2Rule::shifted's mu), selected with no branch between the lanes.
+                let shifted_b = Glicko2Rule::shift_location(b_mu[i], -edge);
+                let shifted_a = Glicko2Rule::shift_location(a_mu[i], edge);
+                let (b_at, a_at) =
+                    if edge == 0.0 { (b_mu[i], a_mu[i]) } else { (shifted_b, shifted_a) };
+                x[i] = -b_g[i] * (a_mu[i] - b_at);
+                x[W + i] = -a_g[i] * (b_mu[i] - a_at);
             }
             let e = math::exp_n(x);
             let mut p = [0.0; 2 * W];
             for j in 0..2 * W {
                 p[j] = 1.0 / (1.0 + e[j]);
             }
-            for i in 0..n {
-                let (e_ab, e_ba) = (p[2 * i], p[2 * i + 1]);
-                self.slots[pa + l + i].add(g[2 * i], e_ab, pair.s);
-                self.slots[pb + l + i].add(g[2 * i + 1], e_ba, 1.0 - pair.s);
+            // Acc::add's per-lane sums, its operations in its order: a's with b's g, then b's
+            // with a's.
+            for (block, g, p, s) in [(ba, b_g, &p[..W], pair.s), (bb, a_g, &p[W..], s_b)] {
+                let mut info = load(&self.slots[block + place(SLOT_FIELDS, INFO, l)..], n);
+                let mut gain = load(&self.slots[block + place(SLOT_FIELDS, GAIN, l)..], n);
+                for i in 0..W {
+                    let e = p[i];
+                    info[i] += g[i] * g[i] * e * (1.0 - e);
+                    gain[i] += g[i] * (s - e);
+                }
+                store(&mut self.slots[block + place(SLOT_FIELDS, INFO, l)..], &info, n);
+                store(&mut self.slots[block + place(SLOT_FIELDS, GAIN, l)..], &gain, n);
             }
             l += n;
         }
@@ -863,6 +1040,126 @@ impl Glicko2Lanes {
                 }
                 result
             }
+        }
+    }
+}
+
+/// How many (slot, lane) pairs closing rates at a time ([`rate_in_n`]'s width there).
+const RATE: usize = 8;
+
+/// What closing reads of a group of [`RATE`] (slot, lane) pairs (`group`, in slot and lane
+/// order), from the slots' blocks of K lanes: each field four pairs at a time, four adjacent
+/// lanes of one slot (every four when no lane has failed and K is a multiple of four) as one
+/// vector, others lane by lane.
+#[inline(always)]
+fn gather(slots: &[f64], w: usize, group: &[(usize, usize); RATE]) -> RateIns<RATE> {
+    let mut ins = RateIns {
+        mu: [0.0; RATE],
+        phi2: [0.0; RATE],
+        sigma: [0.0; RATE],
+        info: [0.0; RATE],
+        gain: [0.0; RATE],
+    };
+    for (q, quad) in group.chunks_exact(LANES).enumerate() {
+        let (s, l) = quad[0];
+        let base = s * SLOT_FIELDS * w;
+        let whole = l % LANES == 0 && quad[LANES - 1] == (s, l + LANES - 1);
+        for (f, dst) in [
+            (MU, &mut ins.mu),
+            (PHI2, &mut ins.phi2),
+            (SIGMA, &mut ins.sigma),
+            (INFO, &mut ins.info),
+            (GAIN, &mut ins.gain),
+        ] {
+            let dst = &mut dst[q * LANES..(q + 1) * LANES];
+            match slots[base + place(SLOT_FIELDS, f, l)..].first_chunk::<LANES>() {
+                Some(adjacent) if whole => dst.copy_from_slice(adjacent),
+                _ => {
+                    for (d, &(s, l)) in dst.iter_mut().zip(quad) {
+                        *d = slots[s * SLOT_FIELDS * w + place(SLOT_FIELDS, f, l)];
+                    }
+                }
+            }
+        }
+    }
+    ins
+}
+
+/// One prefetch hint per 64-byte line that `block` spans, and its last.
+#[inline]
+fn prefetch_block(block: &[f64]) {
+    let mut i = 0;
+    while i < block.len() {
+        ladder_projector::prefetch(&block[i]);
+        i += 64 / std::mem::size_of::<f64>();
+    }
+    if let Some(last) = block.last() {
+        ladder_projector::prefetch(last);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `gather` reads every pair's fields from the pair's own place in the slots' blocks (each
+    /// number there is its own index, so a wrong place shows), whatever the group's shape: four
+    /// adjacent lanes of one slot (read as one vector), groups running on into the next slot,
+    /// lanes left out (failed lanes), a last group whose places past its pairs repeat its first,
+    /// for K from 1 to 10.
+    #[test]
+    fn gather_reads_each_pairs_fields_whatever_the_groups_shape() {
+        const SLOTS: usize = 5;
+        let mut groups = 0;
+        for k in 1..=10usize {
+            let w = k.next_multiple_of(LANES);
+            let slots: Vec<f64> = (0..SLOTS * SLOT_FIELDS * w).map(|i| i as f64).collect();
+            for gap in 0..4 {
+                let pairs: Vec<(usize, usize)> = (0..SLOTS)
+                    .flat_map(|s| (0..k).map(move |l| (s, l)))
+                    .filter(|&(s, l)| gap == 0 || (s * k + l) % (gap + 1) != 0)
+                    .collect();
+                let mut shapes: Vec<[(usize, usize); RATE]> =
+                    pairs.windows(RATE).map(|w| std::array::from_fn(|i| w[i])).collect();
+                for n in 1..RATE.min(pairs.len()) {
+                    let mut group: [(usize, usize); RATE] = [pairs[pairs.len() - n]; RATE];
+                    group[..n].copy_from_slice(&pairs[pairs.len() - n..]);
+                    shapes.push(group);
+                }
+                for group in shapes {
+                    let ins = gather(&slots, w, &group);
+                    for (i, &(s, l)) in group.iter().enumerate() {
+                        // Lane l's place: its quad's block of four lanes, field f in it.
+                        let at = |f: usize| {
+                            (s * SLOT_FIELDS * w + (l / 4) * SLOT_FIELDS * 4 + f * 4 + l % 4) as f64
+                        };
+                        assert_eq!(
+                            [ins.mu[i], ins.phi2[i], ins.sigma[i], ins.info[i], ins.gain[i]],
+                            [at(MU), at(PHI2), at(SIGMA), at(INFO), at(GAIN)],
+                            "K {k}, group {group:?}, pair {i}"
+                        );
+                    }
+                    groups += 1;
+                }
+            }
+        }
+        assert!(groups > 500, "{groups} groups");
+    }
+
+    /// `load` and `store` of every width from 1 to four: the first `n` lanes are the field's,
+    /// a load's filler repeats the first lane, and a store writes nothing past `n`.
+    #[test]
+    fn load_and_store_take_exactly_n_lanes() {
+        let src: Vec<f64> = (0..2 * LANES).map(|i| i as f64 + 1.0).collect();
+        for n in 1..=LANES {
+            let got = load(&src[..n], n);
+            let want: [f64; LANES] = std::array::from_fn(|i| if i < n { src[i] } else { src[0] });
+            assert_eq!(got, want, "load of {n}");
+            let mut dst = vec![-1.0; 2 * LANES];
+            store(&mut dst, &std::array::from_fn(|i| 7.0 + i as f64), n);
+            let want: Vec<f64> =
+                (0..2 * LANES).map(|i| if i < n { 7.0 + i as f64 } else { -1.0 }).collect();
+            assert_eq!(dst, want, "store of {n}");
         }
     }
 }
