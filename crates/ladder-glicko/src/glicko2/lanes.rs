@@ -705,7 +705,7 @@ impl Glicko2Lanes {
         // the groups saved: docs/PERFORMANCE.md, "Sweeps".)
         let mut group = [(0usize, 0usize); RATE];
         let slots = self.slot_shared.len();
-        let whole = if k % LANES == 0 { slots * k / RATE } else { 0 };
+        let whole = if k.is_multiple_of(LANES) { slots * k / RATE } else { 0 };
         let mut g = 0;
         let (mut s, mut l) = (0, 0);
         loop {
