@@ -170,15 +170,26 @@ pub fn exp4(x: [f64; LANES]) -> [f64; LANES] {
 /// let a caller whose lanes are each a chain of dependent operations (Glicko-2's step 5) run
 /// more chains side by side: the operations of one lane wait on each other, those of different
 /// lanes do not.
-#[inline]
+///
+/// Always inlined, with the rare path out of line: called, it took its arguments from memory
+/// that its caller had just written lane by lane (docs/PERFORMANCE.md, "Sweeps").
+#[inline(always)]
 #[cfg(not(feature = "platform-math"))]
 pub fn exp_n<const N: usize>(x: [f64; N]) -> [f64; N] {
     // Every lane compared, not the first failing one only: no branch between the lanes.
     if x.iter().fold(true, |all, x| all & (-680.0..=700.0).contains(x)) {
         exp_body(x)
     } else {
-        x.map(exp)
+        exp_each(x)
     }
+}
+
+/// [`exp`] of each of `N` arguments, [`exp_n`]'s rare path (an argument outside [-680, 700]).
+#[cold]
+#[inline(never)]
+#[cfg(not(feature = "platform-math"))]
+fn exp_each<const N: usize>(x: [f64; N]) -> [f64; N] {
+    x.map(exp)
 }
 
 /// [`exp`]'s middle branch (the result's exponent k in -1000..=1023) over `N` lanes.
@@ -232,7 +243,9 @@ pub fn ln4(x: [f64; LANES]) -> [f64; LANES] {
 /// operations in the same order, lane by lane, with no branch between them (see [`exp_n`]);
 /// otherwise each goes through [`ln`] itself. The test `exp4_and_ln4_are_exp_and_ln` holds the
 /// two to the bit over millions of arguments, in groups of four and of eight.
-#[inline]
+///
+/// Always inlined, with the rare path out of line, as [`exp_n`].
+#[inline(always)]
 #[cfg(not(feature = "platform-math"))]
 pub fn ln_n<const N: usize>(x: [f64; N]) -> [f64; N] {
     let normal = |x: &f64| {
@@ -243,8 +256,17 @@ pub fn ln_n<const N: usize>(x: [f64; N]) -> [f64; N] {
     if x.iter().fold(true, |all, x| all & normal(x)) {
         ln_body(x)
     } else {
-        x.map(ln)
+        ln_each(x)
     }
+}
+
+/// [`ln`] of each of `N` arguments, [`ln_n`]'s rare path (an argument that is not a positive
+/// normal finite number).
+#[cold]
+#[inline(never)]
+#[cfg(not(feature = "platform-math"))]
+fn ln_each<const N: usize>(x: [f64; N]) -> [f64; N] {
+    x.map(ln)
 }
 
 /// [`ln`] of `N` positive normal finite arguments.

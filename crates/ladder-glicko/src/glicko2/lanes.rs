@@ -457,8 +457,12 @@ impl Glicko2Lanes {
             let e = math::exp4(x);
             // The four divisions with no branch between them; a failed lane's is dropped.
             let p = e.map(|e| 1.0 / (1.0 + e));
-            for i in 0..n {
-                out.push(if self.has_failed(l + i) { f64::NAN } else { p[i] });
+            if self.failures == 0 {
+                out.extend_from_slice(&p[..n]);
+            } else {
+                for i in 0..n {
+                    out.push(if self.has_failed(l + i) { f64::NAN } else { p[i] });
+                }
             }
             l += n;
         }
@@ -672,6 +676,8 @@ impl Glicko2Lanes {
     /// (its first) and is rated no further. Writes nothing else: [`Glicko2Lanes::close`] writes
     /// the results back, [`Glicko2Lanes::settle`] only asks which lanes fail.
     fn rate_open(&mut self, seq: u64) {
+        const IN: usize = RATE * SLOT_FIELDS;
+        const OUT: usize = RATE * VALUE_FIELDS;
         let k = self.lanes.len();
         let w = self.width;
         // Every live lane's result is written below before it is read (`close` reads a failed
@@ -687,42 +693,89 @@ impl Glicko2Lanes {
         // slot when a slot has fewer live lanes left; a last group of fewer repeats its first
         // pair. A group may hold a lane's slot after the one it fails at: that result is
         // dropped, as the lane's projector would never have rated it.
+        //
+        // The usual case (`quick`): no lane has failed and K is a multiple of four, so the
+        // pairs in slot and lane order are whole quads of adjacent lanes and the slots' blocks
+        // one run of them (pairs 4q to 4q + 3 are quad q, at q * SLOT_FIELDS * LANES), as are
+        // the results' in `out` (at q * VALUE_FIELDS * LANES): group `g` is the RATE / 4 quads
+        // from pair g * RATE on, read (`gather_quads`) and written as vectors with no
+        // pair-by-pair bookkeeping. It ends at the first failure, or where a last group of
+        // four is left; the pairs after it are grouped one by one. (One call of `rate_in_n`
+        // serves both: with two, the compiler left it out of line and the sweep lost more than
+        // the groups saved: docs/PERFORMANCE.md, "Sweeps".)
         let mut group = [(0usize, 0usize); RATE];
-        let mut n = 0;
         let slots = self.slot_shared.len();
+        let whole = if k.is_multiple_of(LANES) { slots * k / RATE } else { 0 };
+        let mut g = 0;
         let (mut s, mut l) = (0, 0);
         loop {
-            let end = s == slots;
-            if !end {
-                if self.failures == 0 || self.failed[l].is_none() {
-                    group[n] = (s, l);
-                    n += 1;
+            let quick = g < whole && self.failures == 0;
+            // What the common path reads of each (`rate_in_n`); a lane that leaves it is rated
+            // by its rule's `rate` of the engine's slot, put together.
+            let mut rules = [&self.lanes[0].rule; RATE];
+            let (ins, n) = if quick {
+                // Group g's pairs from (s, l) on, quad by quad: four adjacent lanes of a slot.
+                let mut ql = l;
+                for quad in rules.chunks_exact_mut(LANES) {
+                    for (i, rule) in quad.iter_mut().enumerate() {
+                        *rule = &self.lanes[ql + i].rule;
+                    }
+                    ql = if ql + LANES == k { 0 } else { ql + LANES };
                 }
-                l += 1;
-                if l == k {
-                    (s, l) = (s + 1, 0);
+                (gather_quads(&self.slots[g * IN..][..IN]), RATE)
+            } else {
+                let mut n = 0;
+                while n < RATE && s < slots {
+                    if self.failures == 0 || self.failed[l].is_none() {
+                        group[n] = (s, l);
+                        n += 1;
+                    }
+                    l += 1;
+                    if l == k {
+                        (s, l) = (s + 1, 0);
+                    }
                 }
-            }
-            if n == RATE || (end && n > 0) {
+                if n == 0 {
+                    break;
+                }
                 let first = group[0];
                 group[n..].fill(first);
-                // What the common path reads of each (`rate_in_n`); a lane that leaves it is
-                // rated by its rule's `rate` of the engine's slot, put together.
-                let mut rules = [&self.lanes[first.1].rule; RATE];
                 for (i, &(_, l)) in group.iter().enumerate() {
                     rules[i] = &self.lanes[l].rule;
                 }
-                let ins = gather(&self.slots, w, &group);
-                let rated = rate_in_n(rules, &ins);
+                (gather(&self.slots, w, &group), n)
+            };
+            let rated = rate_in_n(rules, &ins);
+            let common = rated.iter().all(Option::is_some);
+            if quick && common {
+                let out = &mut self.out[g * OUT..][..OUT];
+                for (i, v) in rated.map(Option::unwrap_or_default).iter().enumerate() {
+                    let at = (i / LANES) * VALUE_FIELDS * LANES + i % LANES;
+                    out[at + RATING * LANES] = v.rating;
+                    out[at + RD * LANES] = v.rd;
+                    out[at + VOLATILITY * LANES] = v.volatility;
+                }
+            } else {
+                if quick {
+                    // A lane off the common path: the group's pairs, for the path below.
+                    let (mut ps, mut pl) = (s, l);
+                    for pair in &mut group {
+                        *pair = (ps, pl);
+                        pl += 1;
+                        if pl == k {
+                            (ps, pl) = (ps + 1, 0);
+                        }
+                    }
+                }
                 // Whole groups of four adjacent lanes, every result on the common path and no
-                // lane failed (the usual case): each field's four results stored as one vector.
+                // lane failed: each field's four results stored as one vector.
                 let quads = n == RATE
                     && self.failures == 0
                     && group.chunks_exact(LANES).all(|q| {
                         let (s, l) = q[0];
                         l % LANES == 0 && q[LANES - 1] == (s, l + LANES - 1)
                     })
-                    && rated.iter().all(Option::is_some);
+                    && common;
                 if quads {
                     let rated = rated.map(Option::unwrap_or_default);
                     for (quad, rated) in group.chunks_exact(LANES).zip(rated.chunks_exact(LANES)) {
@@ -754,10 +807,13 @@ impl Glicko2Lanes {
                         }
                     }
                 }
-                n = 0;
             }
-            if end {
-                break;
+            if quick {
+                g += 1;
+                l += RATE;
+                while l >= k {
+                    (s, l) = (s + 1, l - k);
+                }
             }
         }
     }
@@ -956,18 +1012,28 @@ impl Glicko2Lanes {
                 load(&self.slots[bb + place(SLOT_FIELDS, G, l)..], n),
             );
             let home = load(&self.home[l..], n);
+            let edge = home.map(|home| pair.h * home);
             // x[i] for a against b in lane i, x[W + i] for b against a.
             let mut x = [0.0; 2 * W];
-            for i in 0..W {
-                let edge = pair.h * home[i];
-                // versus_both: each side against the other's location moved by the edge
-                // (Glicko2Rule::shifted's mu), selected with no branch between the lanes.
-                let shifted_b = Glicko2Rule::shift_location(b_mu[i], -edge);
-                let shifted_a = Glicko2Rule::shift_location(a_mu[i], edge);
-                let (b_at, a_at) =
-                    if edge == 0.0 { (b_mu[i], a_mu[i]) } else { (shifted_b, shifted_a) };
-                x[i] = -b_g[i] * (a_mu[i] - b_at);
-                x[W + i] = -a_g[i] * (b_mu[i] - a_at);
+            if edge.iter().fold(true, |all, &e| all & (e == 0.0)) {
+                // No lane's edge (a game without a home seat, or no home advantage: the usual
+                // case): every lane takes the unshifted locations, as the selection below
+                // would, without computing the shifts' two divisions per lane.
+                for i in 0..W {
+                    x[i] = -b_g[i] * (a_mu[i] - b_mu[i]);
+                    x[W + i] = -a_g[i] * (b_mu[i] - a_mu[i]);
+                }
+            } else {
+                for i in 0..W {
+                    // versus_both: each side against the other's location moved by the edge
+                    // (Glicko2Rule::shifted's mu), selected with no branch between the lanes.
+                    let shifted_b = Glicko2Rule::shift_location(b_mu[i], -edge[i]);
+                    let shifted_a = Glicko2Rule::shift_location(a_mu[i], edge[i]);
+                    let (b_at, a_at) =
+                        if edge[i] == 0.0 { (b_mu[i], a_mu[i]) } else { (shifted_b, shifted_a) };
+                    x[i] = -b_g[i] * (a_mu[i] - b_at);
+                    x[W + i] = -a_g[i] * (b_mu[i] - a_at);
+                }
             }
             let e = math::exp_n(x);
             let mut p = [0.0; 2 * W];
@@ -1085,6 +1151,26 @@ fn gather(slots: &[f64], w: usize, group: &[(usize, usize); RATE]) -> RateIns<RA
     ins
 }
 
+/// What closing reads of [`RATE`] / 4 whole quads of (slot, lane) pairs that are adjacent in
+/// the slots' blocks (`src`, from the first quad's block: quad `q`'s field `f` at `q *
+/// SLOT_FIELDS * LANES + f * LANES`): [`gather`] of those pairs, each field's four lanes of a
+/// quad read as one vector (`gather_quads_is_gather_of_whole_quads`).
+#[inline(always)]
+fn gather_quads(src: &[f64]) -> RateIns<RATE> {
+    // Its length known, the indices below need no checks.
+    let src = &src[..RATE * SLOT_FIELDS];
+    let field = |f: usize| -> [f64; RATE] {
+        std::array::from_fn(|i| src[(i / LANES) * SLOT_FIELDS * LANES + f * LANES + i % LANES])
+    };
+    RateIns {
+        mu: field(MU),
+        phi2: field(PHI2),
+        sigma: field(SIGMA),
+        info: field(INFO),
+        gain: field(GAIN),
+    }
+}
+
 /// One prefetch hint per 64-byte line that `block` spans, and its last.
 #[inline]
 fn prefetch_block(block: &[f64]) {
@@ -1144,6 +1230,38 @@ mod tests {
             }
         }
         assert!(groups > 500, "{groups} groups");
+    }
+
+    /// `gather_quads` of the blocks from group `g`'s first quad is `gather` of that group's
+    /// pairs, for every K that is a multiple of four (1 to 4 quads a slot) and every whole
+    /// group of the slots' pairs in slot and lane order (each number in the blocks is its own
+    /// index, so a wrong place shows): the usual case of closing reads what the general one
+    /// reads.
+    #[test]
+    fn gather_quads_is_gather_of_whole_quads() {
+        const SLOTS: usize = 13;
+        let mut groups = 0;
+        for k in [4, 8, 12, 16] {
+            let slots: Vec<f64> = (0..SLOTS * SLOT_FIELDS * k).map(|i| i as f64).collect();
+            let pairs: Vec<(usize, usize)> =
+                (0..SLOTS).flat_map(|s| (0..k).map(move |l| (s, l))).collect();
+            for (g, group) in pairs.chunks_exact(RATE).enumerate() {
+                let group: [(usize, usize); RATE] = std::array::from_fn(|i| group[i]);
+                let src = &slots[g * RATE * SLOT_FIELDS..];
+                let (quads, pairs) = (gather_quads(src), gather(&slots, k, &group));
+                for (a, b) in [
+                    (quads.mu, pairs.mu),
+                    (quads.phi2, pairs.phi2),
+                    (quads.sigma, pairs.sigma),
+                    (quads.info, pairs.info),
+                    (quads.gain, pairs.gain),
+                ] {
+                    assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "K {k}, group {g}");
+                }
+                groups += 1;
+            }
+        }
+        assert!(groups > 50, "{groups} groups");
     }
 
     /// `load` and `store` of every width from 1 to four: the first `n` lanes are the field's,
