@@ -566,7 +566,7 @@ impl Glicko2Lanes {
                     .iter()
                     .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
             {
-                // Each lane's `Glicko2Rule::idle`, the same bits (`idle_n`); lanes past `n`
+                // Each lane's `Glicko2Rule::idle`, the same bits (`idle_fields`); lanes past `n`
                 // repeat lane `l`'s values and are dropped.
                 let block = &self.values[player.index() * VALUE_FIELDS * w..];
                 let values = Fields {
@@ -868,7 +868,7 @@ impl Glicko2Lanes {
 
     /// The slot of `player` in the open period, creating its K lanes with each lane's values at
     /// the period's start (`entry`). The periods sat out are the clock's, found once; unless a
-    /// lane reverts the player, the lanes' starts are taken [`LANES`] at a time ([`start_n`]:
+    /// lane reverts the player, the lanes' starts are taken [`LANES`] at a time ([`start_fields`]:
     /// `Glicko2Rule::start` of each, the same bits, two lanes' divisions and square roots in
     /// one vector instruction).
     #[inline]
