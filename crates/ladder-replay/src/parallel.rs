@@ -7,7 +7,7 @@
 
 use crate::activity::Activity;
 use crate::registry::Algo;
-use crate::score::{outcome, Score};
+use crate::score::{outcome, Score, Scores};
 use crate::{FoldedHistory, History, ReplayError, Replayed, Until};
 use ladder_events::codec::{self, BodyView, EventView};
 use ladder_events::folded::{FoldedBody, Item as FoldedItem};
@@ -257,17 +257,21 @@ impl Chunk {
     fn fold_lanes(
         &self,
         lanes: &mut Glicko2Lanes,
-        scores: &mut [Score],
+        mut scores: Option<&mut Scores>,
         buf: &mut Vec<f64>,
     ) -> Result<(), ProjectError> {
         for (k, item) in self.items.iter().enumerate() {
             self.seats_ahead(k, AHEAD).iter().for_each(|s| lanes.prefetch(s.player));
             self.seats_ahead(k, AHEAD / 2).iter().for_each(|s| lanes.prefetch_slots(s.player));
             let (step, predict) = self.step(item);
-            if let (Some((a, b, y, home)), false) = (predict, scores.is_empty()) {
+            if let (Some((a, b, y, home)), Some(scores)) = (predict, scores.as_deref_mut()) {
                 lanes.expectations(item.seq, a, b, item.at, home, buf)?;
-                // A failed lane's score is left where it stopped (its configuration failed).
-                Score::record_each(scores, buf, y, |l| lanes.has_failed(l));
+                if lanes.any_failed() {
+                    // A failed lane's score is left where it stopped (its configuration failed).
+                    scores.record_except(buf, y, |l| lanes.has_failed(l));
+                } else {
+                    scores.record(buf, y);
+                }
             }
             lanes.apply(&step)?;
         }
@@ -962,12 +966,10 @@ fn replay_algos_in(
         }
     }
     // Lane sets dealt to threads in turn, each with its scores.
-    let mut work: Vec<Vec<(Glicko2Lanes, Vec<Score>)>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut work: Vec<Vec<(Glicko2Lanes, Option<Scores>)>> =
+        (0..threads).map(|_| Vec::new()).collect();
     for (n, l) in lanes.into_iter().enumerate() {
-        let scores = match warmup {
-            Some(w) => (0..l.len()).map(|_| Score::new(w)).collect(),
-            None => Vec::new(),
-        };
+        let scores = warmup.map(|w| Scores::new(&vec![w; l.len()]));
         work[n % threads].push((l, scores));
     }
     let (read, results) = {
@@ -983,7 +985,7 @@ fn replay_algos_in(
                         }
                         // An error here means every lane of the set has failed; each lane's own
                         // error is kept in the set.
-                        let _ = chunk.fold_lanes(l, sc, &mut buf);
+                        let _ = chunk.fold_lanes(l, sc.as_mut(), &mut buf);
                     }
                     if mode == Mode::FirstError {
                         // The earliest failure of any set (each set folded the whole chunk).
@@ -1005,11 +1007,11 @@ fn replay_algos_in(
     // The projectors go back to their places, with their scores, whatever happened.
     let mut scores: Vec<Option<Score>> = (0..projectors.len()).map(|_| None).collect();
     let mut failed: Vec<Option<ProjectError>> = vec![None; projectors.len()];
-    let mut dealt: Vec<std::vec::IntoIter<(Glicko2Lanes, Vec<Score>)>> =
+    let mut dealt: Vec<std::vec::IntoIter<(Glicko2Lanes, Option<Scores>)>> =
         work.into_iter().map(Vec::into_iter).collect();
     for (n, set) in sets.iter().enumerate() {
         let Some((l, sc)) = dealt[n % threads].next() else { continue };
-        let mut sc = sc.into_iter();
+        let mut sc = sc.map(Scores::into_scores).unwrap_or_default().into_iter();
         if mode == Mode::Scores {
             // Settled where they are (a fresh projector settles at once below).
             let mut l = l;

@@ -79,43 +79,6 @@ impl Score {
         self.rest(p, y);
     }
 
-    /// [`Score::record`] of one match in each of several configurations: `scores[l]` records
-    /// `p[l]` unless `skip(l)` (a configuration that has failed). The same bits as recording
-    /// each alone: a win's or a loss's one logarithm is taken for four configurations at once
-    /// ([`ladder_projector::math::ln4`], bit for bit [`ladder_projector::math::ln`]), a draw's
-    /// two by [`Score::record`] itself.
-    pub fn record_each(scores: &mut [Score], p: &[f64], y: f64, skip: impl Fn(usize) -> bool) {
-        use ladder_projector::math::{ln4, LANES};
-        if y != 1.0 && y != 0.0 {
-            for (l, (s, &p)) in scores.iter_mut().zip(p).enumerate() {
-                if !skip(l) {
-                    s.record(p, y);
-                }
-            }
-            return;
-        }
-        for (l, (scores, p)) in scores.chunks_mut(LANES).zip(p.chunks(LANES)).enumerate() {
-            // `record`'s logarithm of each counted lane: ln(p) for a win, ln(1 - p) for a
-            // loss, p clipped; 1 (filler) for the others.
-            let mut x = [1.0; LANES];
-            let mut counted = [false; LANES];
-            for (i, (s, &p)) in scores.iter_mut().zip(p).enumerate() {
-                if !skip(l * LANES + i) && s.counts() {
-                    counted[i] = true;
-                    let pc = p.clamp(CLIP, 1.0 - CLIP);
-                    x[i] = if y == 1.0 { pc } else { 1.0 - pc };
-                }
-            }
-            let logs = ln4(x);
-            for (i, (s, &p)) in scores.iter_mut().zip(p).enumerate() {
-                if counted[i] {
-                    s.sum_log_loss -= logs[i];
-                    s.rest(p, y);
-                }
-            }
-        }
-    }
-
     /// Counts one two-seat match; whether it is scored (past the warm-up).
     #[inline]
     fn counts(&mut self) -> bool {
@@ -167,6 +130,347 @@ impl Score {
     /// Share of matches predicted right (draws and p = 0.5 count half).
     pub fn accuracy(&self) -> Option<f64> {
         (self.matches > 0).then(|| self.sum_accuracy / self.matches as f64)
+    }
+}
+
+/// Lanes a [`Scores`] block holds side by side: the width of its vectors and of its logarithms
+/// ([`ladder_projector::math::ln_n`]). Eight rather than four: eight logarithms side by side
+/// keep the floating-point units busier (docs/PERFORMANCE.md, branch `score8`).
+const BLOCK: usize = 8;
+
+/// The first calibration bin the favourite's side can fill: the favourite's p is at least 0.5,
+/// so p times [`BINS`] is at least 5.
+const FIRST_FAVOURED: usize = BINS / 2;
+
+/// How many calibration bins the favourite's side can fill.
+const FAVOURED: usize = BINS - FIRST_FAVOURED;
+
+/// [`BLOCK`] lanes' running scores, each sum of the lanes side by side.
+#[derive(Clone, Debug)]
+struct Block {
+    /// Each lane's warm-up.
+    warmup: [u64; BLOCK],
+    /// Each lane's matches seen, when [`Scores::common`] is `None`.
+    seen: [u64; BLOCK],
+    /// Each lane's matches scored, when [`Scores::common`] is `None`.
+    matches: [u64; BLOCK],
+    sum_log_loss: [f64; BLOCK],
+    sum_brier: [f64; BLOCK],
+    sum_accuracy: [f64; BLOCK],
+    /// `n[b][i]`: lane `i`'s predictions in bin [`FIRST_FAVOURED`] + `b`.
+    n: [[u64; BLOCK]; FAVOURED],
+    /// `sum_p[b][i]`: the sum of lane `i`'s favourites' p in bin [`FIRST_FAVOURED`] + `b`.
+    sum_p: [[f64; BLOCK]; FAVOURED],
+    /// `sum_y[b][i]`: the sum of lane `i`'s favourites' outcomes in bin [`FIRST_FAVOURED`] + `b`.
+    sum_y: [[f64; BLOCK]; FAVOURED],
+}
+
+/// The seen and scored matches of every lane, while they are the same in all.
+#[derive(Clone, Copy, Debug)]
+struct Counts {
+    warmup: u64,
+    seen: u64,
+    matches: u64,
+}
+
+/// The running prediction scores of several configurations that predict the same matches (the
+/// lanes of a sweep), as a structure of arrays: each sum of [`Score`] holds its lanes side by
+/// side in blocks of eight ([`BLOCK`]), so one match is recorded in every lane with whole vectors and no
+/// branch per lane. [`Scores::into_scores`] gives each lane's [`Score`], bit for bit the one
+/// [`Score::record`] of each lane's matches alone builds: each lane's sums take the same
+/// operations on the same values, in the same (game) order.
+///
+/// A lane that a match does not count in (a skipped lane, or one still in its warm-up) adds +0
+/// to each sum, which leaves every sum's bits as they are: a sum starts at +0 and, with +0
+/// added, never becomes -0 (the one value +0 would change). The calibration bins are one array
+/// of lanes per bin, each lane adding its favourite's p and outcome to the bin it falls in and
+/// +0 to the others; only bins 5 to 9 can fill on the favourite's side.
+///
+/// Invariants: `blocks` holds `k` lanes (rounded up to a multiple of [`BLOCK`], the rest padding whose
+/// values mean nothing); while `common` is `Some`, every lane has its warm-up and its seen and
+/// scored matches, and the blocks' own `seen` and `matches` mean nothing.
+#[derive(Clone, Debug)]
+pub struct Scores {
+    k: usize,
+    /// Every lane's warm-up and counts while all lanes share them (no lane skipped yet).
+    common: Option<Counts>,
+    blocks: Vec<Block>,
+}
+
+impl Scores {
+    /// Scores of `warmups.len()` lanes, lane `l` skipping the first `warmups[l]` two-seat
+    /// matches (as [`Score::new`]).
+    pub fn new(warmups: &[u64]) -> Scores {
+        let common = match warmups {
+            [w, rest @ ..] if rest.iter().all(|r| r == w) => {
+                Some(Counts { warmup: *w, seen: 0, matches: 0 })
+            }
+            _ => None,
+        };
+        let blocks = warmups
+            .chunks(BLOCK)
+            .map(|w| {
+                let mut warmup = [u64::MAX; BLOCK];
+                warmup[..w.len()].copy_from_slice(w);
+                Block {
+                    warmup,
+                    seen: [0; BLOCK],
+                    matches: [0; BLOCK],
+                    sum_log_loss: [0.0; BLOCK],
+                    sum_brier: [0.0; BLOCK],
+                    sum_accuracy: [0.0; BLOCK],
+                    n: [[0; BLOCK]; FAVOURED],
+                    sum_p: [[0.0; BLOCK]; FAVOURED],
+                    sum_y: [[0.0; BLOCK]; FAVOURED],
+                }
+            })
+            .collect();
+        Scores { k: warmups.len(), common, blocks }
+    }
+
+    /// How many lanes.
+    pub fn len(&self) -> usize {
+        self.k
+    }
+
+    /// Whether there are no lanes.
+    pub fn is_empty(&self) -> bool {
+        self.k == 0
+    }
+
+    /// Records one two-seat match in every lane: lane `l`'s [`Score::record`] of `p[l]` and `y`
+    /// (`p` holds one prediction per lane).
+    pub fn record(&mut self, p: &[f64], y: f64) {
+        debug_assert_eq!(p.len(), self.k);
+        match &mut self.common {
+            Some(c) => {
+                c.seen += 1;
+                if c.seen <= c.warmup {
+                    return;
+                }
+                c.matches += 1;
+                self.add(p, y, |_| [true; BLOCK]);
+            }
+            None => self.add(p, y, |b| {
+                let mut counted = [false; BLOCK];
+                for (i, c) in counted.iter_mut().enumerate() {
+                    b.seen[i] += 1;
+                    *c = b.seen[i] > b.warmup[i];
+                    b.matches[i] += u64::from(*c);
+                }
+                counted
+            }),
+        }
+    }
+
+    /// [`Scores::record`] in every lane but those that `skip` (lane `l` is skipped when
+    /// `skip(l)`: its score is left as it is, as when a configuration has failed).
+    pub fn record_except(&mut self, p: &[f64], y: f64, skip: impl Fn(usize) -> bool) {
+        let skipped: Vec<bool> = (0..self.blocks.len() * BLOCK).map(|l| l < self.k && skip(l)).collect();
+        if !skipped.iter().any(|&s| s) {
+            return self.record(p, y);
+        }
+        self.split();
+        let mut skipped = skipped.chunks_exact(BLOCK);
+        self.add(p, y, |b| {
+            let mut counted = [false; BLOCK];
+            let skip = skipped.next().unwrap_or(&[true; BLOCK]);
+            for (i, c) in counted.iter_mut().enumerate() {
+                if !skip[i] {
+                    b.seen[i] += 1;
+                    *c = b.seen[i] > b.warmup[i];
+                    b.matches[i] += u64::from(*c);
+                }
+            }
+            counted
+        });
+    }
+
+    /// Gives each lane its own counts, from the common ones (a lane is about to be skipped).
+    fn split(&mut self) {
+        if let Some(c) = self.common.take() {
+            for b in &mut self.blocks {
+                b.seen = [c.seen; BLOCK];
+                b.matches = [c.matches; BLOCK];
+            }
+        }
+    }
+
+    /// Adds one match to each block's lanes that `count` (which also counts the match in the
+    /// block's lanes when they keep their own counts) says are scored.
+    #[inline(always)]
+    fn add(&mut self, p: &[f64], y: f64, mut count: impl FnMut(&mut Block) -> [bool; BLOCK]) {
+        let (whole, rest) = p.as_chunks::<BLOCK>();
+        let mut last = [0.5; BLOCK];
+        last[..rest.len()].copy_from_slice(rest);
+        let tail = (!rest.is_empty()).then_some(&last);
+        for (b, p) in self.blocks.iter_mut().zip(whole.iter().chain(tail)) {
+            let counted = count(b);
+            add_block(b, p, y, &counted);
+        }
+    }
+
+    /// Lane `l`'s score (`l` below [`Scores::len`]).
+    fn score(&self, l: usize) -> Score {
+        let (b, i) = (&self.blocks[l / BLOCK], l % BLOCK);
+        let (warmup, seen, matches) = match self.common {
+            Some(c) => (c.warmup, c.seen, c.matches),
+            None => (b.warmup[i], b.seen[i], b.matches[i]),
+        };
+        let mut bins = [Bin::default(); BINS];
+        for (f, bin) in bins[FIRST_FAVOURED..].iter_mut().enumerate() {
+            *bin = Bin { n: b.n[f][i], sum_p: b.sum_p[f][i], sum_y: b.sum_y[f][i] };
+        }
+        Score {
+            warmup,
+            seen,
+            matches,
+            sum_log_loss: b.sum_log_loss[i],
+            sum_brier: b.sum_brier[i],
+            sum_accuracy: b.sum_accuracy[i],
+            bins,
+        }
+    }
+
+    /// Every lane's [`Score`], in lane order.
+    pub fn into_scores(self) -> Vec<Score> {
+        (0..self.k).map(|l| self.score(l)).collect()
+    }
+}
+
+/// All ones when `b`, else all zeros: a lane's mask.
+#[inline(always)]
+fn mask(b: bool) -> u64 {
+    u64::from(b).wrapping_neg()
+}
+
+/// `x` where `m` is all ones, +0 where it is all zeros.
+#[inline(always)]
+fn kept(x: f64, m: u64) -> f64 {
+    f64::from_bits(x.to_bits() & m)
+}
+
+/// `a` where `m` is all ones, `b` where it is all zeros (a selection, no arithmetic).
+#[inline(always)]
+fn select(m: u64, a: f64, b: f64) -> f64 {
+    f64::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
+}
+
+/// [`Score::record`] of one match in the lanes of `b` that `counted` says are scored, with the
+/// same operations lane by lane; the others add +0 to every sum. Each step is one loop over the
+/// lanes with no branch in it (selections by masks), so the compiler keeps the lanes in vectors.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+fn add_block(b: &mut Block, p: &[f64; BLOCK], y: f64, counted: &[bool; BLOCK]) {
+    use ladder_projector::math::ln_n;
+    let c: [u64; BLOCK] = counted.map(mask);
+    let mut pc = [0.0; BLOCK];
+    for i in 0..BLOCK {
+        // A lane not scored takes 0.5 (whose logarithm, and its complement's, is a normal
+        // number: `ln_n`'s usual path) and drops its term.
+        pc[i] = select(c[i], p[i].clamp(CLIP, 1.0 - CLIP), 0.5);
+    }
+    // As `Score::record`: a win's or a loss's one logarithm, a draw's two.
+    let term = if y == 1.0 {
+        ln_n(pc)
+    } else if y == 0.0 {
+        ln_n(pc.map(|pc| 1.0 - pc))
+    } else {
+        let (a, b) = (ln_n(pc), ln_n(pc.map(|pc| 1.0 - pc)));
+        std::array::from_fn(|i| y * a[i] + (1.0 - y) * b[i])
+    };
+    for i in 0..BLOCK {
+        b.sum_log_loss[i] -= kept(term[i], c[i]);
+    }
+    for i in 0..BLOCK {
+        b.sum_brier[i] += kept((p[i] - y) * (p[i] - y), c[i]);
+    }
+    // `Score::rest`'s comparisons of p, as masks.
+    let above: [u64; BLOCK] = p.map(|p| mask(p > 0.5));
+    let below: [u64; BLOCK] = p.map(|p| mask(p < 0.5));
+    // The accuracy credit: 0.5 for a draw or p = 0.5; else 1 for the side p favours winning.
+    if y == 0.5 {
+        for i in 0..BLOCK {
+            b.sum_accuracy[i] += kept(0.5, c[i]);
+        }
+    } else {
+        let right = if y == 1.0 { above } else { above.map(|a| !a) };
+        for i in 0..BLOCK {
+            let half = mask(p[i] == 0.5);
+            let credit = select(half, 0.5, kept(1.0, right[i]));
+            b.sum_accuracy[i] += kept(credit, c[i]);
+        }
+    }
+    // The favourite's side: (p, y) above one half, (1 - p, 1 - y) below, (0.5, 0.5) at it (and
+    // for NaN).
+    let mut fp = [0.0; BLOCK];
+    let mut fy = [0.0; BLOCK];
+    let (ys, ys_below) = ([y; BLOCK], [1.0 - y; BLOCK]);
+    for i in 0..BLOCK {
+        fp[i] = select(above[i], p[i], select(below[i], 1.0 - p[i], 0.5));
+    }
+    for i in 0..BLOCK {
+        fy[i] = select(above[i], ys[i], select(below[i], ys_below[i], 0.5));
+    }
+    // The bin of each lane, as `Score::rest` takes it. The lanes predict the same match with
+    // nearby constants, so their favourites' p mostly fall in one bin: then that bin's three
+    // sums take the block's lanes as whole vectors, and no other bin is touched.
+    // A lane's bin, min(trunc(fp * BINS), BINS - 1), never falls as fp grows, so the block's
+    // lanes share a bin exactly when its least and its greatest fp * BINS do (fp is never NaN).
+    // The least and greatest by halves, in vectors (no float-to-integer conversion per lane).
+    let mut lo = fp.map(|fp| fp * BINS as f64);
+    let mut hi = lo;
+    let mut half = BLOCK / 2;
+    while half > 0 {
+        for i in 0..half {
+            lo[i] = if lo[i + half] < lo[i] { lo[i + half] } else { lo[i] };
+            hi[i] = if hi[i + half] > hi[i] { hi[i + half] } else { hi[i] };
+        }
+        half /= 2;
+    }
+    let bin = |x: f64| (x as usize).min(BINS - 1);
+    if bin(lo[0]) == bin(hi[0]) {
+        // fp is at least 0.5, so every bin is at least the first favoured one.
+        let f = bin(lo[0]).saturating_sub(FIRST_FAVOURED);
+        if let (Some(n), Some(sum_p), Some(sum_y)) =
+            (b.n.get_mut(f), b.sum_p.get_mut(f), b.sum_y.get_mut(f))
+        {
+            for i in 0..BLOCK {
+                n[i] += c[i] & 1;
+                sum_p[i] += kept(fp[i], c[i]);
+                sum_y[i] += kept(fy[i], c[i]);
+            }
+        }
+        return;
+    }
+    add_bins(b, &fp, &fy, &c);
+}
+
+/// The calibration bins' part of [`add_block`] for a block whose lanes fall in different bins:
+/// each favoured bin adds each lane's favourite's p and outcome where the lane falls in it, +0
+/// where it does not.
+#[inline(never)]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+fn add_bins(b: &mut Block, fp: &[f64; BLOCK], fy: &[f64; BLOCK], c: &[u64; BLOCK]) {
+    // fp is at least 0.5 and never NaN, so fp * BINS is at least 5 and its truncation (the
+    // bin `Score::rest` takes, at most the last) is bin 5 + f exactly when it is at least
+    // 5 + f and, below the last bin, less than 6 + f. at_least[f][i]: lane i's bin is 5 + f or
+    // above (at_least[0] every lane, at_least[FAVOURED] none).
+    let mut at_least = [[0u64; BLOCK]; FAVOURED + 1];
+    at_least[0] = [!0; BLOCK];
+    for f in 1..FAVOURED {
+        let edge = (FIRST_FAVOURED + f) as f64;
+        for i in 0..BLOCK {
+            at_least[f][i] = mask(fp[i] * BINS as f64 >= edge);
+        }
+    }
+    for f in 0..FAVOURED {
+        for i in 0..BLOCK {
+            let inside = c[i] & at_least[f][i] & !at_least[f + 1][i];
+            b.n[f][i] += inside & 1;
+            b.sum_p[f][i] += kept(fp[i], inside);
+            b.sum_y[f][i] += kept(fy[i], inside);
+        }
     }
 }
 
@@ -250,44 +554,97 @@ mod tests {
         }
     }
 
-    /// `record_each` is `record` of each lane alone, to the bit: 1 to 11 lanes with different
-    /// warm-ups, skipped lanes, p anywhere (edges, NaN, outside [0, 1]) and every outcome.
+    /// Every field of a score as bits (NaN sums compared too).
+    fn bits(s: &Score) -> Vec<u64> {
+        let mut v = vec![s.warmup, s.seen, s.matches];
+        v.extend([s.sum_log_loss, s.sum_brier, s.sum_accuracy].map(f64::to_bits));
+        for b in &s.bins {
+            v.extend([b.n, b.sum_p.to_bits(), b.sum_y.to_bits()]);
+        }
+        v
+    }
+
+    /// [`Scores`] is [`Score::record`] of each lane alone, to the bit: 1 to 13 lanes (whole
+    /// blocks and padded ones), one warm-up for all or one per lane, every lane recorded for a
+    /// while and then lanes skipped (as failed configurations are), p anywhere (edges, NaN,
+    /// infinities, outside [0, 1], either side of each bin's edge; the lanes of a match apart,
+    /// or near each other as a sweep's are, so a block's lanes fall in one bin or in several)
+    /// and every outcome (and one that is none of them, which takes the two-logarithm form).
     #[test]
-    fn record_each_is_record_lane_by_lane() {
+    fn scores_are_record_lane_by_lane() {
         let mut x = 0x5c0e_0002_u64;
         let mut next = move || {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             x >> 11
         };
-        let odd = [0.0, 1.0, CLIP, 1.0 - CLIP, 0.5, 1e-300, f64::NAN, -0.25, 1.5, 1.0 - 1e-17];
-        for k in 1..=11 {
-            let warmups: Vec<u64> = (0..k).map(|_| next() % 4).collect();
-            let mut each: Vec<Score> = warmups.iter().map(|&w| Score::new(w)).collect();
-            let mut alone = each.clone();
-            for _ in 0..2_000 {
-                let y = [0.0, 0.5, 1.0][(next() % 3) as usize];
-                let p: Vec<f64> = (0..k)
-                    .map(|_| match next() % 8 {
-                        0 => odd[(next() % odd.len() as u64) as usize],
-                        _ => next() as f64 / (1u64 << 53) as f64,
-                    })
+        let mut odd = vec![0.0, 1.0, CLIP, 1.0 - CLIP, 0.5, 1e-300, f64::NAN, -0.25, 1.5];
+        odd.extend([1.0 - 1e-17, f64::INFINITY, f64::NEG_INFINITY, -0.0, 5e-324]);
+        for edge in 5..=10 {
+            let e = edge as f64 / BINS as f64;
+            odd.extend([e, f64::from_bits(e.to_bits() - 1), f64::from_bits(e.to_bits() + 1)]);
+            odd.extend([1.0 - e, f64::from_bits((1.0 - e).to_bits() + 1)]);
+        }
+        for k in 1..=13 {
+            for shared in [true, false] {
+                let warmups: Vec<u64> = (0..k)
+                    .map(|_| next() % 4)
+                    .map(|w| if shared { 3 } else { w })
                     .collect();
-                let skipped = next() % 16;
-                let skip = |l: usize| (l as u64 + skipped).is_multiple_of(5);
-                Score::record_each(&mut each, &p, y, skip);
-                for (l, s) in alone.iter_mut().enumerate() {
-                    if !skip(l) {
-                        s.record(p[l], y);
+                let mut lanes = Scores::new(&warmups);
+                assert_eq!(lanes.len(), k);
+                let mut alone: Vec<Score> = warmups.iter().map(|&w| Score::new(w)).collect();
+                for game in 0..3_000 {
+                    let y = [0.0, 0.5, 1.0, 0.0, 1.0, 0.25][(next() % 6) as usize];
+                    // Half the games' lanes predict apart (most blocks' lanes in different
+                    // bins), half near one p (most in one bin, some across an edge).
+                    let near = next() as f64 / (1u64 << 53) as f64;
+                    let apart = next() % 2 == 0;
+                    let p: Vec<f64> = (0..k)
+                        .map(|_| match next() % 8 {
+                            0 => odd[(next() % odd.len() as u64) as usize],
+                            _ if apart => next() as f64 / (1u64 << 53) as f64,
+                            _ => near + (next() % 64) as f64 * 1e-4,
+                        })
+                        .collect();
+                    // Every lane for the first thousand games, then a lane skipped now and then.
+                    let skipped = next() % 16;
+                    let skip = |l: usize| game >= 1_000 && (l as u64 + skipped).is_multiple_of(5);
+                    if game < 1_000 && game % 2 == 0 {
+                        lanes.record(&p, y);
+                    } else {
+                        lanes.record_except(&p, y, skip);
+                    }
+                    for (l, s) in alone.iter_mut().enumerate() {
+                        if !skip(l) {
+                            s.record(p[l], y);
+                        }
                     }
                 }
+                for (l, (a, b)) in lanes.into_scores().iter().zip(&alone).enumerate() {
+                    assert_eq!(bits(a), bits(b), "{k} lanes, lane {l}, shared warm-up {shared}");
+                }
             }
-            for (a, b) in each.iter().zip(&alone) {
-                assert_eq!(a.sum_log_loss.to_bits(), b.sum_log_loss.to_bits(), "{k} lanes");
-                assert_eq!((a.seen, a.matches), (b.seen, b.matches), "{k} lanes");
-                assert_eq!(a.sum_brier.to_bits(), b.sum_brier.to_bits(), "{k} lanes");
-                assert_eq!(a.sum_accuracy.to_bits(), b.sum_accuracy.to_bits(), "{k} lanes");
-                assert_eq!(a.bins, b.bins, "{k} lanes");
-            }
+        }
+    }
+
+    /// [`Scores`] with no lane skipped keeps one count for every lane that shares a warm-up,
+    /// and reads it back for each: the warm-up's matches seen, not scored.
+    #[test]
+    fn scores_count_the_warm_up_once_for_all_lanes() {
+        let mut lanes = Scores::new(&[2; 6]);
+        for (p, y) in [(0.9, 1.0), (0.2, 0.0), (0.7, 0.0)] {
+            lanes.record(&[p; 6], y);
+        }
+        let mut alone = Score::new(2);
+        for (p, y) in [(0.9, 1.0), (0.2, 0.0), (0.7, 0.0)] {
+            alone.record(p, y);
+        }
+        for s in lanes.into_scores() {
+            assert_eq!((s.seen, s.matches), (3, 1));
+            // The one scored match: 0.7 lost, so -ln 0.3 and the favourite's bin 7 with 0.
+            assert_eq!(bits(&s), bits(&alone));
+            assert_eq!(s.bins[7].n, 1);
+            assert_eq!(s.bins[7].sum_y, 0.0);
         }
     }
 

@@ -293,6 +293,13 @@ impl Glicko2Lanes {
         self.failed.iter().flatten().min_by_key(|e| e.seq)
     }
 
+    /// Whether any lane has failed (one comparison: a driver's test before asking
+    /// [`Glicko2Lanes::has_failed`] of each lane).
+    #[inline]
+    pub fn any_failed(&self) -> bool {
+        self.failures != 0
+    }
+
     /// Whether every lane has failed.
     pub fn all_failed(&self) -> bool {
         self.failures == self.lanes.len()
