@@ -133,10 +133,11 @@ impl Score {
     }
 }
 
-/// Lanes a [`Scores`] block holds side by side: the width of its vectors and of its logarithms
-/// ([`ladder_projector::math::ln_n`]). Eight rather than four: eight logarithms side by side
-/// keep the floating-point units busier (docs/PERFORMANCE.md, branch `score8`).
-const BLOCK: usize = 8;
+/// Lanes a [`Scores`] block holds side by side. Two blocks take their logarithms together
+/// ([`ladder_projector::math::ln_n`] of eight, which keeps the floating-point units busier than
+/// four at a time), a last odd block alone; blocks of four rather than eight leave no padding
+/// lanes when a fold thread holds four configurations (docs/PERFORMANCE.md, branch `score8`).
+const BLOCK: usize = 4;
 
 /// The first calibration bin the favourite's side can fill: the favourite's p is at least 0.5,
 /// so p times [`BINS`] is at least 5.
@@ -175,7 +176,7 @@ struct Counts {
 
 /// The running prediction scores of several configurations that predict the same matches (the
 /// lanes of a sweep), as a structure of arrays: each sum of [`Score`] holds its lanes side by
-/// side in blocks of eight ([`BLOCK`]), so one match is recorded in every lane with whole vectors and no
+/// side in blocks of four ([`BLOCK`]), so one match is recorded in every lane with whole vectors and no
 /// branch per lane. [`Scores::into_scores`] gives each lane's [`Score`], bit for bit the one
 /// [`Score::record`] of each lane's matches alone builds: each lane's sums take the same
 /// operations on the same values, in the same (game) order.
@@ -304,9 +305,26 @@ impl Scores {
         let mut last = [0.5; BLOCK];
         last[..rest.len()].copy_from_slice(rest);
         let tail = (!rest.is_empty()).then_some(&last);
-        for (b, p) in self.blocks.iter_mut().zip(whole.iter().chain(tail)) {
-            let counted = count(b);
-            add_block(b, p, y, &counted);
+        let mut blocks = self.blocks.iter_mut().zip(whole.iter().chain(tail));
+        loop {
+            match (blocks.next(), blocks.next()) {
+                (Some((b0, p0)), Some((b1, p1))) => {
+                    let (c0, c1) = (count(b0).map(mask), count(b1).map(mask));
+                    let (pc0, pc1) = (clipped(p0, &c0), clipped(p1, &c1));
+                    let both: [f64; 2 * BLOCK] =
+                        std::array::from_fn(|i| if i < BLOCK { pc0[i] } else { pc1[i - BLOCK] });
+                    let term = log_terms(both, y);
+                    let t0: [f64; BLOCK] = std::array::from_fn(|i| term[i]);
+                    let t1: [f64; BLOCK] = std::array::from_fn(|i| term[BLOCK + i]);
+                    add_block(b0, p0, y, &c0, &t0);
+                    add_block(b1, p1, y, &c1, &t1);
+                }
+                (Some((b, p)), None) => {
+                    let c = count(b).map(mask);
+                    add_block(b, p, y, &c, &log_terms(clipped(p, &c), y));
+                }
+                _ => break,
+            }
         }
     }
 
@@ -356,29 +374,36 @@ fn select(m: u64, a: f64, b: f64) -> f64 {
     f64::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
 }
 
-/// [`Score::record`] of one match in the lanes of `b` that `counted` says are scored, with the
-/// same operations lane by lane; the others add +0 to every sum. Each step is one loop over the
-/// lanes with no branch in it (selections by masks), so the compiler keeps the lanes in vectors.
+/// Each lane's p clipped as [`Score::record`] clips it where the mask `c` is all ones; 0.5
+/// where it is all zeros (a lane not scored: 0.5's logarithm, and its complement's, is a normal
+/// number, `ln_n`'s usual path, and the lane's term is dropped).
 #[inline(always)]
-#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
-fn add_block(b: &mut Block, p: &[f64; BLOCK], y: f64, counted: &[bool; BLOCK]) {
+fn clipped(p: &[f64; BLOCK], c: &[u64; BLOCK]) -> [f64; BLOCK] {
+    std::array::from_fn(|i| select(c[i], p[i].clamp(CLIP, 1.0 - CLIP), 0.5))
+}
+
+/// [`Score::record`]'s log-loss terms of clipped predictions `pc` with outcome `y`: a win's or a
+/// loss's one logarithm, a draw's two, all `N` lanes at once.
+#[inline(always)]
+fn log_terms<const N: usize>(pc: [f64; N], y: f64) -> [f64; N] {
     use ladder_projector::math::ln_n;
-    let c: [u64; BLOCK] = counted.map(mask);
-    let mut pc = [0.0; BLOCK];
-    for i in 0..BLOCK {
-        // A lane not scored takes 0.5 (whose logarithm, and its complement's, is a normal
-        // number: `ln_n`'s usual path) and drops its term.
-        pc[i] = select(c[i], p[i].clamp(CLIP, 1.0 - CLIP), 0.5);
-    }
-    // As `Score::record`: a win's or a loss's one logarithm, a draw's two.
-    let term = if y == 1.0 {
+    if y == 1.0 {
         ln_n(pc)
     } else if y == 0.0 {
         ln_n(pc.map(|pc| 1.0 - pc))
     } else {
         let (a, b) = (ln_n(pc), ln_n(pc.map(|pc| 1.0 - pc)));
         std::array::from_fn(|i| y * a[i] + (1.0 - y) * b[i])
-    };
+    }
+}
+
+/// [`Score::record`] of one match in the lanes of `b` whose mask in `c` is all ones, with the
+/// same operations lane by lane, `term` holding their log-loss terms ([`log_terms`]); the
+/// others add +0 to every sum. Each step is one loop over the lanes with no branch in it
+/// (selections by masks), so the compiler keeps the lanes in vectors.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane i of several arrays at once
+fn add_block(b: &mut Block, p: &[f64; BLOCK], y: f64, c: &[u64; BLOCK], term: &[f64; BLOCK]) {
     for i in 0..BLOCK {
         b.sum_log_loss[i] -= kept(term[i], c[i]);
     }
