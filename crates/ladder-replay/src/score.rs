@@ -267,7 +267,8 @@ impl Scores {
     /// [`Scores::record`] in every lane but those that `skip` (lane `l` is skipped when
     /// `skip(l)`: its score is left as it is, as when a configuration has failed).
     pub fn record_except(&mut self, p: &[f64], y: f64, skip: impl Fn(usize) -> bool) {
-        let skipped: Vec<bool> = (0..self.blocks.len() * BLOCK).map(|l| l < self.k && skip(l)).collect();
+        let skipped: Vec<bool> =
+            (0..self.blocks.len() * BLOCK).map(|l| l < self.k && skip(l)).collect();
         if !skipped.iter().any(|&s| s) {
             return self.record(p, y);
         }
@@ -468,7 +469,7 @@ fn add_block(b: &mut Block, p: &[f64; BLOCK], y: f64, c: &[u64; BLOCK], term: &[
         }
         return;
     }
-    add_bins(b, &fp, &fy, &c);
+    add_bins(b, &fp, &fy, c);
 }
 
 /// The calibration bins' part of [`add_block`] for a block whose lanes fall in different bins:
@@ -611,10 +612,8 @@ mod tests {
         }
         for k in 1..=13 {
             for shared in [true, false] {
-                let warmups: Vec<u64> = (0..k)
-                    .map(|_| next() % 4)
-                    .map(|w| if shared { 3 } else { w })
-                    .collect();
+                let warmups: Vec<u64> =
+                    (0..k).map(|_| next() % 4).map(|w| if shared { 3 } else { w }).collect();
                 let mut lanes = Scores::new(&warmups);
                 assert_eq!(lanes.len(), k);
                 let mut alone: Vec<Score> = warmups.iter().map(|&w| Score::new(w)).collect();
