@@ -726,11 +726,7 @@ pub(crate) fn rate_n<const L: usize>(
         gain: slots.map(|slot| slot.sums.gain),
     };
     let common = rate_in_n(rules, &ins);
-    let mut out = [const { Ok(Values { rating: 0.0, rd: 0.0, volatility: 0.0 }) }; L];
-    for (i, (out, common)) in out.iter_mut().zip(common).enumerate() {
-        *out = common.map_or_else(|| rules[i].rate(slots[i]), Ok);
-    }
-    out
+    std::array::from_fn(|i| common.get(i).map_or_else(|| rules[i].rate(slots[i]), Ok))
 }
 
 /// What steps 3 to 8 read of `L` slots on the common path, field by field (each field's `L`
@@ -770,10 +766,7 @@ pub(crate) struct RateIns<const L: usize> {
 /// per lane: docs/PERFORMANCE.md, "Sweeps".)
 #[inline]
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
-pub(crate) fn rate_in_n<const L: usize>(
-    rules: [&Glicko2Rule; L],
-    ins: &RateIns<L>,
-) -> [Option<Values>; L] {
+pub(crate) fn rate_in_n<const L: usize>(rules: [&Glicko2Rule; L], ins: &RateIns<L>) -> Rated<L> {
     // Each lane's constants, side by side.
     let tau: [f64; L] = std::array::from_fn(|i| rules[i].steps.tau);
     let inv_tau2: [f64; L] = std::array::from_fn(|i| rules[i].steps.inv_tau2);
@@ -912,23 +905,50 @@ pub(crate) fn rate_in_n<const L: usize>(
         rating[i] = SCALE * mu_new + CENTRE;
         rd[i] = (SCALE * phi_new[i]).min(rules[i].rd_max);
     }
-    let mut out = [None; L];
+    let mut rated = [false; L];
     for i in 0..L {
         // `steps_6_to_8`'s checks, and step 5.5's; a lane that fails one is left to `rate`,
         // which reports the error.
         // `&`, not `&&`: every check of every lane is taken, with no branch between them.
-        let rated = (good[i] != 0)
+        rated[i] = (good[i] != 0)
             & sigma[i].is_finite()
             & (sigma[i] > 0.0)
             & phi_new[i].is_finite()
             & (phi_new[i] > 0.0)
             & (rd[i] > 0.0)
             & rating[i].is_finite();
-        if rated {
-            out[i] = Some(Values { rating: rating[i], rd: rd[i], volatility: sigma[i] });
-        }
     }
-    out
+    Rated { rating, rd, volatility: sigma, rated }
+}
+
+/// What [`rate_in_n`] gives for `L` lanes, field by field (each field's `L` lanes side by side,
+/// so that a caller stores four adjacent lanes of a field as one vector): lane `i`'s
+/// [`Values`] where `rated[i]`, else nothing (the lane left the common path, and its caller
+/// rates it with the rule's `rate`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rated<const L: usize> {
+    pub(crate) rating: [f64; L],
+    pub(crate) rd: [f64; L],
+    pub(crate) volatility: [f64; L],
+    pub(crate) rated: [bool; L],
+}
+
+impl<const L: usize> Rated<L> {
+    /// Lane `i`'s values, if it stayed on the common path.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Option<Values> {
+        self.rated[i].then(|| Values {
+            rating: self.rating[i],
+            rd: self.rd[i],
+            volatility: self.volatility[i],
+        })
+    }
+
+    /// Whether every lane stayed on the common path.
+    #[inline(always)]
+    pub(crate) fn all(&self) -> bool {
+        self.rated.iter().fold(true, |all, &r| all & r)
+    }
 }
 
 /// All ones if `b`, else 0: a lane's condition as the mask [`pick`] takes (the form a vector

@@ -746,14 +746,16 @@ impl Glicko2Lanes {
                 (gather(&self.slots, w, &group), n)
             };
             let rated = rate_in_n(rules, &ins);
-            let common = rated.iter().all(Option::is_some);
+            let common = rated.all();
             if quick && common {
+                // Quad q's three fields, four lanes each, from the results' fields as vectors.
                 let out = &mut self.out[g * OUT..][..OUT];
-                for (i, v) in rated.map(Option::unwrap_or_default).iter().enumerate() {
-                    let at = (i / LANES) * VALUE_FIELDS * LANES + i % LANES;
-                    out[at + RATING * LANES] = v.rating;
-                    out[at + RD * LANES] = v.rd;
-                    out[at + VOLATILITY * LANES] = v.volatility;
+                for (q, out) in out.chunks_exact_mut(VALUE_FIELDS * LANES).enumerate() {
+                    for (f, field) in
+                        [(RATING, &rated.rating), (RD, &rated.rd), (VOLATILITY, &rated.volatility)]
+                    {
+                        out[f * LANES..][..LANES].copy_from_slice(&field[q * LANES..][..LANES]);
+                    }
                 }
             } else {
                 if quick {
@@ -777,24 +779,25 @@ impl Glicko2Lanes {
                     })
                     && common;
                 if quads {
-                    let rated = rated.map(Option::unwrap_or_default);
-                    for (quad, rated) in group.chunks_exact(LANES).zip(rated.chunks_exact(LANES)) {
+                    for (q, quad) in group.chunks_exact(LANES).enumerate() {
                         let (s, l) = quad[0];
                         let out = &mut self.out[s * VALUE_FIELDS * w..];
                         for (f, field) in [
-                            (RATING, std::array::from_fn(|i| rated[i].rating)),
-                            (RD, std::array::from_fn(|i| rated[i].rd)),
-                            (VOLATILITY, std::array::from_fn(|i| rated[i].volatility)),
+                            (RATING, &rated.rating),
+                            (RD, &rated.rd),
+                            (VOLATILITY, &rated.volatility),
                         ] {
+                            let field = std::array::from_fn(|i| field[q * LANES + i]);
                             store(&mut out[place(VALUE_FIELDS, f, l)..], &field, LANES);
                         }
                     }
                 }
-                for (&(s, l), rated) in group.iter().zip(rated).take(if quads { 0 } else { n }) {
+                for (i, &(s, l)) in group.iter().enumerate().take(if quads { 0 } else { n }) {
                     if self.failed[l].is_some() {
                         continue;
                     }
-                    match rated.map_or_else(|| self.lanes[l].rule.rate(&self.slot(s, l)), Ok) {
+                    match rated.get(i).map_or_else(|| self.lanes[l].rule.rate(&self.slot(s, l)), Ok)
+                    {
                         Ok(rated) => {
                             let out = &mut self.out[s * VALUE_FIELDS * w..];
                             out[place(VALUE_FIELDS, RATING, l)] = rated.rating;
