@@ -725,7 +725,7 @@ pub(crate) fn rate_n<const L: usize>(
         info: slots.map(|slot| slot.sums.info),
         gain: slots.map(|slot| slot.sums.gain),
     };
-    let common = rate_in_n(rules, &ins);
+    let common = rate_in_n(&RateConsts::of(rules), &ins);
     std::array::from_fn(|i| common.get(i).map_or_else(|| rules[i].rate(slots[i]), Ok))
 }
 
@@ -741,10 +741,10 @@ pub(crate) struct RateIns<const L: usize> {
     pub(crate) gain: [f64; L],
 }
 
-/// Glickman, steps 3 to 8 ([`Rule::rate`]) for `L` slots at once, each under its own rule and
-/// given what the common path reads of it (lane `i` of `ins`): the lanes of a sweep, one player's
-/// slot in several configurations, or the slots of several players. Result `i` is bit for bit
-/// `rules[i].rate` of slot `i`: every lane runs the operations of [`rate_in`] in the same order,
+/// Glickman, steps 3 to 8 ([`Rule::rate`]) for `L` slots at once, each under its own rule's
+/// constants (lane `i` of `consts`) and given what the common path reads of it (lane `i` of
+/// `ins`): the lanes of a sweep, one player's slot in several configurations, or the slots of
+/// several players. Result `i` is bit for bit `rate` of slot `i` under rule `i`: every lane runs the operations of [`rate_in`] in the same order,
 /// but the `L` lanes run side by side with no branch between them: their `exp` and `ln` `L` at a
 /// time ([`math::exp_n`], [`math::ln_n`]), step 5.2's first bracket step and step 5.4's Illinois
 /// iterations in lockstep, and every branch of a lane as a selection by a bit mask ([`pick`]),
@@ -759,19 +759,15 @@ pub(crate) struct RateIns<const L: usize> {
 /// always the scalar one. A lane whose bracket search (step 5.2) needs more than one step takes
 /// the rest of it lane by lane ([`bracket_rest`]), as [`volatility_in`] does.
 ///
-/// Result `i` is `None` for a lane that leaves the common path: the caller rates it with
-/// `rules[i].rate` of its slot whole (`rate_n` does), so a caller that keeps its slots in
+/// Result `i` is missing (`rated[i]` false) for a lane that leaves the common path: the caller
+/// rates it with its rule's `rate` of its slot whole (`rate_n` does), so a caller that keeps its slots in
 /// another layout (the lanes of a sweep) puts a slot together only then. (Returning the rule's
 /// `Result`s from here, with the scalar call in a closure, cost a call and a copy of the array
 /// per lane: docs/PERFORMANCE.md, "Sweeps".)
 #[inline]
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
-pub(crate) fn rate_in_n<const L: usize>(rules: [&Glicko2Rule; L], ins: &RateIns<L>) -> Rated<L> {
-    // Each lane's constants, side by side.
-    let tau: [f64; L] = std::array::from_fn(|i| rules[i].steps.tau);
-    let inv_tau2: [f64; L] = std::array::from_fn(|i| rules[i].steps.inv_tau2);
-    let exp_neg_tau: [f64; L] = std::array::from_fn(|i| rules[i].steps.exp_neg_tau);
-    let epsilon: [f64; L] = std::array::from_fn(|i| rules[i].steps.epsilon);
+pub(crate) fn rate_in_n<const L: usize>(consts: &RateConsts<L>, ins: &RateIns<L>) -> Rated<L> {
+    let RateConsts { tau, inv_tau2, exp_neg_tau, epsilon, phi_max, rd_max } = *consts;
     // `ok[i]`: all ones while lane i is on the common path, else 0.
     let mut ok = [0u64; L];
     let (mut v, mut gap, mut spread, mut sigma2, mut wide) =
@@ -827,8 +823,13 @@ pub(crate) fn rate_in_n<const L: usize>(rules: [&Glicko2Rule; L], ins: &RateIns<
     if further != 0 {
         for i in 0..L {
             if ok[i] & !wide[i] != 0 && fb[i] < 0.0 {
-                let steps = &rules[i].steps;
-                match bracket_rest(a[i], e_big_b[i], gap[i], spread[i], steps) {
+                let steps = Steps {
+                    tau: tau[i],
+                    inv_tau2: inv_tau2[i],
+                    exp_neg_tau: exp_neg_tau[i],
+                    epsilon: epsilon[i],
+                };
+                match bracket_rest(a[i], e_big_b[i], gap[i], spread[i], &steps) {
                     Some((b, e_b, f_b)) => (big_b[i], e_big_b[i], fb[i]) = (b, e_b, f_b),
                     None => ok[i] = 0,
                 }
@@ -895,15 +896,14 @@ pub(crate) fn rate_in_n<const L: usize>(rules: [&Glicko2Rule; L], ins: &RateIns<
         good[i] = ok[i] & mask(e_big_a[i] >= f64::MIN_POSITIVE);
         sigma[i] = pick(good[i], e_big_a[i], 1.0).sqrt();
         // Steps 6 to 8 (see `steps_6_to_8` for each line's formula).
-        let phi_max = rules[i].phi_max;
         let grown2 = ins.phi2[i] + sigma[i] * sigma[i];
-        let cap = phi_max * phi_max;
+        let cap = phi_max[i] * phi_max[i];
         let phi_star2 = if grown2 >= cap { cap } else { grown2 };
         let phi_new2 = phi_star2 / (1.0 + phi_star2 * ins.info[i]);
         phi_new[i] = phi_new2.sqrt();
         let mu_new = ins.mu[i] + phi_new2 * ins.gain[i];
         rating[i] = SCALE * mu_new + CENTRE;
-        rd[i] = (SCALE * phi_new[i]).min(rules[i].rd_max);
+        rd[i] = (SCALE * phi_new[i]).min(rd_max[i]);
     }
     let mut rated = [false; L];
     for i in 0..L {
@@ -919,6 +919,33 @@ pub(crate) fn rate_in_n<const L: usize>(rules: [&Glicko2Rule; L], ins: &RateIns<
             & rating[i].is_finite();
     }
     Rated { rating, rd, volatility: sigma, rated }
+}
+
+/// The constants of `L` lanes' rules that steps 3 to 8 read ([`rate_in_n`]), each field's `L`
+/// lanes side by side: step 5's `tau`, `1 / tau^2`, `e^-tau` and `epsilon` ([`Steps`]), and the
+/// caps `phi_max` and `rd_max`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RateConsts<const L: usize> {
+    pub(crate) tau: [f64; L],
+    pub(crate) inv_tau2: [f64; L],
+    pub(crate) exp_neg_tau: [f64; L],
+    pub(crate) epsilon: [f64; L],
+    pub(crate) phi_max: [f64; L],
+    pub(crate) rd_max: [f64; L],
+}
+
+impl<const L: usize> RateConsts<L> {
+    /// Lane `i`'s constants from `rules[i]`.
+    pub(crate) fn of(rules: [&Glicko2Rule; L]) -> RateConsts<L> {
+        RateConsts {
+            tau: rules.map(|r| r.steps.tau),
+            inv_tau2: rules.map(|r| r.steps.inv_tau2),
+            exp_neg_tau: rules.map(|r| r.steps.exp_neg_tau),
+            epsilon: rules.map(|r| r.steps.epsilon),
+            phi_max: rules.map(|r| r.phi_max),
+            rd_max: rules.map(|r| r.rd_max),
+        }
+    }
 }
 
 /// What [`rate_in_n`] gives for `L` lanes, field by field (each field's `L` lanes side by side,
