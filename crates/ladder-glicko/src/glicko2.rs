@@ -759,7 +759,7 @@ pub(crate) struct RateIns<const L: usize> {
 /// always the scalar one. A lane whose bracket search (step 5.2) needs more than one step takes
 /// the rest of it lane by lane ([`bracket_rest`]), as [`volatility_in`] does.
 ///
-/// Result `i` is missing (`rated[i]` false) for a lane that leaves the common path: the caller
+/// Result `i` is missing (`rated[i]` 0) for a lane that leaves the common path: the caller
 /// rates it with its rule's `rate` of its slot whole (`rate_n` does), so a caller that keeps its slots in
 /// another layout (the lanes of a sweep) puts a slot together only then. (Returning the rule's
 /// `Result`s from here, with the scalar call in a closure, cost a call and a copy of the array
@@ -778,16 +778,14 @@ pub(crate) fn rate_in_n<const L: usize>(consts: &RateConsts<L>, ins: &RateIns<L>
         let delta = v[i] * ins.gain[i];
         // Step 5.1, as volatility_in.
         let s2 = ins.sigma[i] * ins.sigma[i];
-        // `&`, not `&&`: every check taken, with no branch between them.
-        ok[i] = mask(
-            v[i].is_finite()
-                & (v[i] > 0.0)
-                & delta.is_finite()
-                & (s2 >= f64::MIN_POSITIVE)
-                & s2.is_finite()
-                & (inv_tau2[i] > 0.0)
-                & inv_tau2[i].is_finite(),
-        );
+        // Every check taken, each as a mask, with no branch between them.
+        ok[i] = finite(v[i])
+            & mask(v[i] > 0.0)
+            & finite(delta)
+            & mask(s2 >= f64::MIN_POSITIVE)
+            & finite(s2)
+            & mask(inv_tau2[i] > 0.0)
+            & finite(inv_tau2[i]);
         // A lane off the common path computes on 1 (filler, so that `ln_n` keeps to its
         // vector path), and its results are dropped.
         sigma2[i] = pick(ok[i], s2, 1.0);
@@ -809,7 +807,7 @@ pub(crate) fn rate_in_n<const L: usize>(consts: &RateConsts<L>, ins: &RateIns<L>
     let (mut big_b, mut e_big_b, mut fb) = ([0.0; L], [0.0; L], [0.0; L]);
     let mut further = 0u64;
     for i in 0..L {
-        ok[i] &= mask(a[i].is_finite());
+        ok[i] &= finite(a[i]);
         let x = a[i] - f64::from(1u32) * tau[i];
         let ex = sigma2[i] * exp_neg_tau[i];
         big_b[i] = pick(wide[i], ln_gap[i], x);
@@ -840,7 +838,7 @@ pub(crate) fn rate_in_n<const L: usize>(consts: &RateConsts<L>, ins: &RateIns<L>
     let (mut big_a, mut e_big_a, mut fa) = (a, sigma2, [0.0; L]);
     for i in 0..L {
         fa[i] = f_of(a[i], sigma2[i], gap[i], spread[i], a[i], inv_tau2[i]);
-        ok[i] &= mask(big_b[i].is_finite() & fa[i].is_finite() & fb[i].is_finite());
+        ok[i] &= finite(big_b[i]) & finite(fa[i]) & finite(fb[i]);
     }
     // Step 5.4, the live lanes in lockstep: a lane is live while it is on the common path and
     // |B - A| > epsilon, and every live lane has made the same number of iterations.
@@ -872,9 +870,9 @@ pub(crate) fn rate_in_n<const L: usize>(consts: &RateConsts<L>, ins: &RateIns<L>
         for i in 0..L {
             let fc = f_of(c[i], e_c[i], gap[i], spread[i], a[i], inv_tau2[i]);
             // A live lane with a non-finite C or f(C) leaves the lockstep, unchanged.
-            let finite = mask(c[i].is_finite() & fc.is_finite());
-            ok[i] &= !live[i] | finite;
-            let step = live[i] & finite;
+            let both = finite(c[i]) & finite(fc);
+            ok[i] &= !live[i] | both;
+            let step = live[i] & both;
             // Step 5.4(b), 2022 revision, and 5.4(c).
             let swap = mask(fc * fb[i] <= 0.0);
             let (na, nea) = (pick(swap, big_b[i], big_a[i]), pick(swap, e_big_b[i], e_big_a[i]));
@@ -905,18 +903,18 @@ pub(crate) fn rate_in_n<const L: usize>(consts: &RateConsts<L>, ins: &RateIns<L>
         rating[i] = SCALE * mu_new + CENTRE;
         rd[i] = (SCALE * phi_new[i]).min(rd_max[i]);
     }
-    let mut rated = [false; L];
+    let mut rated = [0u64; L];
     for i in 0..L {
         // `steps_6_to_8`'s checks, and step 5.5's; a lane that fails one is left to `rate`,
-        // which reports the error.
-        // `&`, not `&&`: every check of every lane is taken, with no branch between them.
-        rated[i] = (good[i] != 0)
-            & sigma[i].is_finite()
-            & (sigma[i] > 0.0)
-            & phi_new[i].is_finite()
-            & (phi_new[i] > 0.0)
-            & (rd[i] > 0.0)
-            & rating[i].is_finite();
+        // which reports the error. Every check of every lane is taken, each as a mask, with no
+        // branch between them.
+        rated[i] = good[i]
+            & finite(sigma[i])
+            & mask(sigma[i] > 0.0)
+            & finite(phi_new[i])
+            & mask(phi_new[i] > 0.0)
+            & mask(rd[i] > 0.0)
+            & finite(rating[i]);
     }
     Rated { rating, rd, volatility: sigma, rated }
 }
@@ -950,21 +948,21 @@ impl<const L: usize> RateConsts<L> {
 
 /// What [`rate_in_n`] gives for `L` lanes, field by field (each field's `L` lanes side by side,
 /// so that a caller stores four adjacent lanes of a field as one vector): lane `i`'s
-/// [`Values`] where `rated[i]`, else nothing (the lane left the common path, and its caller
-/// rates it with the rule's `rate`).
+/// [`Values`] where `rated[i]` is all ones (a [`mask`]), else nothing (the lane left the common
+/// path, and its caller rates it with the rule's `rate`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Rated<const L: usize> {
     pub(crate) rating: [f64; L],
     pub(crate) rd: [f64; L],
     pub(crate) volatility: [f64; L],
-    pub(crate) rated: [bool; L],
+    pub(crate) rated: [u64; L],
 }
 
 impl<const L: usize> Rated<L> {
     /// Lane `i`'s values, if it stayed on the common path.
     #[inline(always)]
     pub(crate) fn get(&self, i: usize) -> Option<Values> {
-        self.rated[i].then(|| Values {
+        (self.rated[i] != 0).then(|| Values {
             rating: self.rating[i],
             rd: self.rd[i],
             volatility: self.volatility[i],
@@ -974,7 +972,7 @@ impl<const L: usize> Rated<L> {
     /// Whether every lane stayed on the common path.
     #[inline(always)]
     pub(crate) fn all(&self) -> bool {
-        self.rated.iter().fold(true, |all, &r| all & r)
+        self.rated.iter().fold(!0, |all, &r| all & r) != 0
     }
 }
 
@@ -983,6 +981,16 @@ impl<const L: usize> Rated<L> {
 #[inline(always)]
 fn mask(b: bool) -> u64 {
     u64::from(b).wrapping_neg()
+}
+
+/// All ones if `x` is finite, else 0: `x * 0` is a zero for a finite `x` and NaN for an
+/// infinite or NaN one, so this is `mask(x.is_finite())` exactly. (Written so, the lanes' checks
+/// compile to vector multiplications and comparisons; `is_finite` beside a comparison of the
+/// same value became a test of its bits in general registers, lane by lane:
+/// docs/PERFORMANCE.md, "Sweeps".)
+#[inline(always)]
+fn finite(x: f64) -> u64 {
+    mask(x * 0.0 == 0.0)
 }
 
 /// `yes` where `m` (a [`mask`]) is all ones, `no` where it is 0: a selection of the bits, with
