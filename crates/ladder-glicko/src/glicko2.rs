@@ -874,12 +874,11 @@ pub(crate) fn rate_in_n<const L: usize>(consts: &RateConsts<L>, ins: &RateIns<L>
             ok[i] &= !live[i] | both;
             let step = live[i] & both;
             // Step 5.4(b), 2022 revision, and 5.4(c).
+            // (A stepping lane that swaps takes B for A; any other keeps its A.)
             let swap = mask(fc * fb[i] <= 0.0);
-            let (na, nea) = (pick(swap, big_b[i], big_a[i]), pick(swap, e_big_b[i], e_big_a[i]));
-            let nfa = pick(swap, fb[i], fa[i] / 2.0);
-            big_a[i] = pick(step, na, big_a[i]);
-            e_big_a[i] = pick(step, nea, e_big_a[i]);
-            fa[i] = pick(step, nfa, fa[i]);
+            big_a[i] = pick(step & swap, big_b[i], big_a[i]);
+            e_big_a[i] = pick(step & swap, e_big_b[i], e_big_a[i]);
+            fa[i] = pick(step, pick(swap, fb[i], fa[i] / 2.0), fa[i]);
             big_b[i] = pick(step, c[i], big_b[i]);
             e_big_b[i] = pick(step, e_c[i], e_big_b[i]);
             fb[i] = pick(step, fc, fb[i]);
