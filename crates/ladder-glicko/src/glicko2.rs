@@ -725,12 +725,8 @@ pub(crate) fn rate_n<const L: usize>(
         info: slots.map(|slot| slot.sums.info),
         gain: slots.map(|slot| slot.sums.gain),
     };
-    let common = rate_in_n(rules, &ins);
-    let mut out = [const { Ok(Values { rating: 0.0, rd: 0.0, volatility: 0.0 }) }; L];
-    for (i, (out, common)) in out.iter_mut().zip(common).enumerate() {
-        *out = common.map_or_else(|| rules[i].rate(slots[i]), Ok);
-    }
-    out
+    let common = rate_in_n(&RateConsts::of(rules), &ins);
+    std::array::from_fn(|i| common.get(i).map_or_else(|| rules[i].rate(slots[i]), Ok))
 }
 
 /// What steps 3 to 8 read of `L` slots on the common path, field by field (each field's `L`
@@ -745,136 +741,114 @@ pub(crate) struct RateIns<const L: usize> {
     pub(crate) gain: [f64; L],
 }
 
-/// Glickman, steps 3 to 8 ([`Rule::rate`]) for `L` slots at once, each under its own rule and
-/// given what the common path reads of it (lane `i` of `ins`): the lanes of a sweep, one player's slot in
-/// several configurations, or the slots of several players. Result `i` is bit for bit
-/// `rules[i].rate` of slot `i`: every lane runs the
-/// operations of [`rate_in`] in the same order, but step 5's Illinois iterations of the `L` run
-/// in lockstep, their `exp` and `ln` `L` at a time ([`math::exp_n`], [`math::ln_n`]) and their
-/// branches as selections, so that neither the lanes' differing iteration counts nor the
-/// data-dependent branch of step 5.4(b) cost a mispredicted jump each. Each lane's iterations
-/// are a chain of dependent operations (a division, an `exp`, a division), so more lanes side
-/// by side keep more of the floating-point units busy while each chain waits: the lanes rate
-/// eight at a time (docs/PERFORMANCE.md, "Sweeps"). Steps 6 to 8 of the `L` run likewise with
-/// no branch between them. A lane leaves the lockstep, and is rated by [`Glicko2Rule::rate`]
-/// itself, at anything off the common path: a non-finite quantity, a bound of step 5 reached,
-/// a volatility whose square leaves the normal range, a result that fails a check of steps 6
-/// to 8. So its result, error included, is always the scalar one.
+/// Glickman, steps 3 to 8 ([`Rule::rate`]) for `L` slots at once, each under its own rule's
+/// constants (lane `i` of `consts`) and given what the common path reads of it (lane `i` of
+/// `ins`): the lanes of a sweep, one player's slot in several configurations, or the slots of
+/// several players. Result `i` is bit for bit `rate` of slot `i` under rule `i`: every lane runs the operations of [`rate_in`] in the same order,
+/// but the `L` lanes run side by side with no branch between them: their `exp` and `ln` `L` at a
+/// time ([`math::exp_n`], [`math::ln_n`]), step 5.2's first bracket step and step 5.4's Illinois
+/// iterations in lockstep, and every branch of a lane as a selection by a bit mask ([`pick`]),
+/// so that neither the lanes' differing iteration counts nor the data-dependent branch of step
+/// 5.4(b) cost a mispredicted jump each, and the compiler keeps the lanes in vector registers.
+/// Each lane's iterations are a chain of dependent operations (a division, an `exp`, a
+/// division), so more lanes side by side keep more of the floating-point units busy while each
+/// chain waits: the lanes rate eight at a time (docs/PERFORMANCE.md, "Sweeps"). A lane leaves
+/// the lockstep, and is rated by [`Glicko2Rule::rate`] itself, at anything off the common path:
+/// a non-finite quantity, a bound of step 5 reached, a volatility whose square leaves the
+/// normal range, a result that fails a check of steps 6 to 8. So its result, error included, is
+/// always the scalar one. A lane whose bracket search (step 5.2) needs more than one step takes
+/// the rest of it lane by lane ([`bracket_rest`]), as [`volatility_in`] does.
 ///
-/// Result `i` is `None` for a lane that leaves the common path: the caller rates it with
-/// `rules[i].rate` of its slot whole (`rate_n` does), so a caller that keeps its slots in
+/// Result `i` is missing (`rated[i]` 0) for a lane that leaves the common path: the caller
+/// rates it with its rule's `rate` of its slot whole (`rate_n` does), so a caller that keeps its slots in
 /// another layout (the lanes of a sweep) puts a slot together only then. (Returning the rule's
 /// `Result`s from here, with the scalar call in a closure, cost a call and a copy of the array
 /// per lane: docs/PERFORMANCE.md, "Sweeps".)
 #[inline]
 #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
-pub(crate) fn rate_in_n<const L: usize>(
-    rules: [&Glicko2Rule; L],
-    ins: &RateIns<L>,
-) -> [Option<Values>; L] {
-    // Lanes still on the common path.
-    let mut ok = [true; L];
-    let (mut v, mut gap, mut spread, mut a, mut sigma2) =
-        ([0.0; L], [0.0; L], [0.0; L], [0.0; L], [1.0; L]);
-    let mut wide = [false; L];
+pub(crate) fn rate_in_n<const L: usize>(consts: &RateConsts<L>, ins: &RateIns<L>) -> Rated<L> {
+    let RateConsts { tau, inv_tau2, exp_neg_tau, epsilon, phi_max, rd_max } = *consts;
+    // `ok[i]`: all ones while lane i is on the common path, else 0.
+    let mut ok = [0u64; L];
+    let (mut v, mut gap, mut spread, mut sigma2, mut wide) =
+        ([0.0; L], [0.0; L], [0.0; L], [0.0; L], [0u64; L]);
     for i in 0..L {
-        let steps = &rules[i].steps;
         // Steps 3 and 4, as rate_in.
         v[i] = 1.0 / ins.info[i];
         let delta = v[i] * ins.gain[i];
         // Step 5.1, as volatility_in.
         let s2 = ins.sigma[i] * ins.sigma[i];
-        // `&`, not `&&`: every check taken, with no branch between them.
-        if !(v[i].is_finite()
-            & (v[i] > 0.0)
-            & delta.is_finite()
-            & (s2 >= f64::MIN_POSITIVE)
-            & s2.is_finite()
-            & (steps.inv_tau2 > 0.0)
-            & steps.inv_tau2.is_finite())
-        {
-            ok[i] = false;
-            continue;
-        }
-        sigma2[i] = s2;
+        // Every check taken, each as a mask, with no branch between them.
+        ok[i] = finite(v[i])
+            & mask(v[i] > 0.0)
+            & finite(delta)
+            & mask(s2 >= f64::MIN_POSITIVE)
+            & finite(s2)
+            & mask(inv_tau2[i] > 0.0)
+            & finite(inv_tau2[i]);
+        // A lane off the common path computes on 1 (filler, so that `ln_n` keeps to its
+        // vector path), and its results are dropped.
+        sigma2[i] = pick(ok[i], s2, 1.0);
         let delta2 = delta * delta;
         (gap[i], spread[i]) = (delta2 - ins.phi2[i] - v[i], ins.phi2[i] + v[i]);
-        wide[i] = delta2 > ins.phi2[i] + v[i];
+        wide[i] = ok[i] & mask(delta2 > ins.phi2[i] + v[i]);
     }
-    let ln_a = math::ln_n(sigma2);
+    let a = math::ln_n(sigma2);
     // Step 5.2's B where Delta^2 > phi^2 + v: ln(Delta^2 - phi^2 - v).
-    let ln_gap = if (0..L).any(|i| ok[i] && wide[i]) {
-        let mut x = [1.0; L];
-        for i in 0..L {
-            if ok[i] && wide[i] {
-                x[i] = gap[i];
-            }
-        }
-        math::ln_n(x)
+    let ln_gap = if wide.iter().fold(0, |any, &w| any | w) != 0 {
+        math::ln_n(std::array::from_fn(|i| pick(wide[i], gap[i], 1.0)))
     } else {
         [0.0; L]
     };
-    let (mut big_a, mut e_big_a, mut fa) = ([0.0; L], [0.0; L], [0.0; L]);
+    // Step 5.2, as volatility_in: B = ln(Delta^2 - phi^2 - v) where Delta^2 > phi^2 + v, else
+    // the first a - k tau with f(a - k tau) >= 0, k = 1, 2, ... (the search needs no exp:
+    // e^(a - k tau) is sigma^2 (e^-tau)^k). Its first step is taken in every lane, the lanes
+    // whose f(a - tau) is negative go on lane by lane ([`bracket_rest`]).
     let (mut big_b, mut e_big_b, mut fb) = ([0.0; L], [0.0; L], [0.0; L]);
-    let mut inv_tau2 = [0.0; L];
-    let mut epsilon = [0.0; L];
+    let mut further = 0u64;
     for i in 0..L {
-        if !ok[i] {
-            continue;
-        }
-        a[i] = ln_a[i];
-        let steps = &rules[i].steps;
-        (inv_tau2[i], epsilon[i]) = (steps.inv_tau2, steps.epsilon);
-        if !a[i].is_finite() {
-            ok[i] = false;
-            continue;
-        }
-        let f = |x: f64, ex: f64| f_of(x, ex, gap[i], spread[i], a[i], inv_tau2[i]);
-        // Step 5.2, as volatility_in (the bracket search needs no exp: e^(a - k tau) is
-        // sigma^2 (e^-tau)^k).
-        let found = if wide[i] {
-            Some((ln_gap[i], gap[i], f(ln_gap[i], gap[i])))
-        } else {
-            let mut ex = sigma2[i];
-            let mut k = 0u32;
-            loop {
-                k += 1;
-                if k > MAX_BRACKET_STEPS {
-                    break None;
-                }
-                let x = a[i] - f64::from(k) * steps.tau;
-                ex *= steps.exp_neg_tau;
-                let fx = f(x, ex);
-                if fx.is_nan() {
-                    break None;
-                }
-                if fx >= 0.0 {
-                    break Some((x, ex, fx));
+        ok[i] &= finite(a[i]);
+        let x = a[i] - f64::from(1u32) * tau[i];
+        let ex = sigma2[i] * exp_neg_tau[i];
+        big_b[i] = pick(wide[i], ln_gap[i], x);
+        e_big_b[i] = pick(wide[i], gap[i], ex);
+        fb[i] = f_of(big_b[i], e_big_b[i], gap[i], spread[i], a[i], inv_tau2[i]);
+        let narrow = ok[i] & !wide[i];
+        // A NaN f(a - tau) ends the search: off the common path.
+        ok[i] &= !(narrow & mask(fb[i].is_nan()));
+        further |= narrow & mask(fb[i] < 0.0);
+    }
+    if further != 0 {
+        for i in 0..L {
+            if ok[i] & !wide[i] != 0 && fb[i] < 0.0 {
+                let steps = Steps {
+                    tau: tau[i],
+                    inv_tau2: inv_tau2[i],
+                    exp_neg_tau: exp_neg_tau[i],
+                    epsilon: epsilon[i],
+                };
+                match bracket_rest(a[i], e_big_b[i], gap[i], spread[i], &steps) {
+                    Some((b, e_b, f_b)) => (big_b[i], e_big_b[i], fb[i]) = (b, e_b, f_b),
+                    None => ok[i] = 0,
                 }
             }
-        };
-        let Some((b, e_b, f_b)) = found else {
-            ok[i] = false;
-            continue;
-        };
-        // Step 5.3.
-        let f_a = f(a[i], sigma2[i]);
-        if !(b.is_finite() && f_a.is_finite() && f_b.is_finite()) {
-            ok[i] = false;
-            continue;
         }
-        (big_a[i], e_big_a[i], fa[i]) = (a[i], sigma2[i], f_a);
-        (big_b[i], e_big_b[i], fb[i]) = (b, e_b, f_b);
+    }
+    // Step 5.3: A = a, f_A = f(A).
+    let (mut big_a, mut e_big_a, mut fa) = (a, sigma2, [0.0; L]);
+    for i in 0..L {
+        fa[i] = f_of(a[i], sigma2[i], gap[i], spread[i], a[i], inv_tau2[i]);
+        ok[i] &= finite(big_b[i]) & finite(fa[i]) & finite(fb[i]);
     }
     // Step 5.4, the live lanes in lockstep: a lane is live while it is on the common path and
     // |B - A| > epsilon, and every live lane has made the same number of iterations.
     let mut n = 0u32;
     loop {
-        let mut live = [false; L];
+        let mut live = [0u64; L];
         for i in 0..L {
-            live[i] = ok[i] & ((big_b[i] - big_a[i]).abs() > epsilon[i]);
+            live[i] = ok[i] & mask((big_b[i] - big_a[i]).abs() > epsilon[i]);
         }
-        if !live.iter().any(|&l| l) {
+        if live.iter().fold(0, |any, &l| any | l) == 0 {
             break;
         }
         n += 1;
@@ -884,78 +858,172 @@ pub(crate) fn rate_in_n<const L: usize>(
             }
             break;
         }
-        // Step 5.4(a); a lane that is not live computes at 0, and its result is dropped. Both
-        // loops below compute every lane and keep a live lane's results by selection, with no
-        // branch between the lanes, so that the compiler can keep the lanes' divisions in
-        // vector registers (each lane's operations are its own, in `volatility_in`'s order).
+        // Step 5.4(a); a lane that is not live computes at 0, and its result is dropped. Every
+        // lane is computed and a live lane's results kept by selection, with no branch between
+        // the lanes (each lane's operations are its own, in `volatility_in`'s order).
         let mut c = [0.0; L];
         for i in 0..L {
             let next = big_a[i] + (big_a[i] - big_b[i]) * fa[i] / (fb[i] - fa[i]);
-            c[i] = if live[i] { next } else { 0.0 };
+            c[i] = pick(live[i], next, 0.0);
         }
         let e_c = math::exp_n(c);
         for i in 0..L {
             let fc = f_of(c[i], e_c[i], gap[i], spread[i], a[i], inv_tau2[i]);
             // A live lane with a non-finite C or f(C) leaves the lockstep, unchanged.
-            let finite = c[i].is_finite() & fc.is_finite();
-            ok[i] &= !live[i] | finite;
-            let step = live[i] & finite;
+            let both = finite(c[i]) & finite(fc);
+            ok[i] &= !live[i] | both;
+            let step = live[i] & both;
             // Step 5.4(b), 2022 revision, and 5.4(c).
-            let swap = fc * fb[i] <= 0.0;
-            let (na, nea) = if swap { (big_b[i], e_big_b[i]) } else { (big_a[i], e_big_a[i]) };
-            let nfa = if swap { fb[i] } else { fa[i] / 2.0 };
-            big_a[i] = if step { na } else { big_a[i] };
-            e_big_a[i] = if step { nea } else { e_big_a[i] };
-            fa[i] = if step { nfa } else { fa[i] };
-            big_b[i] = if step { c[i] } else { big_b[i] };
-            e_big_b[i] = if step { e_c[i] } else { e_big_b[i] };
-            fb[i] = if step { fc } else { fb[i] };
+            // (A stepping lane that swaps takes B for A; any other keeps its A.)
+            let swap = mask(fc * fb[i] <= 0.0);
+            big_a[i] = pick(step & swap, big_b[i], big_a[i]);
+            e_big_a[i] = pick(step & swap, e_big_b[i], e_big_a[i]);
+            fa[i] = pick(step, pick(swap, fb[i], fa[i] / 2.0), fa[i]);
+            big_b[i] = pick(step, c[i], big_b[i]);
+            e_big_b[i] = pick(step, e_c[i], e_big_b[i]);
+            fb[i] = pick(step, fc, fb[i]);
         }
     }
     // Step 5.5 (e^(A/2) below the normal range is left to the scalar path), then steps 6 to 8
     // as `steps_6_to_8` computes them, operation for operation, over every lane with no branch
     // between them (a lane off the common path computes on filler and is rated by `rate`).
-    let mut good = [false; L];
-    let (mut phi2, mut info, mut mu, mut gain) = ([1.0; L], [1.0; L], [0.0; L], [0.0; L]);
-    let (mut phi_max, mut rd_max) = ([1.0; L], [1.0; L]);
-    for i in 0..L {
-        good[i] = ok[i] && e_big_a[i] >= f64::MIN_POSITIVE;
-        if !good[i] {
-            e_big_a[i] = 1.0;
-        }
-        (phi2[i], info[i], mu[i], gain[i]) = (ins.phi2[i], ins.info[i], ins.mu[i], ins.gain[i]);
-        (phi_max[i], rd_max[i]) = (rules[i].phi_max, rules[i].rd_max);
-    }
+    let mut good = [0u64; L];
     let (mut sigma, mut phi_new, mut rating, mut rd) = ([0.0; L], [0.0; L], [0.0; L], [0.0; L]);
     for i in 0..L {
-        sigma[i] = e_big_a[i].sqrt();
+        good[i] = ok[i] & mask(e_big_a[i] >= f64::MIN_POSITIVE);
+        sigma[i] = pick(good[i], e_big_a[i], 1.0).sqrt();
         // Steps 6 to 8 (see `steps_6_to_8` for each line's formula).
-        let grown2 = phi2[i] + sigma[i] * sigma[i];
+        let grown2 = ins.phi2[i] + sigma[i] * sigma[i];
         let cap = phi_max[i] * phi_max[i];
         let phi_star2 = if grown2 >= cap { cap } else { grown2 };
-        let phi_new2 = phi_star2 / (1.0 + phi_star2 * info[i]);
+        let phi_new2 = phi_star2 / (1.0 + phi_star2 * ins.info[i]);
         phi_new[i] = phi_new2.sqrt();
-        let mu_new = mu[i] + phi_new2 * gain[i];
+        let mu_new = ins.mu[i] + phi_new2 * ins.gain[i];
         rating[i] = SCALE * mu_new + CENTRE;
         rd[i] = (SCALE * phi_new[i]).min(rd_max[i]);
     }
-    let mut out = [None; L];
+    let mut rated = [0u64; L];
     for i in 0..L {
         // `steps_6_to_8`'s checks, and step 5.5's; a lane that fails one is left to `rate`,
-        // which reports the error.
-        // `&`, not `&&`: every check of every lane is taken, with no branch between them.
-        let rated = good[i]
-            & sigma[i].is_finite()
-            & (sigma[i] > 0.0)
-            & phi_new[i].is_finite()
-            & (phi_new[i] > 0.0)
-            & (rd[i] > 0.0)
-            & rating[i].is_finite();
-        if rated {
-            out[i] = Some(Values { rating: rating[i], rd: rd[i], volatility: sigma[i] });
+        // which reports the error. Every check of every lane is taken, each as a mask, with no
+        // branch between them.
+        rated[i] = good[i]
+            & finite(sigma[i])
+            & mask(sigma[i] > 0.0)
+            & finite(phi_new[i])
+            & mask(phi_new[i] > 0.0)
+            & mask(rd[i] > 0.0)
+            & finite(rating[i]);
+    }
+    Rated { rating, rd, volatility: sigma, rated }
+}
+
+/// The constants of `L` lanes' rules that steps 3 to 8 read ([`rate_in_n`]), each field's `L`
+/// lanes side by side: step 5's `tau`, `1 / tau^2`, `e^-tau` and `epsilon` ([`Steps`]), and the
+/// caps `phi_max` and `rd_max`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RateConsts<const L: usize> {
+    pub(crate) tau: [f64; L],
+    pub(crate) inv_tau2: [f64; L],
+    pub(crate) exp_neg_tau: [f64; L],
+    pub(crate) epsilon: [f64; L],
+    pub(crate) phi_max: [f64; L],
+    pub(crate) rd_max: [f64; L],
+}
+
+impl<const L: usize> RateConsts<L> {
+    /// Lane `i`'s constants from `rules[i]`.
+    pub(crate) fn of(rules: [&Glicko2Rule; L]) -> RateConsts<L> {
+        RateConsts {
+            tau: rules.map(|r| r.steps.tau),
+            inv_tau2: rules.map(|r| r.steps.inv_tau2),
+            exp_neg_tau: rules.map(|r| r.steps.exp_neg_tau),
+            epsilon: rules.map(|r| r.steps.epsilon),
+            phi_max: rules.map(|r| r.phi_max),
+            rd_max: rules.map(|r| r.rd_max),
         }
     }
-    out
+}
+
+/// What [`rate_in_n`] gives for `L` lanes, field by field (each field's `L` lanes side by side,
+/// so that a caller stores four adjacent lanes of a field as one vector): lane `i`'s
+/// [`Values`] where `rated[i]` is all ones (a [`mask`]), else nothing (the lane left the common
+/// path, and its caller rates it with the rule's `rate`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rated<const L: usize> {
+    pub(crate) rating: [f64; L],
+    pub(crate) rd: [f64; L],
+    pub(crate) volatility: [f64; L],
+    pub(crate) rated: [u64; L],
+}
+
+impl<const L: usize> Rated<L> {
+    /// Lane `i`'s values, if it stayed on the common path.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Option<Values> {
+        (self.rated[i] != 0).then(|| Values {
+            rating: self.rating[i],
+            rd: self.rd[i],
+            volatility: self.volatility[i],
+        })
+    }
+
+    /// Whether every lane stayed on the common path.
+    #[inline(always)]
+    pub(crate) fn all(&self) -> bool {
+        self.rated.iter().fold(!0, |all, &r| all & r) != 0
+    }
+}
+
+/// All ones if `b`, else 0: a lane's condition as the mask [`pick`] takes (the form a vector
+/// comparison gives, so that the lanes' selections need no branch).
+#[inline(always)]
+fn mask(b: bool) -> u64 {
+    u64::from(b).wrapping_neg()
+}
+
+/// All ones if `x` is finite, else 0: `x * 0` is a zero for a finite `x` and NaN for an
+/// infinite or NaN one, so this is `mask(x.is_finite())` exactly. (Written so, the lanes' checks
+/// compile to vector multiplications and comparisons; `is_finite` beside a comparison of the
+/// same value became a test of its bits in general registers, lane by lane:
+/// docs/PERFORMANCE.md, "Sweeps".)
+#[inline(always)]
+fn finite(x: f64) -> u64 {
+    mask(x * 0.0 == 0.0)
+}
+
+/// `yes` where `m` (a [`mask`]) is all ones, `no` where it is 0: a selection of the bits, with
+/// no arithmetic on either value, so the result is one of the two exactly.
+#[inline(always)]
+fn pick(m: u64, yes: f64, no: f64) -> f64 {
+    f64::from_bits((yes.to_bits() & m) | (no.to_bits() & !m))
+}
+
+/// Glickman, step 5.2's bracket search from its second step on, for a lane whose first step
+/// (k = 1, with `e_x` = e^(a - tau)) gave a negative f: as [`volatility_in`] goes on, the first
+/// `(a - k tau, e^(a - k tau), f(a - k tau))` with f at least 0, or `None` where the search
+/// stops (a NaN f, or [`MAX_BRACKET_STEPS`] reached), which leaves the common path. Out of line:
+/// in a sweep every lane's search ends at its first step.
+#[cold]
+#[inline(never)]
+fn bracket_rest(a: f64, e_x: f64, gap: f64, spread: f64, steps: &Steps) -> Option<(f64, f64, f64)> {
+    let mut ex = e_x;
+    let mut k = 1u32;
+    loop {
+        k += 1;
+        if k > MAX_BRACKET_STEPS {
+            return None;
+        }
+        let x = a - f64::from(k) * steps.tau;
+        ex *= steps.exp_neg_tau;
+        let fx = f_of(x, ex, gap, spread, a, steps.inv_tau2);
+        if fx.is_nan() {
+            return None;
+        }
+        if fx >= 0.0 {
+            return Some((x, ex, fx));
+        }
+    }
 }
 
 /// What Glickman's steps 6 to 8 compute from the new volatility (kept for the trace).
@@ -1111,6 +1179,127 @@ mod tests {
         assert!(oks > 200_000 && errors > 10_000, "{oks} rated, {errors} errors");
         let (oks, errors) = check::<3>(&mut g, 10_000);
         assert!(oks > 15_000 && errors > 1_000, "{oks} rated, {errors} errors");
+    }
+
+    /// `rate_in_n` (through `rate_n`) is each lane's `rate`, bit for bit and error for error,
+    /// in groups of eight (as closing rates them), four and sixteen, over 240,000 lanes chosen to take
+    /// every path of the kernel side by side: the common path with B from ln(Delta^2 - phi^2 -
+    /// v) or from a bracket search of one step or of many (`bracket_rest`: a large tau against
+    /// a large volatility), Illinois iterations from none to dozens in the same group (epsilon
+    /// from 1e-14 to 0.5), and lanes that leave the common path anywhere (the random rules' and
+    /// slots' odd values: v or Delta not finite, sigma^2 outside the normal range, step 5's
+    /// bounds, an RD cap below any phi). Each lane's path is read from its traced `rate` (its
+    /// bracket steps `k` and its `iterations`), and the test asserts each is well represented.
+    #[test]
+    fn rate_in_n_is_rate_on_every_path_side_by_side() {
+        /// A rule and a slot of one of four families (see the test's documentation).
+        fn lane(g: &mut Mix) -> (Glicko2Rule, Slot<Start>) {
+            let (mut r, mut s) = (rule(g), slot(g));
+            match g.next() % 4 {
+                // Many bracket steps: f(a - k tau) = e (gap - e) / (2 (spread + e)^2) + k / tau
+                // stays negative for several k when tau is large and e = sigma^2 (e^-tau)^k is
+                // large against a spread that Delta^2 does not reach.
+                0 => {
+                    let tau = g.uniform(2.0, 12.0);
+                    r.steps = Steps::new(tau, g.mostly(1e-9, 1e-5, &[1e-14, 0.5]));
+                    s.start.sigma = g.uniform(0.5, 40.0);
+                    s.start.phi2 = g.uniform(1e-4, 0.05);
+                    s.sums.info = g.uniform(5.0, 200.0);
+                    s.sums.gain = g.uniform(-0.05, 0.05);
+                }
+                // Iteration counts far apart: epsilon from coarse to below the spacing of the
+                // doubles, tau from small to large.
+                1 => {
+                    let epsilon = match g.next() % 4 {
+                        0 => 0.5,
+                        1 => 1e-14,
+                        2 => 1e-300,
+                        _ => g.uniform(1e-12, 1e-2),
+                    };
+                    r.steps = Steps::new(g.uniform(0.05, 3.0), epsilon);
+                }
+                // The common case of a sweep's slot.
+                _ => {}
+            }
+            (r, s)
+        }
+        /// Lane `i`'s bracket steps and Illinois iterations from its traced `rate` (`None` for
+        /// an error).
+        fn path(rule: &Glicko2Rule, slot: &Slot<Start>) -> Option<(u32, u32)> {
+            let mut t = Trace::new();
+            rule.rate_traced(slot, &mut t).ok()?;
+            let of = |name: &str| {
+                t.entries.iter().find_map(|e| match e {
+                    ladder_projector::TraceEntry::Quantity { name: n, value, .. } if n == name => {
+                        Some(*value as u32)
+                    }
+                    _ => None,
+                })
+            };
+            Some((of("k")?, of("iterations")?))
+        }
+        #[derive(Default, Debug)]
+        struct Seen {
+            errors: usize,
+            wide: usize,
+            one_step: usize,
+            many_steps: usize,
+            no_iteration: usize,
+            many_iterations: usize,
+            /// Groups whose lanes' iteration counts differ by 6 or more.
+            spread_groups: usize,
+        }
+        fn check<const N: usize>(g: &mut Mix, groups: usize, seen: &mut Seen) {
+            for _ in 0..groups {
+                let lanes: [(Glicko2Rule, Slot<Start>); N] = std::array::from_fn(|_| lane(g));
+                let many = rate_n::<N>(
+                    std::array::from_fn(|i| &lanes[i].0),
+                    std::array::from_fn(|i| &lanes[i].1),
+                );
+                let (mut least, mut most) = (u32::MAX, 0);
+                for (i, ((rule, slot), many)) in lanes.iter().zip(&many).enumerate() {
+                    let one = rule.rate(slot);
+                    let at = || format!("lane {i} of {N}: {rule:?} {slot:?}");
+                    match (many, &one) {
+                        (Ok(x), Ok(y)) => {
+                            let bits = |v: &Values| {
+                                [v.rating.to_bits(), v.rd.to_bits(), v.volatility.to_bits()]
+                            };
+                            assert_eq!(bits(x), bits(y), "{}", at());
+                        }
+                        (x, y) => assert_eq!(x, y, "{}", at()),
+                    }
+                    match path(rule, slot) {
+                        None => seen.errors += 1,
+                        Some((k, n)) => {
+                            match k {
+                                0 => seen.wide += 1,
+                                1 => seen.one_step += 1,
+                                _ => seen.many_steps += 1,
+                            }
+                            seen.no_iteration += usize::from(n == 0);
+                            seen.many_iterations += usize::from(n >= 8);
+                            (least, most) = (least.min(n), most.max(n));
+                        }
+                    }
+                }
+                seen.spread_groups += usize::from(most >= least.saturating_add(6));
+            }
+        }
+        let mut g = Mix(0x5eed_0007);
+        let mut seen = Seen::default();
+        check::<8>(&mut g, 20_000, &mut seen);
+        check::<4>(&mut g, 10_000, &mut seen);
+        check::<16>(&mut g, 2_500, &mut seen);
+        // Every path well represented (240,000 lanes in all; a run gave 38,000 errors, 43,000
+        // lanes with B from ln(Delta^2 - phi^2 - v), 111,000 with one bracket step and 46,000
+        // with more, 2,000 with no iteration and 41,000 with 8 or more, and 23,000 groups whose
+        // iteration counts differ by 6 or more).
+        assert!(seen.errors > 10_000, "{seen:?}");
+        assert!(seen.wide > 10_000 && seen.one_step > 10_000, "{seen:?}");
+        assert!(seen.many_steps > 5_000, "{seen:?}");
+        assert!(seen.no_iteration > 500 && seen.many_iterations > 5_000, "{seen:?}");
+        assert!(seen.spread_groups > 5_000, "{seen:?}");
     }
 
     /// `start_n` and `idle_n` are each lane's `start` and `idle`, bit for bit, over 400,000

@@ -46,7 +46,7 @@
 
 use super::{
     g_of_square, idle_fields, rate_in_n, start_fields, Fields, Glicko2, Glicko2Rule, Glicko2State,
-    RateIns, Start, Values,
+    RateConsts, RateIns, Start, Values,
 };
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
@@ -215,6 +215,9 @@ pub struct Glicko2Lanes {
     phi_max: Vec<f64>,
     /// `home[l]`: lane `l`'s home advantage in rating points (its `home` constant).
     home: Vec<f64>,
+    /// `rate_consts[q]`: the constants closing reads of lanes `4q` to `4q + 3` (their rules'),
+    /// each field's four lanes side by side; padding lanes hold lane 0's.
+    rate_consts: Vec<RateConsts<LANES>>,
     /// K rounded up to a multiple of [`LANES`]: how many lanes a block holds (see [`place`]);
     /// `phi_max` and `home` are padded to it too.
     width: usize,
@@ -243,6 +246,14 @@ impl Glicko2Lanes {
         phi_max.resize(width, 1.0);
         let mut home: Vec<f64> = projectors.iter().map(|p| p.common.home).collect();
         home.resize(width, 0.0);
+        // Padding lanes take lane 0's constants (filler).
+        let rate_consts = (0..width / LANES)
+            .map(|q| {
+                RateConsts::of(std::array::from_fn(|i| {
+                    &projectors.get(q * LANES + i).unwrap_or(&projectors[0]).rule
+                }))
+            })
+            .collect();
         Ok(Glicko2Lanes {
             lanes: projectors,
             clock,
@@ -258,6 +269,7 @@ impl Glicko2Lanes {
             out: Vec::new(),
             phi_max,
             home,
+            rate_consts,
             width,
             seat_slots: Vec::new(),
             failed: vec![None; k],
@@ -719,17 +731,10 @@ impl Glicko2Lanes {
             let quick = g < whole && self.failures == 0;
             // What the common path reads of each (`rate_in_n`); a lane that leaves it is rated
             // by its rule's `rate` of the engine's slot, put together.
-            let mut rules = [&self.lanes[0].rule; RATE];
-            let (ins, n) = if quick {
+            let (consts, ins, n) = if quick {
                 // Group g's pairs from (s, l) on, quad by quad: four adjacent lanes of a slot.
-                let mut ql = l;
-                for quad in rules.chunks_exact_mut(LANES) {
-                    for (i, rule) in quad.iter_mut().enumerate() {
-                        *rule = &self.lanes[ql + i].rule;
-                    }
-                    ql = if ql + LANES == k { 0 } else { ql + LANES };
-                }
-                (gather_quads(&self.slots[g * IN..][..IN]), RATE)
+                let consts = consts_of_quads(&self.rate_consts, l, k);
+                (consts, gather_quads(&self.slots[g * IN..][..IN]), RATE)
             } else {
                 let mut n = 0;
                 while n < RATE && s < slots {
@@ -747,20 +752,20 @@ impl Glicko2Lanes {
                 }
                 let first = group[0];
                 group[n..].fill(first);
-                for (i, &(_, l)) in group.iter().enumerate() {
-                    rules[i] = &self.lanes[l].rule;
-                }
-                (gather(&self.slots, w, &group), n)
+                let consts = consts_of_pairs(&self.rate_consts, &group);
+                (consts, gather(&self.slots, w, &group), n)
             };
-            let rated = rate_in_n(rules, &ins);
-            let common = rated.iter().all(Option::is_some);
+            let rated = rate_in_n(&consts, &ins);
+            let common = rated.all();
             if quick && common {
+                // Quad q's three fields, four lanes each, from the results' fields as vectors.
                 let out = &mut self.out[g * OUT..][..OUT];
-                for (i, v) in rated.map(Option::unwrap_or_default).iter().enumerate() {
-                    let at = (i / LANES) * VALUE_FIELDS * LANES + i % LANES;
-                    out[at + RATING * LANES] = v.rating;
-                    out[at + RD * LANES] = v.rd;
-                    out[at + VOLATILITY * LANES] = v.volatility;
+                for (q, out) in out.chunks_exact_mut(VALUE_FIELDS * LANES).enumerate() {
+                    for (f, field) in
+                        [(RATING, &rated.rating), (RD, &rated.rd), (VOLATILITY, &rated.volatility)]
+                    {
+                        out[f * LANES..][..LANES].copy_from_slice(&field[q * LANES..][..LANES]);
+                    }
                 }
             } else {
                 if quick {
@@ -784,24 +789,25 @@ impl Glicko2Lanes {
                     })
                     && common;
                 if quads {
-                    let rated = rated.map(Option::unwrap_or_default);
-                    for (quad, rated) in group.chunks_exact(LANES).zip(rated.chunks_exact(LANES)) {
+                    for (q, quad) in group.chunks_exact(LANES).enumerate() {
                         let (s, l) = quad[0];
                         let out = &mut self.out[s * VALUE_FIELDS * w..];
                         for (f, field) in [
-                            (RATING, std::array::from_fn(|i| rated[i].rating)),
-                            (RD, std::array::from_fn(|i| rated[i].rd)),
-                            (VOLATILITY, std::array::from_fn(|i| rated[i].volatility)),
+                            (RATING, &rated.rating),
+                            (RD, &rated.rd),
+                            (VOLATILITY, &rated.volatility),
                         ] {
+                            let field = std::array::from_fn(|i| field[q * LANES + i]);
                             store(&mut out[place(VALUE_FIELDS, f, l)..], &field, LANES);
                         }
                     }
                 }
-                for (&(s, l), rated) in group.iter().zip(rated).take(if quads { 0 } else { n }) {
+                for (i, &(s, l)) in group.iter().enumerate().take(if quads { 0 } else { n }) {
                     if self.failed[l].is_some() {
                         continue;
                     }
-                    match rated.map_or_else(|| self.lanes[l].rule.rate(&self.slot(s, l)), Ok) {
+                    match rated.get(i).map_or_else(|| self.lanes[l].rule.rate(&self.slot(s, l)), Ok)
+                    {
                         Ok(rated) => {
                             let out = &mut self.out[s * VALUE_FIELDS * w..];
                             out[place(VALUE_FIELDS, RATING, l)] = rated.rating;
@@ -1178,6 +1184,56 @@ fn gather_quads(src: &[f64]) -> RateIns<RATE> {
     }
 }
 
+/// The constants closing reads of a group of [`RATE`] (slot, lane) pairs (`group`), lane by
+/// lane from `rate_consts` (a lane's quad's, its place in it).
+#[inline(always)]
+fn consts_of_pairs(
+    rate_consts: &[RateConsts<LANES>],
+    group: &[(usize, usize); RATE],
+) -> RateConsts<RATE> {
+    let field = |f: fn(&RateConsts<LANES>) -> &[f64; LANES]| {
+        group.map(|(_, l)| f(&rate_consts[l / LANES])[l % LANES])
+    };
+    RateConsts {
+        tau: field(|c| &c.tau),
+        inv_tau2: field(|c| &c.inv_tau2),
+        exp_neg_tau: field(|c| &c.exp_neg_tau),
+        epsilon: field(|c| &c.epsilon),
+        phi_max: field(|c| &c.phi_max),
+        rd_max: field(|c| &c.rd_max),
+    }
+}
+
+// A group of RATE pairs is two quads (`consts_of_quads`).
+const _: () = assert!(RATE == 2 * LANES);
+
+/// [`consts_of_pairs`] of a group that is two whole quads of adjacent lanes from lane `l` (a
+/// multiple of four) of K = `k` (a multiple of four), the second quad the next slot's first
+/// when the first ends the slot: the two quads' constants copied whole
+/// (`consts_of_quads_is_consts_of_pairs`).
+#[inline(always)]
+fn consts_of_quads(rate_consts: &[RateConsts<LANES>], l: usize, k: usize) -> RateConsts<RATE> {
+    let q = l / LANES;
+    let next = if l + LANES == k { 0 } else { q + 1 };
+    join_quads(&rate_consts[q], &rate_consts[next])
+}
+
+/// The constants of two quads of lanes side by side, `a`'s four then `b`'s.
+#[inline(always)]
+fn join_quads(a: &RateConsts<LANES>, b: &RateConsts<LANES>) -> RateConsts<RATE> {
+    let join = |x: &[f64; LANES], y: &[f64; LANES]| -> [f64; RATE] {
+        std::array::from_fn(|i| if i < LANES { x[i] } else { y[i - LANES] })
+    };
+    RateConsts {
+        tau: join(&a.tau, &b.tau),
+        inv_tau2: join(&a.inv_tau2, &b.inv_tau2),
+        exp_neg_tau: join(&a.exp_neg_tau, &b.exp_neg_tau),
+        epsilon: join(&a.epsilon, &b.epsilon),
+        phi_max: join(&a.phi_max, &b.phi_max),
+        rd_max: join(&a.rd_max, &b.rd_max),
+    }
+}
+
 /// One prefetch hint per 64-byte line that `block` spans, and its last.
 #[inline]
 fn prefetch_block(block: &[f64]) {
@@ -1265,6 +1321,55 @@ mod tests {
                 ] {
                     assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "K {k}, group {g}");
                 }
+                groups += 1;
+            }
+        }
+        assert!(groups > 50, "{groups} groups");
+    }
+
+    /// `consts_of_quads` from each whole group's first lane is `consts_of_pairs` of the group's
+    /// pairs, for every K that is a multiple of four (1 to 4 quads a slot) and every whole group
+    /// of 13 slots' pairs in slot and lane order (each constant a number of its own, so a wrong
+    /// lane shows): the usual case of closing reads the constants the general one reads.
+    #[test]
+    fn consts_of_quads_is_consts_of_pairs() {
+        let mut groups = 0;
+        for k in [4, 8, 12, 16] {
+            let rate_consts: Vec<RateConsts<LANES>> = (0..k / LANES)
+                .map(|q| {
+                    let lane = |f: usize| -> [f64; LANES] {
+                        std::array::from_fn(|i| (f * 100 + q * LANES + i) as f64)
+                    };
+                    RateConsts {
+                        tau: lane(0),
+                        inv_tau2: lane(1),
+                        exp_neg_tau: lane(2),
+                        epsilon: lane(3),
+                        phi_max: lane(4),
+                        rd_max: lane(5),
+                    }
+                })
+                .collect();
+            let pairs: Vec<(usize, usize)> =
+                (0..13).flat_map(|s| (0..k).map(move |l| (s, l))).collect();
+            for group in pairs.chunks_exact(RATE) {
+                let group: [(usize, usize); RATE] = std::array::from_fn(|i| group[i]);
+                let (quads, pairs) = (
+                    consts_of_quads(&rate_consts, group[0].1, k),
+                    consts_of_pairs(&rate_consts, &group),
+                );
+                for (a, b) in [
+                    (quads.tau, pairs.tau),
+                    (quads.inv_tau2, pairs.inv_tau2),
+                    (quads.exp_neg_tau, pairs.exp_neg_tau),
+                    (quads.epsilon, pairs.epsilon),
+                    (quads.phi_max, pairs.phi_max),
+                    (quads.rd_max, pairs.rd_max),
+                ] {
+                    assert_eq!(a, b, "K {k}, group {group:?}");
+                }
+                // Each lane's own constants.
+                assert_eq!(pairs.tau, group.map(|(_, l)| l as f64), "K {k}, group {group:?}");
                 groups += 1;
             }
         }
