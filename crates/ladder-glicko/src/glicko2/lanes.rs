@@ -348,6 +348,22 @@ impl Glicko2Lanes {
         self.rate_open(seq);
     }
 
+    /// Frees every lane's state (the players' blocks, the open period's slots, the scratch),
+    /// keeping the failures: for a caller done with the lanes but for
+    /// [`Glicko2Lanes::failures`] (a sweep, once [`Glicko2Lanes::settle`]d), so that the memory
+    /// goes back on the caller's thread. Afterwards the lanes hold no player: settling again
+    /// rates nothing, and [`Glicko2Lanes::into_projectors`] gives states that mean nothing.
+    pub fn free_states(&mut self) {
+        self.shared = Vec::new();
+        self.values = Vec::new();
+        self.slot_shared = Vec::new();
+        self.slots = Vec::new();
+        self.capped = Vec::new();
+        self.games = Games::default();
+        self.out = Vec::new();
+        self.open = None;
+    }
+
     /// Reads `player`'s shared fields into the cache ahead of use (see
     /// [`ladder_projector::Projector::prefetch`]); [`Glicko2Lanes::prefetch_slots`] then reads
     /// what the player's next game needs of their lanes.
