@@ -45,8 +45,8 @@
 //! lane has failed does a step return an error.
 
 use super::{
-    g_of_square, idle_fields, rate_in_n, start_fields, Fields, Glicko2, Glicko2Rule, Glicko2State,
-    RateIns, Start, Values,
+    g_of_square, idle_fields, rate_in_n, start_and_idle_fields, start_fields, Fields, Glicko2,
+    Glicko2Rule, Glicko2State, RateIns, Start, Values,
 };
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
@@ -169,6 +169,22 @@ fn store_part(dst: &mut [f64], v: &[f64; LANES], n: usize) {
     dst[..n].copy_from_slice(&v[..n]);
 }
 
+/// A slot of the open period made by [`Glicko2Lanes::expectations`] for the game it predicts
+/// (the player's first of the period), at the place the game's [`Glicko2Lanes::touch`] would
+/// make it: its block and `capped` flags are written, and it is not counted yet (`slot_shared`
+/// does not hold it). The game's `touch` of `player` takes it as it is if it is that game's
+/// (`seq` and `at`) and the next slot is still `index`; otherwise (another slot made there
+/// first, another step) it makes the slot itself as before.
+#[derive(Clone, Copy, Debug)]
+struct Made {
+    seq: u64,
+    at: Timestamp,
+    player: u32,
+    index: u32,
+    /// The periods sat out, the clock's ([`SlotShared`]'s `k`).
+    k: f64,
+}
+
 /// The shared fields of a player who has not joined (the engine's unjoined record's).
 const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false };
 
@@ -177,7 +193,7 @@ const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false
 /// Invariants: with `width` K rounded up to a multiple of four, `values.len()` is
 /// [`VALUE_FIELDS`] `width` times `shared.len()`, `slots.len()` at least [`SLOT_FIELDS`] `width`
 /// times (the blocks past those are left from closed periods and mean nothing) and
-/// `capped.len()` K times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with
+/// `capped.len()` at least K times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with
 /// lane `l` of each field of slot `s`'s block in `slots` and `capped[s * K + l]`:
 /// [`Glicko2Lanes::slot`] puts them together); `phi_max` and `home` hold one value per lane and
 /// padding up to `width`; a padding lane's values mean nothing; a
@@ -202,8 +218,14 @@ pub struct Glicko2Lanes {
     /// Slot `s` of the open period's block: its lanes' values field by field four lanes at a
     /// time (see [`MU`] and [`place`]).
     slots: Vec<f64>,
-    /// `capped[s * K + l]`: whether idle growth reached `rd_max` at slot `s`'s start in lane `l`.
+    /// `capped[s * K + l]`: whether idle growth reached `rd_max` at slot `s`'s start in lane `l`
+    /// (past the open period's slots, left from closed periods or made ahead).
     capped: Vec<bool>,
+    /// The slots [`Glicko2Lanes::expectations`] made for the game it predicted, one per seat.
+    made: [Option<Made>; 2],
+    /// Whether any lane reverts players after an absence (its `revert` constant): if none
+    /// does, no entry asks each lane.
+    reverts: bool,
     /// The open period's games over slot numbers `s` (the same in every lane), kept as the
     /// engine keeps them (its `Games`: a larger match as its seats).
     games: Games,
@@ -243,6 +265,7 @@ impl Glicko2Lanes {
         phi_max.resize(width, 1.0);
         let mut home: Vec<f64> = projectors.iter().map(|p| p.common.home).collect();
         home.resize(width, 0.0);
+        let reverts = projectors.iter().any(|p| p.common.revert.is_on());
         Ok(Glicko2Lanes {
             lanes: projectors,
             clock,
@@ -252,6 +275,8 @@ impl Glicko2Lanes {
             slot_shared: Vec::new(),
             slots: Vec::new(),
             capped: Vec::new(),
+            made: [None; 2],
+            reverts,
             games: Games::default(),
             open: None,
             last_match: None,
@@ -359,6 +384,7 @@ impl Glicko2Lanes {
         self.slot_shared = Vec::new();
         self.slots = Vec::new();
         self.capped = Vec::new();
+        self.made = [None; 2];
         self.games = Games::default();
         self.out = Vec::new();
         self.open = None;
@@ -441,14 +467,42 @@ impl Glicko2Lanes {
         // Where each player enters from does not depend on the constants: found once, not per
         // lane.
         let (sa, sb) = (self.entry_of(a, at, now), self.entry_of(b, at, now));
+        // A player entering from idle growth (their first game of the period, the usual seat
+        // with periods of days) has the slot the game will make for them made here, from the
+        // same loads of their values: the game's `touch` then only counts it (see [`Made`]).
+        let next = self.slot_shared.len() as u32;
+        let ma = self.make_ahead(seq, a, sa, at, next);
+        let mb = match (a == b, ma) {
+            (true, _) => None,
+            (false, None) => self.make_ahead(seq, b, sb, at, next),
+            (false, Some(_)) => self.make_ahead(seq, b, sb, at, next + 1),
+        };
+        self.made = [ma, mb];
+        if let Some(last) = mb.or(ma) {
+            let slots = (last.index as usize + 1) * SLOT_FIELDS * self.width;
+            if self.slots.len() < slots {
+                self.slots.resize(slots, 0.0);
+            }
+            if self.capped.len() < (last.index as usize + 1) * k {
+                self.capped.resize((last.index as usize + 1) * k, false);
+            }
+        }
         // Each lane's `Glicko2Rule::expectation`, E = 1 / (1 + exp(-g (mu_a - mu_b))) with g of
         // both deviations, four lanes at a time: g's square roots and divisions with no branch
         // between the lanes, the exps at once (`exp4`, the same bits).
         let mut l = 0;
         while l < k {
             let n = LANES.min(k - l);
-            let (mut mu_a, phi_a) = self.entering4(l, n, a, sa, at);
-            let (mu_b, phi_b) = self.entering4(l, n, b, sb, at);
+            // A player whose slot is made here enters with the phi of `idle` (`idle_fields`'),
+            // not the root of the slot's phi^2 (not always the same bits).
+            let (mut mu_a, phi_a) = match ma {
+                Some(m) => self.make4(l, n, m),
+                None => self.entering4(l, n, a, sa, at),
+            };
+            let (mu_b, phi_b) = match mb {
+                Some(m) => self.make4(l, n, m),
+                None => self.entering4(l, n, b, sb, at),
+            };
             for i in 0..n {
                 let edge = home.edge(self.home[l + i]);
                 if edge != 0.0 {
@@ -553,6 +607,63 @@ impl Glicko2Lanes {
         lane.rule.idle(values, idle)
     }
 
+    /// Whether any lane reverts a player who last played under the idle mark `since` after
+    /// `games` games, in a game at `at` of period `now`.
+    #[inline]
+    fn any_reverts(&self, since: i64, games: u32, at: Timestamp, now: i64) -> bool {
+        self.reverts
+            && self.lanes.iter().any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now))
+    }
+
+    /// The slot of the open period that game `seq` at `at` will make for `player`, entering
+    /// from `from` ([`Glicko2Lanes::entry_of`]'s), if [`Glicko2Lanes::expectations`] can make it
+    /// ahead at `index`: a joined player without a slot, entering from idle growth that no lane
+    /// reverts (then the slot's start and the entry come from the same values, after the same
+    /// periods sat out: `touch`'s `idle_since` is the entry's).
+    #[inline]
+    fn make_ahead(
+        &self,
+        seq: u64,
+        player: PlayerId,
+        from: Entering,
+        at: Timestamp,
+        index: u32,
+    ) -> Option<Made> {
+        let Entering::Idle { idle, now, since, games } = from else { return None };
+        let free = self.joined(player).is_some_and(|p| p.slot == NO_SLOT);
+        if !free || self.any_reverts(since, games, at, now) {
+            return None;
+        }
+        Some(Made { seq, at, player: player.0, index, k: idle })
+    }
+
+    /// Lanes `l..l + n` of the slot `made` (`n` at most [`LANES`]): each lane's
+    /// `Glicko2Rule::start` written into its block as [`Glicko2Lanes::touch`] writes it, and
+    /// returned, `(mu, phi)` with which the player enters the game
+    /// ([`Glicko2Lanes::entering4`]'s), both from one load of the player's values
+    /// ([`start_and_idle_fields`], the same bits as `start_fields` and `idle_fields`).
+    #[inline]
+    fn make4(&mut self, l: usize, n: usize, made: Made) -> ([f64; LANES], [f64; LANES]) {
+        let (k, w) = (self.lanes.len(), self.width);
+        let values = &self.values[made.player as usize * VALUE_FIELDS * w..];
+        // Lanes past `n` repeat lane `l`'s values and are dropped.
+        let lanes = Fields {
+            rating: load(&values[place(VALUE_FIELDS, RATING, l)..], n),
+            rd: load(&values[place(VALUE_FIELDS, RD, l)..], n),
+            volatility: load(&values[place(VALUE_FIELDS, VOLATILITY, l)..], n),
+        };
+        let (start, phi) = start_and_idle_fields(load(&self.phi_max[l..], n), &lanes, made.k);
+        let slot = &mut self.slots[made.index as usize * SLOT_FIELDS * w..];
+        store(&mut slot[place(SLOT_FIELDS, MU, l)..], &start.mu, n);
+        store(&mut slot[place(SLOT_FIELDS, G, l)..], &start.g, n);
+        store(&mut slot[place(SLOT_FIELDS, PHI2, l)..], &start.phi2, n);
+        store(&mut slot[place(SLOT_FIELDS, SIGMA, l)..], &lanes.volatility, n);
+        store(&mut slot[place(SLOT_FIELDS, INFO, l)..], &[0.0; LANES], n);
+        store(&mut slot[place(SLOT_FIELDS, GAIN, l)..], &[0.0; LANES], n);
+        self.capped[made.index as usize * k + l..][..n].copy_from_slice(&start.capped[..n]);
+        (start.mu, phi)
+    }
+
     /// `(mu, phi)` with which `player` enters a game at `at` in lanes `l..l + n` (`n` at most
     /// [`LANES`]; the rest of the four hold filler): [`Glicko2Lanes::entering`] of each, with
     /// the case found once for all of them, so that each case is a loop over adjacent lanes
@@ -578,9 +689,10 @@ impl Glicko2Lanes {
                 phi = load(&block[place(SLOT_FIELDS, PHI2, l)..], n).map(f64::sqrt);
             }
             Entering::Idle { idle, now, since, games }
-                if !self.lanes[l..l + n]
-                    .iter()
-                    .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
+                if !self.reverts
+                    || !self.lanes[l..l + n]
+                        .iter()
+                        .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
             {
                 // Each lane's `Glicko2Rule::idle`, the same bits (`idle_fields`); lanes past `n`
                 // repeat lane `l`'s values and are dropped.
@@ -650,7 +762,7 @@ impl Glicko2Lanes {
     /// the first `slot_shared.len()` are slots).
     fn clear_slots(&mut self) {
         self.slot_shared.clear();
-        self.capped.clear();
+        self.made = [None; 2];
     }
 
     /// The idle mark of the open period's players once it closes ([`Glicko2`]'s).
@@ -886,28 +998,50 @@ impl Glicko2Lanes {
     /// the period's start (`entry`). The periods sat out are the clock's, found once; unless a
     /// lane reverts the player, the lanes' starts are taken [`LANES`] at a time ([`start_fields`]:
     /// `Glicko2Rule::start` of each, the same bits, two lanes' divisions and square roots in
-    /// one vector instruction).
+    /// one vector instruction). A slot that [`Glicko2Lanes::expectations`] made ahead for this
+    /// game (step `seq`) is taken as it is ([`Made`]).
     #[inline]
-    fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
-        let k = self.lanes.len();
-        let w = self.width;
+    fn touch(&mut self, seq: u64, player: u32, at: Timestamp, now: i64) -> u32 {
         let shared = self.shared[player as usize];
         if shared.slot != NO_SLOT {
             return shared.slot;
         }
         let index = self.slot_shared.len() as u32;
+        let made = self
+            .made
+            .iter()
+            .flatten()
+            .find(|m| (m.seq, m.at, m.player, m.index) == (seq, at, player, index));
+        let periods = match made {
+            Some(m) => m.k,
+            None => self.make(shared, player, index, at, now),
+        };
+        self.slot_shared.push(SlotShared { player, m: 0, k: periods, score: 0.0 });
+        self.shared[player as usize].slot = index;
+        index
+    }
+
+    /// [`Glicko2Lanes::touch`]'s slot of `player` (with `shared` fields) made at `index`: its
+    /// block written and its `capped` flags, not yet counted. Returns the periods sat out.
+    fn make(&mut self, shared: Shared, player: u32, index: u32, at: Timestamp, now: i64) -> f64 {
+        let k = self.lanes.len();
+        let w = self.width;
         // The slot's block (the blocks of closed periods are reused: every field is written
-        // below, the sums at 0).
+        // below, the sums at 0), and its flags.
         let block = index as usize * SLOT_FIELDS * w;
         if self.slots.len() < block + SLOT_FIELDS * w {
             self.slots.resize(block + SLOT_FIELDS * w, 0.0);
         }
+        if self.capped.len() < (index as usize + 1) * k {
+            self.capped.resize((index as usize + 1) * k, false);
+        }
         // The periods sat out are the clock's (`idle_since`), the same in every lane.
         let periods = self.clock.idle_since(shared.since, at, now);
-        let reverts = self
-            .lanes
-            .iter()
-            .any(|g| g.common.revert_due::<Glicko2Rule>(shared.since, shared.games, at, now));
+        let reverts = self.reverts
+            && self
+                .lanes
+                .iter()
+                .any(|g| g.common.revert_due::<Glicko2Rule>(shared.since, shared.games, at, now));
         if reverts {
             for l in 0..k {
                 let lane = &self.lanes[l];
@@ -918,17 +1052,18 @@ impl Glicko2Lanes {
                     slot: shared.slot,
                 };
                 let Slot { start, .. } = entry(&lane.rule, &lane.common, &record, player, at, now);
-                let Start { mu, phi2, sigma, g, capped, .. } = start;
+                let Start { mu, phi2, sigma, g, capped: cap, .. } = start;
                 let slot = &mut self.slots[block..];
                 (slot[place(SLOT_FIELDS, MU, l)], slot[place(SLOT_FIELDS, G, l)]) = (mu, g);
                 (slot[place(SLOT_FIELDS, PHI2, l)], slot[place(SLOT_FIELDS, SIGMA, l)]) =
                     (phi2, sigma);
                 (slot[place(SLOT_FIELDS, INFO, l)], slot[place(SLOT_FIELDS, GAIN, l)]) = (0.0, 0.0);
-                self.capped.push(capped);
+                self.capped[index as usize * k + l] = cap;
             }
         } else {
             let values = &self.values[player as usize * VALUE_FIELDS * w..];
             let slot = &mut self.slots[block..];
+            let capped = &mut self.capped[index as usize * k..][..k];
             let mut l = 0;
             while l < k {
                 let n = LANES.min(k - l);
@@ -945,13 +1080,11 @@ impl Glicko2Lanes {
                 store(&mut slot[place(SLOT_FIELDS, SIGMA, l)..], &lanes.volatility, n);
                 store(&mut slot[place(SLOT_FIELDS, INFO, l)..], &[0.0; LANES], n);
                 store(&mut slot[place(SLOT_FIELDS, GAIN, l)..], &[0.0; LANES], n);
-                self.capped.extend_from_slice(&start.capped[..n]);
+                capped[l..l + n].copy_from_slice(&start.capped[..n]);
                 l += n;
             }
         }
-        self.slot_shared.push(SlotShared { player, m: 0, k: periods, score: 0.0 });
-        self.shared[player as usize].slot = index;
-        index
+        periods
     }
 
     fn join(&mut self, step: &Step<'_>, id: PlayerId, prior: Prior) -> Result<(), ProjectError> {
@@ -1088,9 +1221,10 @@ impl Glicko2Lanes {
         let mut seat_slots = std::mem::take(&mut self.seat_slots);
         seat_slots.clear();
         for seat in seats {
-            seat_slots.push(self.touch(seat.player.0, step.at, now));
+            seat_slots.push(self.touch(step.seq, seat.player.0, step.at, now));
             self.shared[seat.player.index()].games += 1;
         }
+        self.made = [None; 2];
         // docs/events.md: every pair of seats on different sides is one game, in seat order.
         for (i, x) in seats.iter().enumerate() {
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
