@@ -132,27 +132,6 @@ fn place(fields: usize, f: usize, l: usize) -> usize {
     (l / LANES) * fields * LANES + f * LANES + l % LANES
 }
 
-/// [`LANES`] adjacent lanes of one field, from `src` (which starts at the first); lanes past `n`
-/// repeat the first (filler, whose results are dropped).
-#[inline(always)]
-fn load(src: &[f64], n: usize) -> [f64; LANES] {
-    match src.first_chunk::<LANES>() {
-        Some(whole) if n == LANES => *whole,
-        _ => load_part(src, n),
-    }
-}
-
-/// [`load`] of fewer than [`LANES`] lanes (a set of lanes that is not a multiple of four). Kept
-/// out of line: inlined, the compiler merged both of [`store`]'s paths into one call to
-/// `memcpy` of `n` lanes, which took 6% of a sweep's samples (docs/PERFORMANCE.md, "Sweeps").
-#[cold]
-#[inline(never)]
-fn load_part(src: &[f64], n: usize) -> [f64; LANES] {
-    let mut out = [src[0]; LANES];
-    out[1..n].copy_from_slice(&src[1..n]);
-    out
-}
-
 /// Stores the first `n` of [`LANES`] lanes of one field into `dst` (which starts at the first).
 #[inline(always)]
 fn store(dst: &mut [f64], v: &[f64; LANES], n: usize) {
@@ -162,7 +141,9 @@ fn store(dst: &mut [f64], v: &[f64; LANES], n: usize) {
     }
 }
 
-/// [`store`] of fewer than [`LANES`] lanes, out of line (see [`load_part`]).
+/// [`store`] of fewer than [`LANES`] lanes. Kept out of line: inlined, the compiler merged
+/// both of [`store`]'s paths into one call to `memcpy` of `n` lanes, which took 6% of a sweep's
+/// samples (docs/PERFORMANCE.md, "Sweeps").
 #[cold]
 #[inline(never)]
 fn store_part(dst: &mut [f64], v: &[f64; LANES], n: usize) {
@@ -183,6 +164,45 @@ struct Made {
     index: u32,
     /// The periods sat out, the clock's ([`SlotShared`]'s `k`).
     k: f64,
+}
+
+/// The quad of lanes `l..l + 4` of block `b` of `F` fields in `blocks` (blocks of `F` fields of
+/// `width` lanes each, back to back), given as `at = b * width + l` (`l` a multiple of four):
+/// its `F` fields, each four lanes as one vector. One bounds check for the whole quad, where
+/// slicing out each field's lanes costs two each. A quad always holds four lanes (a block's
+/// lanes are rounded up to a multiple of four): past K they are padding, whose values are
+/// finite and mean nothing, and a kernel's results there are dropped ([`put`]).
+#[inline(always)]
+fn quad<const F: usize>(blocks: &[f64], at: usize) -> &[[f64; LANES]; F] {
+    let (quads, _) = blocks.as_chunks::<LANES>();
+    let first = at / LANES * F;
+    <&[[f64; LANES]; F]>::try_from(&quads[first..first + F]).expect("F quads")
+}
+
+/// [`quad`], to write.
+#[inline(always)]
+fn quad_mut<const F: usize>(blocks: &mut [f64], at: usize) -> &mut [[f64; LANES]; F] {
+    let (quads, _) = blocks.as_chunks_mut::<LANES>();
+    let first = at / LANES * F;
+    <&mut [[f64; LANES]; F]>::try_from(&mut quads[first..first + F]).expect("F quads")
+}
+
+/// Writes the first `n` of the four lanes `v` into `dst` (the rest, padding past K, keep their
+/// values).
+#[inline(always)]
+fn put<T: Copy>(dst: &mut [T; LANES], v: &[T; LANES], n: usize) {
+    if n == LANES {
+        *dst = *v;
+    } else {
+        put_part(dst, v, n);
+    }
+}
+
+/// [`put`] of fewer than four lanes, out of line (see [`store_part`]).
+#[cold]
+#[inline(never)]
+fn put_part<T: Copy>(dst: &mut [T; LANES], v: &[T; LANES], n: usize) {
+    dst[..n].copy_from_slice(&v[..n]);
 }
 
 /// The shared fields of a player who has not joined (the engine's unjoined record's).
@@ -527,7 +547,9 @@ impl Glicko2Lanes {
             let e = math::exp4(x);
             // The four divisions with no branch between them; a failed lane's is dropped.
             let p = e.map(|e| 1.0 / (1.0 + e));
-            if self.failures == 0 {
+            if self.failures == 0 && n == LANES {
+                out.extend_from_slice(&p);
+            } else if self.failures == 0 {
                 out.extend_from_slice(&p[..n]);
             } else {
                 for i in 0..n {
@@ -645,22 +667,25 @@ impl Glicko2Lanes {
     #[inline]
     fn make4(&mut self, l: usize, n: usize, made: Made) -> ([f64; LANES], [f64; LANES]) {
         let (k, w) = (self.lanes.len(), self.width);
-        let values = &self.values[made.player as usize * VALUE_FIELDS * w..];
-        // Lanes past `n` repeat lane `l`'s values and are dropped.
-        let lanes = Fields {
-            rating: load(&values[place(VALUE_FIELDS, RATING, l)..], n),
-            rd: load(&values[place(VALUE_FIELDS, RD, l)..], n),
-            volatility: load(&values[place(VALUE_FIELDS, VOLATILITY, l)..], n),
-        };
-        let (start, phi) = start_and_idle_fields(load(&self.phi_max[l..], n), &lanes, made.k);
-        let slot = &mut self.slots[made.index as usize * SLOT_FIELDS * w..];
-        store(&mut slot[place(SLOT_FIELDS, MU, l)..], &start.mu, n);
-        store(&mut slot[place(SLOT_FIELDS, G, l)..], &start.g, n);
-        store(&mut slot[place(SLOT_FIELDS, PHI2, l)..], &start.phi2, n);
-        store(&mut slot[place(SLOT_FIELDS, SIGMA, l)..], &lanes.volatility, n);
-        store(&mut slot[place(SLOT_FIELDS, INFO, l)..], &[0.0; LANES], n);
-        store(&mut slot[place(SLOT_FIELDS, GAIN, l)..], &[0.0; LANES], n);
-        self.capped[made.index as usize * k + l..][..n].copy_from_slice(&start.capped[..n]);
+        // Lanes past `n` (padding) compute on their own values and are dropped.
+        let values = quad::<VALUE_FIELDS>(&self.values, made.player as usize * w + l);
+        let lanes =
+            Fields { rating: values[RATING], rd: values[RD], volatility: values[VOLATILITY] };
+        let phi_max = quad::<1>(&self.phi_max, l)[0];
+        let (start, phi) = start_and_idle_fields(phi_max, &lanes, made.k);
+        let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, made.index as usize * w + l);
+        put(&mut slot[MU], &start.mu, n);
+        put(&mut slot[G], &start.g, n);
+        put(&mut slot[PHI2], &start.phi2, n);
+        put(&mut slot[SIGMA], &lanes.volatility, n);
+        put(&mut slot[INFO], &[0.0; LANES], n);
+        put(&mut slot[GAIN], &[0.0; LANES], n);
+        let at = made.index as usize * k + l;
+        match self.capped[at..].first_chunk_mut::<LANES>() {
+            Some(capped) => put(capped, &start.capped, n),
+            // The slot's last lanes, the last flags of the vector.
+            None => self.capped[at..at + n].copy_from_slice(&start.capped[..n]),
+        }
         (start.mu, phi)
     }
 
@@ -682,11 +707,11 @@ impl Glicko2Lanes {
         let (mut mu, mut phi) = ([0.0; LANES], [1.0; LANES]);
         match from {
             Entering::Slot(slot) => {
-                // Glicko2Rule::position of each: (mu, phi^2); lanes past `n` repeat lane `l`'s
-                // and are dropped.
-                let block = &self.slots[slot as usize * SLOT_FIELDS * w..];
-                mu = load(&block[place(SLOT_FIELDS, MU, l)..], n);
-                phi = load(&block[place(SLOT_FIELDS, PHI2, l)..], n).map(f64::sqrt);
+                // Glicko2Rule::position of each: (mu, phi^2); lanes past `n` (padding) are
+                // dropped.
+                let block = quad::<SLOT_FIELDS>(&self.slots, slot as usize * w + l);
+                mu = block[MU];
+                phi = block[PHI2].map(f64::sqrt);
             }
             Entering::Idle { idle, now, since, games }
                 if !self.reverts
@@ -695,14 +720,11 @@ impl Glicko2Lanes {
                         .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
             {
                 // Each lane's `Glicko2Rule::idle`, the same bits (`idle_fields`); lanes past `n`
-                // repeat lane `l`'s values and are dropped.
-                let block = &self.values[player.index() * VALUE_FIELDS * w..];
-                let values = Fields {
-                    rating: load(&block[place(VALUE_FIELDS, RATING, l)..], n),
-                    rd: load(&block[place(VALUE_FIELDS, RD, l)..], n),
-                    volatility: load(&block[place(VALUE_FIELDS, VOLATILITY, l)..], n),
-                };
-                (mu, phi) = idle_fields(load(&self.phi_max[l..], n), &values, idle);
+                // (padding) are dropped.
+                let block = quad::<VALUE_FIELDS>(&self.values, player.index() * w + l);
+                let values =
+                    Fields { rating: block[RATING], rd: block[RD], volatility: block[VOLATILITY] };
+                (mu, phi) = idle_fields(quad::<1>(&self.phi_max, l)[0], &values, idle);
             }
             _ => {
                 for i in 0..n {
@@ -1061,25 +1083,25 @@ impl Glicko2Lanes {
                 self.capped[index as usize * k + l] = cap;
             }
         } else {
-            let values = &self.values[player as usize * VALUE_FIELDS * w..];
-            let slot = &mut self.slots[block..];
             let capped = &mut self.capped[index as usize * k..][..k];
             let mut l = 0;
             while l < k {
                 let n = LANES.min(k - l);
-                // Lanes past `n` repeat lane `l`'s values and are dropped.
+                // Lanes past `n` (padding) compute on their own values and are dropped.
+                let values = quad::<VALUE_FIELDS>(&self.values, player as usize * w + l);
                 let lanes = Fields {
-                    rating: load(&values[place(VALUE_FIELDS, RATING, l)..], n),
-                    rd: load(&values[place(VALUE_FIELDS, RD, l)..], n),
-                    volatility: load(&values[place(VALUE_FIELDS, VOLATILITY, l)..], n),
+                    rating: values[RATING],
+                    rd: values[RD],
+                    volatility: values[VOLATILITY],
                 };
-                let start = start_fields(load(&self.phi_max[l..], n), &lanes, periods);
-                store(&mut slot[place(SLOT_FIELDS, MU, l)..], &start.mu, n);
-                store(&mut slot[place(SLOT_FIELDS, G, l)..], &start.g, n);
-                store(&mut slot[place(SLOT_FIELDS, PHI2, l)..], &start.phi2, n);
-                store(&mut slot[place(SLOT_FIELDS, SIGMA, l)..], &lanes.volatility, n);
-                store(&mut slot[place(SLOT_FIELDS, INFO, l)..], &[0.0; LANES], n);
-                store(&mut slot[place(SLOT_FIELDS, GAIN, l)..], &[0.0; LANES], n);
+                let start = start_fields(quad::<1>(&self.phi_max, l)[0], &lanes, periods);
+                let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, index as usize * w + l);
+                put(&mut slot[MU], &start.mu, n);
+                put(&mut slot[G], &start.g, n);
+                put(&mut slot[PHI2], &start.phi2, n);
+                put(&mut slot[SIGMA], &lanes.volatility, n);
+                put(&mut slot[INFO], &[0.0; LANES], n);
+                put(&mut slot[GAIN], &[0.0; LANES], n);
                 capped[l..l + n].copy_from_slice(&start.capped[..n]);
                 l += n;
             }
@@ -1145,22 +1167,22 @@ impl Glicko2Lanes {
     fn add_game(&mut self, pair: Pair) {
         const W: usize = LANES;
         let k = self.lanes.len();
-        let len = SLOT_FIELDS * self.width;
-        let (ba, bb) = (pair.a as usize * len, pair.b as usize * len);
+        let w = self.width;
+        let (ba, bb) = (pair.a as usize * w, pair.b as usize * w);
         let s_b = 1.0 - pair.s;
         let mut l = 0;
         while l < k {
             let n = W.min(k - l);
-            // Lanes past `n` repeat lane `l`'s and are dropped.
-            let (a_mu, a_g) = (
-                load(&self.slots[ba + place(SLOT_FIELDS, MU, l)..], n),
-                load(&self.slots[ba + place(SLOT_FIELDS, G, l)..], n),
-            );
-            let (b_mu, b_g) = (
-                load(&self.slots[bb + place(SLOT_FIELDS, MU, l)..], n),
-                load(&self.slots[bb + place(SLOT_FIELDS, G, l)..], n),
-            );
-            let home = load(&self.home[l..], n);
+            // Lanes past `n` (padding) are dropped.
+            let (a_mu, a_g) = {
+                let a = quad::<SLOT_FIELDS>(&self.slots, ba + l);
+                (a[MU], a[G])
+            };
+            let (b_mu, b_g) = {
+                let b = quad::<SLOT_FIELDS>(&self.slots, bb + l);
+                (b[MU], b[G])
+            };
+            let home = quad::<1>(&self.home, l)[0];
             let edge = home.map(|home| pair.h * home);
             // x[i] for a against b in lane i, x[W + i] for b against a.
             let mut x = [0.0; 2 * W];
@@ -1192,15 +1214,15 @@ impl Glicko2Lanes {
             // Acc::add's per-lane sums, its operations in its order: a's with b's g, then b's
             // with a's.
             for (block, g, p, s) in [(ba, b_g, &p[..W], pair.s), (bb, a_g, &p[W..], s_b)] {
-                let mut info = load(&self.slots[block + place(SLOT_FIELDS, INFO, l)..], n);
-                let mut gain = load(&self.slots[block + place(SLOT_FIELDS, GAIN, l)..], n);
+                let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, block + l);
+                let (mut info, mut gain) = (slot[INFO], slot[GAIN]);
                 for i in 0..W {
                     let e = p[i];
                     info[i] += g[i] * g[i] * e * (1.0 - e);
                     gain[i] += g[i] * (s - e);
                 }
-                store(&mut self.slots[block + place(SLOT_FIELDS, INFO, l)..], &info, n);
-                store(&mut self.slots[block + place(SLOT_FIELDS, GAIN, l)..], &gain, n);
+                put(&mut slot[INFO], &info, n);
+                put(&mut slot[GAIN], &gain, n);
             }
             l += n;
         }
@@ -1414,20 +1436,45 @@ mod tests {
         assert!(groups > 50, "{groups} groups");
     }
 
-    /// `load` and `store` of every width from 1 to four: the first `n` lanes are the field's,
-    /// a load's filler repeats the first lane, and a store writes nothing past `n`.
+    /// `store` and `put` of every width from 1 to four: the first `n` lanes are written,
+    /// nothing past them.
     #[test]
-    fn load_and_store_take_exactly_n_lanes() {
-        let src: Vec<f64> = (0..2 * LANES).map(|i| i as f64 + 1.0).collect();
+    fn store_and_put_take_exactly_n_lanes() {
         for n in 1..=LANES {
-            let got = load(&src[..n], n);
-            let want: [f64; LANES] = std::array::from_fn(|i| if i < n { src[i] } else { src[0] });
-            assert_eq!(got, want, "load of {n}");
+            let v: [f64; LANES] = std::array::from_fn(|i| 7.0 + i as f64);
             let mut dst = vec![-1.0; 2 * LANES];
-            store(&mut dst, &std::array::from_fn(|i| 7.0 + i as f64), n);
+            store(&mut dst, &v, n);
             let want: Vec<f64> =
                 (0..2 * LANES).map(|i| if i < n { 7.0 + i as f64 } else { -1.0 }).collect();
             assert_eq!(dst, want, "store of {n}");
+            let mut dst = [-1.0; LANES];
+            put(&mut dst, &v, n);
+            assert_eq!(dst[..], want[..LANES], "put of {n}");
         }
+    }
+
+    /// `quad` and `quad_mut` of block `b`'s lanes `l..l + 4` are the places `place` gives for
+    /// each field of those lanes (each number in the blocks is its own index, so a wrong place
+    /// shows), for blocks of 1, 3 and 6 fields of 4 to 12 lanes.
+    #[test]
+    fn quad_is_each_fields_four_lanes_in_place() {
+        fn check<const F: usize>() -> usize {
+            let mut quads = 0;
+            for w in [4, 8, 12] {
+                let mut blocks: Vec<f64> = (0..5 * F * w).map(|i| i as f64).collect();
+                for b in 0..5 {
+                    for l in (0..w).step_by(LANES) {
+                        let want: [[f64; LANES]; F] = std::array::from_fn(|f| {
+                            std::array::from_fn(|i| (b * F * w + place(F, f, l + i)) as f64)
+                        });
+                        assert_eq!(*quad::<F>(&blocks, b * w + l), want, "F {F}, w {w}, {b} {l}");
+                        assert_eq!(*quad_mut::<F>(&mut blocks, b * w + l), want);
+                        quads += 1;
+                    }
+                }
+            }
+            quads
+        }
+        assert_eq!(check::<1>() + check::<VALUE_FIELDS>() + check::<SLOT_FIELDS>(), 3 * 5 * 6);
     }
 }
