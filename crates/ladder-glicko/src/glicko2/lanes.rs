@@ -548,17 +548,25 @@ impl Glicko2Lanes {
             // The four divisions with no branch between them; a failed lane's is dropped.
             let p = e.map(|e| 1.0 / (1.0 + e));
             if self.failures == 0 && n == LANES {
-                out.extend_from_slice(&p);
-            } else if self.failures == 0 {
-                out.extend_from_slice(&p[..n]);
+                // Four pushes of known size: with the path below merged in, the compiler called
+                // `memcpy` for every quad (4% of a sweep's samples, docs/PERFORMANCE.md).
+                out.extend(p);
             } else {
-                for i in 0..n {
-                    out.push(if self.has_failed(l + i) { f64::NAN } else { p[i] });
-                }
+                self.push_part(out, &p, l, n);
             }
             l += n;
         }
         Ok(())
+    }
+
+    /// [`Glicko2Lanes::expectations`]' results of lanes `l..l + n` but for a whole quad with no
+    /// lane failed: NaN for a failed lane. Out of line (see its caller).
+    #[cold]
+    #[inline(never)]
+    fn push_part(&self, out: &mut Vec<f64>, p: &[f64; LANES], l: usize, n: usize) {
+        for i in 0..n {
+            out.push(if self.has_failed(l + i) { f64::NAN } else { p[i] });
+        }
     }
 
     /// Folds one step into every lane that has not failed (traces are not kept here: `explain`
