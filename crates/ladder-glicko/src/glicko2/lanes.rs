@@ -672,7 +672,7 @@ impl Glicko2Lanes {
     /// returned, `(mu, phi)` with which the player enters the game
     /// ([`Glicko2Lanes::entering4`]'s), both from one load of the player's values
     /// ([`start_and_idle_fields`], the same bits as `start_fields` and `idle_fields`).
-    #[inline]
+    #[inline(always)]
     fn make4(&mut self, l: usize, n: usize, made: Made) -> ([f64; LANES], [f64; LANES]) {
         let (k, w) = (self.lanes.len(), self.width);
         // Lanes past `n` (padding) compute on their own values and are dropped.
@@ -701,7 +701,7 @@ impl Glicko2Lanes {
     /// [`LANES`]; the rest of the four hold filler): [`Glicko2Lanes::entering`] of each, with
     /// the case found once for all of them, so that each case is a loop over adjacent lanes
     /// (its square roots and divisions IEEE 754's own, whichever unit computes them).
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     fn entering4(
         &self,
