@@ -471,6 +471,12 @@ impl Glicko2Lanes {
     /// projector gives; NaN for a lane that has failed). Closes a period that `at` ends first
     /// ([`Glicko2Lanes::advance`]), as applying the step would: a projector computes that closing
     /// on the side for its expectation, with the same values.
+    ///
+    /// For step `seq` (the game predicted, applied next), it also makes the open period's slot
+    /// of each player entering from idle growth, from the same loads of their values, which that
+    /// game's [`Glicko2Lanes::apply`] then takes as made (`Made`; docs/PERFORMANCE.md,
+    /// "Sweeps"). Nothing else changes: a slot made ahead is not counted until that step is
+    /// applied, and is made over by the next step that makes one.
     #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     pub fn expectations(
         &mut self,
