@@ -570,8 +570,8 @@ impl Glicko2Lanes {
     #[cold]
     #[inline(never)]
     fn push_part(&self, out: &mut Vec<f64>, p: &[f64; LANES], l: usize, n: usize) {
-        for i in 0..n {
-            out.push(if self.has_failed(l + i) { f64::NAN } else { p[i] });
+        for (i, &p) in p.iter().enumerate().take(n) {
+            out.push(if self.has_failed(l + i) { f64::NAN } else { p });
         }
     }
 
