@@ -18,7 +18,7 @@ use ladder_projector::{
     Step,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Events per chunk: large enough that handing a chunk over costs little, small enough that a
 /// chunk stays in cache.
@@ -366,8 +366,17 @@ impl Chunk {
     }
 }
 
-/// One fold thread's work: folds a chunk into its group of configurations.
-type Fold<'a> = Box<dyn FnMut(&Chunk) -> Result<(), ProjectError> + Send + 'a>;
+/// What a fold thread is handed: the next chunk, or (once, after the last chunk, to a fold that
+/// has not stopped) the end of the history read, with the last sequence number read.
+enum Feed<'c> {
+    Chunk(&'c Chunk),
+    End { through: u64 },
+}
+
+/// One fold thread's work: folds a chunk into its group of configurations; at the end, whatever
+/// the fold does once the history is read (settling a sweep's lanes on this thread, so that no
+/// core waits on the others' tails).
+type Fold<'a> = Box<dyn FnMut(Feed<'_>) -> Result<(), ProjectError> + Send + 'a>;
 
 /// What the reader and interner leave once every chunk is folded.
 struct Read {
@@ -418,6 +427,9 @@ fn pipeline(
 ) -> (Read, Vec<Result<(), ProjectError>>) {
     let stopped = AtomicUsize::new(0);
     let folding = folds.len();
+    // The last sequence number read, set once reading is done and before the folds' queues
+    // close, so a fold that sees its queue end finds it here.
+    let finished = OnceLock::new();
     let (read, end, (roster, activity), folds) = std::thread::scope(|s| {
         let mut queues = Vec::new();
         let mut handles = Vec::new();
@@ -428,10 +440,11 @@ fn pipeline(
             let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<Chunk>>(QUEUE);
             queues.push(tx);
             let stopped = &stopped;
+            let finished = &finished;
             let recycle = recycle.clone();
             handles.push(s.spawn(move || {
                 for chunk in rx {
-                    if let Err(e) = fold(&chunk) {
+                    if let Err(e) = fold(Feed::Chunk(&chunk)) {
                         stopped.fetch_add(1, Ordering::Relaxed);
                         return Err(e);
                     }
@@ -440,7 +453,12 @@ fn pipeline(
                         let _ = recycle.send(chunk);
                     }
                 }
-                Ok(())
+                // The queue ends only after reading set `finished` (unless the reader panicked:
+                // then nothing is finished here, and the panic passes on below).
+                match finished.get() {
+                    Some(&through) => fold(Feed::End { through }),
+                    None => Ok(()),
+                }
             }));
         }
         drop(recycle);
@@ -488,6 +506,7 @@ fn pipeline(
             Some(mut folded) => read_folded(&mut *folded, until, &mut end, &mut send),
             None => read_records(history, until, &mut end, &mut send),
         };
+        let _ = finished.set(end.through);
         drop(to_interner);
         let (roster, mut activity, named) = join(interner);
         let read = read.and(named.map_err(|e| ReplayError::History(e.into())));
@@ -773,10 +792,14 @@ fn replay_parallel_in(
         .zip(score_groups.iter_mut())
         .zip(failed.chunks_mut(per))
         .map(|((ps, sc), f)| match mode {
-            Mode::FirstError => Box::new(move |chunk: &Chunk| chunk.fold(ps, sc)) as Fold<'_>,
-            Mode::Each | Mode::Scores => {
-                Box::new(move |chunk: &Chunk| chunk.fold_each(ps, sc, f)) as Fold<'_>
-            }
+            Mode::FirstError => Box::new(move |feed: Feed<'_>| match feed {
+                Feed::Chunk(chunk) => chunk.fold(ps, sc),
+                Feed::End { .. } => Ok(()),
+            }) as Fold<'_>,
+            Mode::Each | Mode::Scores => Box::new(move |feed: Feed<'_>| match feed {
+                Feed::Chunk(chunk) => chunk.fold_each(ps, sc, f),
+                Feed::End { .. } => Ok(()),
+            }) as Fold<'_>,
         })
         .collect();
     let (read, folds) = pipeline(history, until, folds, mode, notes);
@@ -978,7 +1001,23 @@ fn replay_algos_in(
             .filter(|w| !w.is_empty())
             .map(|w| {
                 let mut buf = Vec::new();
-                Box::new(move |chunk: &Chunk| {
+                Box::new(move |feed: Feed<'_>| {
+                    let chunk = match feed {
+                        Feed::Chunk(chunk) => chunk,
+                        Feed::End { through } => {
+                            if mode == Mode::Scores {
+                                // Settled here, each thread its own sets, and their states
+                                // freed here: the main thread would otherwise settle every
+                                // set and free their memory alone, with every other core idle
+                                // (docs/PERFORMANCE.md, "Sweeps").
+                                for (l, _) in w.iter_mut() {
+                                    l.settle(through);
+                                    l.free_states();
+                                }
+                            }
+                            return Ok(());
+                        }
+                    };
                     for (l, sc) in w.iter_mut() {
                         if l.all_failed() {
                             continue;
@@ -1013,7 +1052,9 @@ fn replay_algos_in(
         let Some((l, sc)) = dealt[n % threads].next() else { continue };
         let mut sc = sc.map(Scores::into_scores).unwrap_or_default().into_iter();
         if mode == Mode::Scores {
-            // Settled where they are (a fresh projector settles at once below).
+            // Settled where they are (a fresh projector settles at once below): on their fold
+            // thread at the end of the history, unless it had stopped (every lane failed);
+            // settling again does nothing more.
             let mut l = l;
             l.settle(read.through);
             for (&i, f) in set.iter().zip(l.failures()) {

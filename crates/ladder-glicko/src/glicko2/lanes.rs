@@ -45,8 +45,8 @@
 //! lane has failed does a step return an error.
 
 use super::{
-    g_of_square, idle_fields, rate_in_n, start_fields, Fields, Glicko2, Glicko2Rule, Glicko2State,
-    RateConsts, RateIns, Start, Values,
+    g_of_square, idle_fields, rate_in_n, start_and_idle_fields, start_fields, Fields, Glicko2,
+    Glicko2Rule, Glicko2State, RateConsts, RateIns, Start, Values,
 };
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
@@ -132,27 +132,6 @@ fn place(fields: usize, f: usize, l: usize) -> usize {
     (l / LANES) * fields * LANES + f * LANES + l % LANES
 }
 
-/// [`LANES`] adjacent lanes of one field, from `src` (which starts at the first); lanes past `n`
-/// repeat the first (filler, whose results are dropped).
-#[inline(always)]
-fn load(src: &[f64], n: usize) -> [f64; LANES] {
-    match src.first_chunk::<LANES>() {
-        Some(whole) if n == LANES => *whole,
-        _ => load_part(src, n),
-    }
-}
-
-/// [`load`] of fewer than [`LANES`] lanes (a set of lanes that is not a multiple of four). Kept
-/// out of line: inlined, the compiler merged both of [`store`]'s paths into one call to
-/// `memcpy` of `n` lanes, which took 6% of a sweep's samples (docs/PERFORMANCE.md, "Sweeps").
-#[cold]
-#[inline(never)]
-fn load_part(src: &[f64], n: usize) -> [f64; LANES] {
-    let mut out = [src[0]; LANES];
-    out[1..n].copy_from_slice(&src[1..n]);
-    out
-}
-
 /// Stores the first `n` of [`LANES`] lanes of one field into `dst` (which starts at the first).
 #[inline(always)]
 fn store(dst: &mut [f64], v: &[f64; LANES], n: usize) {
@@ -162,10 +141,67 @@ fn store(dst: &mut [f64], v: &[f64; LANES], n: usize) {
     }
 }
 
-/// [`store`] of fewer than [`LANES`] lanes, out of line (see [`load_part`]).
+/// [`store`] of fewer than [`LANES`] lanes. Kept out of line: inlined, the compiler merged
+/// both of [`store`]'s paths into one call to `memcpy` of `n` lanes, which took 6% of a sweep's
+/// samples (docs/PERFORMANCE.md, "Sweeps").
 #[cold]
 #[inline(never)]
 fn store_part(dst: &mut [f64], v: &[f64; LANES], n: usize) {
+    dst[..n].copy_from_slice(&v[..n]);
+}
+
+/// A slot of the open period made by [`Glicko2Lanes::expectations`] for the game it predicts
+/// (the player's first of the period), at the place the game's [`Glicko2Lanes::touch`] would
+/// make it: its block and `capped` flags are written, and it is not counted yet (`slot_shared`
+/// does not hold it). The game's `touch` of `player` takes it as it is if it is that game's
+/// (`seq` and `at`) and the next slot is still `index`; otherwise (another slot made there
+/// first, another step) it makes the slot itself as before.
+#[derive(Clone, Copy, Debug)]
+struct Made {
+    seq: u64,
+    at: Timestamp,
+    player: u32,
+    index: u32,
+    /// The periods sat out, the clock's ([`SlotShared`]'s `k`).
+    k: f64,
+}
+
+/// The quad of lanes `l..l + 4` of block `b` of `F` fields in `blocks` (blocks of `F` fields of
+/// `width` lanes each, back to back), given as `at = b * width + l` (`l` a multiple of four):
+/// its `F` fields, each four lanes as one vector. One bounds check for the whole quad, where
+/// slicing out each field's lanes costs two each. A quad always holds four lanes (a block's
+/// lanes are rounded up to a multiple of four): past K they are padding, whose values are
+/// finite and mean nothing, and a kernel's results there are dropped ([`put`]).
+#[inline(always)]
+fn quad<const F: usize>(blocks: &[f64], at: usize) -> &[[f64; LANES]; F] {
+    let (quads, _) = blocks.as_chunks::<LANES>();
+    let first = at / LANES * F;
+    <&[[f64; LANES]; F]>::try_from(&quads[first..first + F]).expect("F quads")
+}
+
+/// [`quad`], to write.
+#[inline(always)]
+fn quad_mut<const F: usize>(blocks: &mut [f64], at: usize) -> &mut [[f64; LANES]; F] {
+    let (quads, _) = blocks.as_chunks_mut::<LANES>();
+    let first = at / LANES * F;
+    <&mut [[f64; LANES]; F]>::try_from(&mut quads[first..first + F]).expect("F quads")
+}
+
+/// Writes the first `n` of the four lanes `v` into `dst` (the rest, padding past K, keep their
+/// values).
+#[inline(always)]
+fn put<T: Copy>(dst: &mut [T; LANES], v: &[T; LANES], n: usize) {
+    if n == LANES {
+        *dst = *v;
+    } else {
+        put_part(dst, v, n);
+    }
+}
+
+/// [`put`] of fewer than four lanes, out of line (see [`store_part`]).
+#[cold]
+#[inline(never)]
+fn put_part<T: Copy>(dst: &mut [T; LANES], v: &[T; LANES], n: usize) {
     dst[..n].copy_from_slice(&v[..n]);
 }
 
@@ -177,7 +213,7 @@ const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false
 /// Invariants: with `width` K rounded up to a multiple of four, `values.len()` is
 /// [`VALUE_FIELDS`] `width` times `shared.len()`, `slots.len()` at least [`SLOT_FIELDS`] `width`
 /// times (the blocks past those are left from closed periods and mean nothing) and
-/// `capped.len()` K times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with
+/// `capped.len()` at least K times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with
 /// lane `l` of each field of slot `s`'s block in `slots` and `capped[s * K + l]`:
 /// [`Glicko2Lanes::slot`] puts them together); `phi_max` and `home` hold one value per lane and
 /// padding up to `width`; a padding lane's values mean nothing; a
@@ -202,8 +238,14 @@ pub struct Glicko2Lanes {
     /// Slot `s` of the open period's block: its lanes' values field by field four lanes at a
     /// time (see [`MU`] and [`place`]).
     slots: Vec<f64>,
-    /// `capped[s * K + l]`: whether idle growth reached `rd_max` at slot `s`'s start in lane `l`.
+    /// `capped[s * K + l]`: whether idle growth reached `rd_max` at slot `s`'s start in lane `l`
+    /// (past the open period's slots, left from closed periods or made ahead).
     capped: Vec<bool>,
+    /// The slots [`Glicko2Lanes::expectations`] made for the game it predicted, one per seat.
+    made: [Option<Made>; 2],
+    /// Whether any lane reverts players after an absence (its `revert` constant): if none
+    /// does, no entry asks each lane.
+    reverts: bool,
     /// The open period's games over slot numbers `s` (the same in every lane), kept as the
     /// engine keeps them (its `Games`: a larger match as its seats).
     games: Games,
@@ -254,6 +296,7 @@ impl Glicko2Lanes {
                 }))
             })
             .collect();
+        let reverts = projectors.iter().any(|p| p.common.revert.is_on());
         Ok(Glicko2Lanes {
             lanes: projectors,
             clock,
@@ -263,6 +306,8 @@ impl Glicko2Lanes {
             slot_shared: Vec::new(),
             slots: Vec::new(),
             capped: Vec::new(),
+            made: [None; 2],
+            reverts,
             games: Games::default(),
             open: None,
             last_match: None,
@@ -367,6 +412,23 @@ impl Glicko2Lanes {
         self.rate_open(seq);
     }
 
+    /// Frees every lane's state (the players' blocks, the open period's slots, the scratch),
+    /// keeping the failures: for a caller done with the lanes but for
+    /// [`Glicko2Lanes::failures`] (a sweep, once [`Glicko2Lanes::settle`]d), so that the memory
+    /// goes back on the caller's thread. Afterwards the lanes hold no player: settling again
+    /// rates nothing, and [`Glicko2Lanes::into_projectors`] gives states that mean nothing.
+    pub fn free_states(&mut self) {
+        self.shared = Vec::new();
+        self.values = Vec::new();
+        self.slot_shared = Vec::new();
+        self.slots = Vec::new();
+        self.capped = Vec::new();
+        self.made = [None; 2];
+        self.games = Games::default();
+        self.out = Vec::new();
+        self.open = None;
+    }
+
     /// Reads `player`'s shared fields into the cache ahead of use (see
     /// [`ladder_projector::Projector::prefetch`]); [`Glicko2Lanes::prefetch_slots`] then reads
     /// what the player's next game needs of their lanes.
@@ -428,6 +490,12 @@ impl Glicko2Lanes {
     /// projector gives; NaN for a lane that has failed). Closes a period that `at` ends first
     /// ([`Glicko2Lanes::advance`]), as applying the step would: a projector computes that closing
     /// on the side for its expectation, with the same values.
+    ///
+    /// For step `seq` (the game predicted, applied next), it also makes the open period's slot
+    /// of each player entering from idle growth, from the same loads of their values, which that
+    /// game's [`Glicko2Lanes::apply`] then takes as made (`Made`; docs/PERFORMANCE.md,
+    /// "Sweeps"). Nothing else changes: a slot made ahead is not counted until that step is
+    /// applied, and is made over by the next step that makes one.
     #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     pub fn expectations(
         &mut self,
@@ -444,14 +512,42 @@ impl Glicko2Lanes {
         // Where each player enters from does not depend on the constants: found once, not per
         // lane.
         let (sa, sb) = (self.entry_of(a, at, now), self.entry_of(b, at, now));
+        // A player entering from idle growth (their first game of the period, the usual seat
+        // with periods of days) has the slot the game will make for them made here, from the
+        // same loads of their values: the game's `touch` then only counts it (see [`Made`]).
+        let next = self.slot_shared.len() as u32;
+        let ma = self.make_ahead(seq, a, sa, at, next);
+        let mb = match (a == b, ma) {
+            (true, _) => None,
+            (false, None) => self.make_ahead(seq, b, sb, at, next),
+            (false, Some(_)) => self.make_ahead(seq, b, sb, at, next + 1),
+        };
+        self.made = [ma, mb];
+        if let Some(last) = mb.or(ma) {
+            let slots = (last.index as usize + 1) * SLOT_FIELDS * self.width;
+            if self.slots.len() < slots {
+                self.slots.resize(slots, 0.0);
+            }
+            if self.capped.len() < (last.index as usize + 1) * k {
+                self.capped.resize((last.index as usize + 1) * k, false);
+            }
+        }
         // Each lane's `Glicko2Rule::expectation`, E = 1 / (1 + exp(-g (mu_a - mu_b))) with g of
         // both deviations, four lanes at a time: g's square roots and divisions with no branch
         // between the lanes, the exps at once (`exp4`, the same bits).
         let mut l = 0;
         while l < k {
             let n = LANES.min(k - l);
-            let (mut mu_a, phi_a) = self.entering4(l, n, a, sa, at);
-            let (mu_b, phi_b) = self.entering4(l, n, b, sb, at);
+            // A player whose slot is made here enters with the phi of `idle` (`idle_fields`'),
+            // not the root of the slot's phi^2 (not always the same bits).
+            let (mut mu_a, phi_a) = match ma {
+                Some(m) => self.make4(l, n, m),
+                None => self.entering4(l, n, a, sa, at),
+            };
+            let (mu_b, phi_b) = match mb {
+                Some(m) => self.make4(l, n, m),
+                None => self.entering4(l, n, b, sb, at),
+            };
             for i in 0..n {
                 let edge = home.edge(self.home[l + i]);
                 if edge != 0.0 {
@@ -476,16 +572,26 @@ impl Glicko2Lanes {
             let e = math::exp4(x);
             // The four divisions with no branch between them; a failed lane's is dropped.
             let p = e.map(|e| 1.0 / (1.0 + e));
-            if self.failures == 0 {
-                out.extend_from_slice(&p[..n]);
+            if self.failures == 0 && n == LANES {
+                // Four pushes of known size: with the path below merged in, the compiler called
+                // `memcpy` for every quad (4% of a sweep's samples, docs/PERFORMANCE.md).
+                out.extend(p);
             } else {
-                for i in 0..n {
-                    out.push(if self.has_failed(l + i) { f64::NAN } else { p[i] });
-                }
+                self.push_part(out, &p, l, n);
             }
             l += n;
         }
         Ok(())
+    }
+
+    /// [`Glicko2Lanes::expectations`]' results of lanes `l..l + n` but for a whole quad with no
+    /// lane failed: NaN for a failed lane. Out of line (see its caller).
+    #[cold]
+    #[inline(never)]
+    fn push_part(&self, out: &mut Vec<f64>, p: &[f64; LANES], l: usize, n: usize) {
+        for (i, &p) in p.iter().enumerate().take(n) {
+            out.push(if self.has_failed(l + i) { f64::NAN } else { p });
+        }
     }
 
     /// Folds one step into every lane that has not failed (traces are not kept here: `explain`
@@ -556,11 +662,71 @@ impl Glicko2Lanes {
         lane.rule.idle(values, idle)
     }
 
+    /// Whether any lane reverts a player who last played under the idle mark `since` after
+    /// `games` games, in a game at `at` of period `now`.
+    #[inline]
+    fn any_reverts(&self, since: i64, games: u32, at: Timestamp, now: i64) -> bool {
+        self.reverts
+            && self.lanes.iter().any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now))
+    }
+
+    /// The slot of the open period that game `seq` at `at` will make for `player`, entering
+    /// from `from` ([`Glicko2Lanes::entry_of`]'s), if [`Glicko2Lanes::expectations`] can make it
+    /// ahead at `index`: a joined player without a slot, entering from idle growth that no lane
+    /// reverts (then the slot's start and the entry come from the same values, after the same
+    /// periods sat out: `touch`'s `idle_since` is the entry's).
+    #[inline]
+    fn make_ahead(
+        &self,
+        seq: u64,
+        player: PlayerId,
+        from: Entering,
+        at: Timestamp,
+        index: u32,
+    ) -> Option<Made> {
+        let Entering::Idle { idle, now, since, games } = from else { return None };
+        let free = self.joined(player).is_some_and(|p| p.slot == NO_SLOT);
+        if !free || self.any_reverts(since, games, at, now) {
+            return None;
+        }
+        Some(Made { seq, at, player: player.0, index, k: idle })
+    }
+
+    /// Lanes `l..l + n` of the slot `made` (`n` at most [`LANES`]): each lane's
+    /// `Glicko2Rule::start` written into its block as [`Glicko2Lanes::touch`] writes it, and
+    /// returned, `(mu, phi)` with which the player enters the game
+    /// ([`Glicko2Lanes::entering4`]'s), both from one load of the player's values
+    /// ([`start_and_idle_fields`], the same bits as `start_fields` and `idle_fields`).
+    #[inline(always)]
+    fn make4(&mut self, l: usize, n: usize, made: Made) -> ([f64; LANES], [f64; LANES]) {
+        let (k, w) = (self.lanes.len(), self.width);
+        // Lanes past `n` (padding) compute on their own values and are dropped.
+        let values = quad::<VALUE_FIELDS>(&self.values, made.player as usize * w + l);
+        let lanes =
+            Fields { rating: values[RATING], rd: values[RD], volatility: values[VOLATILITY] };
+        let phi_max = quad::<1>(&self.phi_max, l)[0];
+        let (start, phi) = start_and_idle_fields(phi_max, &lanes, made.k);
+        let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, made.index as usize * w + l);
+        put(&mut slot[MU], &start.mu, n);
+        put(&mut slot[G], &start.g, n);
+        put(&mut slot[PHI2], &start.phi2, n);
+        put(&mut slot[SIGMA], &lanes.volatility, n);
+        put(&mut slot[INFO], &[0.0; LANES], n);
+        put(&mut slot[GAIN], &[0.0; LANES], n);
+        let at = made.index as usize * k + l;
+        match self.capped[at..].first_chunk_mut::<LANES>() {
+            Some(capped) => put(capped, &start.capped, n),
+            // The slot's last lanes, the last flags of the vector.
+            None => self.capped[at..at + n].copy_from_slice(&start.capped[..n]),
+        }
+        (start.mu, phi)
+    }
+
     /// `(mu, phi)` with which `player` enters a game at `at` in lanes `l..l + n` (`n` at most
     /// [`LANES`]; the rest of the four hold filler): [`Glicko2Lanes::entering`] of each, with
     /// the case found once for all of them, so that each case is a loop over adjacent lanes
     /// (its square roots and divisions IEEE 754's own, whichever unit computes them).
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     fn entering4(
         &self,
@@ -574,26 +740,24 @@ impl Glicko2Lanes {
         let (mut mu, mut phi) = ([0.0; LANES], [1.0; LANES]);
         match from {
             Entering::Slot(slot) => {
-                // Glicko2Rule::position of each: (mu, phi^2); lanes past `n` repeat lane `l`'s
-                // and are dropped.
-                let block = &self.slots[slot as usize * SLOT_FIELDS * w..];
-                mu = load(&block[place(SLOT_FIELDS, MU, l)..], n);
-                phi = load(&block[place(SLOT_FIELDS, PHI2, l)..], n).map(f64::sqrt);
+                // Glicko2Rule::position of each: (mu, phi^2); lanes past `n` (padding) are
+                // dropped.
+                let block = quad::<SLOT_FIELDS>(&self.slots, slot as usize * w + l);
+                mu = block[MU];
+                phi = block[PHI2].map(f64::sqrt);
             }
             Entering::Idle { idle, now, since, games }
-                if !self.lanes[l..l + n]
-                    .iter()
-                    .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
+                if !self.reverts
+                    || !self.lanes[l..l + n]
+                        .iter()
+                        .any(|g| g.common.revert_due::<Glicko2Rule>(since, games, at, now)) =>
             {
                 // Each lane's `Glicko2Rule::idle`, the same bits (`idle_fields`); lanes past `n`
-                // repeat lane `l`'s values and are dropped.
-                let block = &self.values[player.index() * VALUE_FIELDS * w..];
-                let values = Fields {
-                    rating: load(&block[place(VALUE_FIELDS, RATING, l)..], n),
-                    rd: load(&block[place(VALUE_FIELDS, RD, l)..], n),
-                    volatility: load(&block[place(VALUE_FIELDS, VOLATILITY, l)..], n),
-                };
-                (mu, phi) = idle_fields(load(&self.phi_max[l..], n), &values, idle);
+                // (padding) are dropped.
+                let block = quad::<VALUE_FIELDS>(&self.values, player.index() * w + l);
+                let values =
+                    Fields { rating: block[RATING], rd: block[RD], volatility: block[VOLATILITY] };
+                (mu, phi) = idle_fields(quad::<1>(&self.phi_max, l)[0], &values, idle);
             }
             _ => {
                 for i in 0..n {
@@ -653,7 +817,7 @@ impl Glicko2Lanes {
     /// the first `slot_shared.len()` are slots).
     fn clear_slots(&mut self) {
         self.slot_shared.clear();
-        self.capped.clear();
+        self.made = [None; 2];
     }
 
     /// The idle mark of the open period's players once it closes ([`Glicko2`]'s).
@@ -883,28 +1047,50 @@ impl Glicko2Lanes {
     /// the period's start (`entry`). The periods sat out are the clock's, found once; unless a
     /// lane reverts the player, the lanes' starts are taken [`LANES`] at a time ([`start_fields`]:
     /// `Glicko2Rule::start` of each, the same bits, two lanes' divisions and square roots in
-    /// one vector instruction).
+    /// one vector instruction). A slot that [`Glicko2Lanes::expectations`] made ahead for this
+    /// game (step `seq`) is taken as it is ([`Made`]).
     #[inline]
-    fn touch(&mut self, player: u32, at: Timestamp, now: i64) -> u32 {
-        let k = self.lanes.len();
-        let w = self.width;
+    fn touch(&mut self, seq: u64, player: u32, at: Timestamp, now: i64) -> u32 {
         let shared = self.shared[player as usize];
         if shared.slot != NO_SLOT {
             return shared.slot;
         }
         let index = self.slot_shared.len() as u32;
+        let made = self
+            .made
+            .iter()
+            .flatten()
+            .find(|m| (m.seq, m.at, m.player, m.index) == (seq, at, player, index));
+        let periods = match made {
+            Some(m) => m.k,
+            None => self.make(shared, player, index, at, now),
+        };
+        self.slot_shared.push(SlotShared { player, m: 0, k: periods, score: 0.0 });
+        self.shared[player as usize].slot = index;
+        index
+    }
+
+    /// [`Glicko2Lanes::touch`]'s slot of `player` (with `shared` fields) made at `index`: its
+    /// block written and its `capped` flags, not yet counted. Returns the periods sat out.
+    fn make(&mut self, shared: Shared, player: u32, index: u32, at: Timestamp, now: i64) -> f64 {
+        let k = self.lanes.len();
+        let w = self.width;
         // The slot's block (the blocks of closed periods are reused: every field is written
-        // below, the sums at 0).
+        // below, the sums at 0), and its flags.
         let block = index as usize * SLOT_FIELDS * w;
         if self.slots.len() < block + SLOT_FIELDS * w {
             self.slots.resize(block + SLOT_FIELDS * w, 0.0);
         }
+        if self.capped.len() < (index as usize + 1) * k {
+            self.capped.resize((index as usize + 1) * k, false);
+        }
         // The periods sat out are the clock's (`idle_since`), the same in every lane.
         let periods = self.clock.idle_since(shared.since, at, now);
-        let reverts = self
-            .lanes
-            .iter()
-            .any(|g| g.common.revert_due::<Glicko2Rule>(shared.since, shared.games, at, now));
+        let reverts = self.reverts
+            && self
+                .lanes
+                .iter()
+                .any(|g| g.common.revert_due::<Glicko2Rule>(shared.since, shared.games, at, now));
         if reverts {
             for l in 0..k {
                 let lane = &self.lanes[l];
@@ -915,40 +1101,39 @@ impl Glicko2Lanes {
                     slot: shared.slot,
                 };
                 let Slot { start, .. } = entry(&lane.rule, &lane.common, &record, player, at, now);
-                let Start { mu, phi2, sigma, g, capped, .. } = start;
+                let Start { mu, phi2, sigma, g, capped: cap, .. } = start;
                 let slot = &mut self.slots[block..];
                 (slot[place(SLOT_FIELDS, MU, l)], slot[place(SLOT_FIELDS, G, l)]) = (mu, g);
                 (slot[place(SLOT_FIELDS, PHI2, l)], slot[place(SLOT_FIELDS, SIGMA, l)]) =
                     (phi2, sigma);
                 (slot[place(SLOT_FIELDS, INFO, l)], slot[place(SLOT_FIELDS, GAIN, l)]) = (0.0, 0.0);
-                self.capped.push(capped);
+                self.capped[index as usize * k + l] = cap;
             }
         } else {
-            let values = &self.values[player as usize * VALUE_FIELDS * w..];
-            let slot = &mut self.slots[block..];
+            let capped = &mut self.capped[index as usize * k..][..k];
             let mut l = 0;
             while l < k {
                 let n = LANES.min(k - l);
-                // Lanes past `n` repeat lane `l`'s values and are dropped.
+                // Lanes past `n` (padding) compute on their own values and are dropped.
+                let values = quad::<VALUE_FIELDS>(&self.values, player as usize * w + l);
                 let lanes = Fields {
-                    rating: load(&values[place(VALUE_FIELDS, RATING, l)..], n),
-                    rd: load(&values[place(VALUE_FIELDS, RD, l)..], n),
-                    volatility: load(&values[place(VALUE_FIELDS, VOLATILITY, l)..], n),
+                    rating: values[RATING],
+                    rd: values[RD],
+                    volatility: values[VOLATILITY],
                 };
-                let start = start_fields(load(&self.phi_max[l..], n), &lanes, periods);
-                store(&mut slot[place(SLOT_FIELDS, MU, l)..], &start.mu, n);
-                store(&mut slot[place(SLOT_FIELDS, G, l)..], &start.g, n);
-                store(&mut slot[place(SLOT_FIELDS, PHI2, l)..], &start.phi2, n);
-                store(&mut slot[place(SLOT_FIELDS, SIGMA, l)..], &lanes.volatility, n);
-                store(&mut slot[place(SLOT_FIELDS, INFO, l)..], &[0.0; LANES], n);
-                store(&mut slot[place(SLOT_FIELDS, GAIN, l)..], &[0.0; LANES], n);
-                self.capped.extend_from_slice(&start.capped[..n]);
+                let start = start_fields(quad::<1>(&self.phi_max, l)[0], &lanes, periods);
+                let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, index as usize * w + l);
+                put(&mut slot[MU], &start.mu, n);
+                put(&mut slot[G], &start.g, n);
+                put(&mut slot[PHI2], &start.phi2, n);
+                put(&mut slot[SIGMA], &lanes.volatility, n);
+                put(&mut slot[INFO], &[0.0; LANES], n);
+                put(&mut slot[GAIN], &[0.0; LANES], n);
+                capped[l..l + n].copy_from_slice(&start.capped[..n]);
                 l += n;
             }
         }
-        self.slot_shared.push(SlotShared { player, m: 0, k: periods, score: 0.0 });
-        self.shared[player as usize].slot = index;
-        index
+        periods
     }
 
     fn join(&mut self, step: &Step<'_>, id: PlayerId, prior: Prior) -> Result<(), ProjectError> {
@@ -1009,22 +1194,22 @@ impl Glicko2Lanes {
     fn add_game(&mut self, pair: Pair) {
         const W: usize = LANES;
         let k = self.lanes.len();
-        let len = SLOT_FIELDS * self.width;
-        let (ba, bb) = (pair.a as usize * len, pair.b as usize * len);
+        let w = self.width;
+        let (ba, bb) = (pair.a as usize * w, pair.b as usize * w);
         let s_b = 1.0 - pair.s;
         let mut l = 0;
         while l < k {
             let n = W.min(k - l);
-            // Lanes past `n` repeat lane `l`'s and are dropped.
-            let (a_mu, a_g) = (
-                load(&self.slots[ba + place(SLOT_FIELDS, MU, l)..], n),
-                load(&self.slots[ba + place(SLOT_FIELDS, G, l)..], n),
-            );
-            let (b_mu, b_g) = (
-                load(&self.slots[bb + place(SLOT_FIELDS, MU, l)..], n),
-                load(&self.slots[bb + place(SLOT_FIELDS, G, l)..], n),
-            );
-            let home = load(&self.home[l..], n);
+            // Lanes past `n` (padding) are dropped.
+            let (a_mu, a_g) = {
+                let a = quad::<SLOT_FIELDS>(&self.slots, ba + l);
+                (a[MU], a[G])
+            };
+            let (b_mu, b_g) = {
+                let b = quad::<SLOT_FIELDS>(&self.slots, bb + l);
+                (b[MU], b[G])
+            };
+            let home = quad::<1>(&self.home, l)[0];
             let edge = home.map(|home| pair.h * home);
             // x[i] for a against b in lane i, x[W + i] for b against a.
             let mut x = [0.0; 2 * W];
@@ -1056,15 +1241,15 @@ impl Glicko2Lanes {
             // Acc::add's per-lane sums, its operations in its order: a's with b's g, then b's
             // with a's.
             for (block, g, p, s) in [(ba, b_g, &p[..W], pair.s), (bb, a_g, &p[W..], s_b)] {
-                let mut info = load(&self.slots[block + place(SLOT_FIELDS, INFO, l)..], n);
-                let mut gain = load(&self.slots[block + place(SLOT_FIELDS, GAIN, l)..], n);
+                let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, block + l);
+                let (mut info, mut gain) = (slot[INFO], slot[GAIN]);
                 for i in 0..W {
                     let e = p[i];
                     info[i] += g[i] * g[i] * e * (1.0 - e);
                     gain[i] += g[i] * (s - e);
                 }
-                store(&mut self.slots[block + place(SLOT_FIELDS, INFO, l)..], &info, n);
-                store(&mut self.slots[block + place(SLOT_FIELDS, GAIN, l)..], &gain, n);
+                put(&mut slot[INFO], &info, n);
+                put(&mut slot[GAIN], &gain, n);
             }
             l += n;
         }
@@ -1085,9 +1270,10 @@ impl Glicko2Lanes {
         let mut seat_slots = std::mem::take(&mut self.seat_slots);
         seat_slots.clear();
         for seat in seats {
-            seat_slots.push(self.touch(seat.player.0, step.at, now));
+            seat_slots.push(self.touch(step.seq, seat.player.0, step.at, now));
             self.shared[seat.player.index()].games += 1;
         }
+        self.made = [None; 2];
         // docs/events.md: every pair of seats on different sides is one game, in seat order.
         for (i, x) in seats.iter().enumerate() {
             for (j, y) in seats.iter().enumerate().skip(i + 1) {
@@ -1376,20 +1562,45 @@ mod tests {
         assert!(groups > 50, "{groups} groups");
     }
 
-    /// `load` and `store` of every width from 1 to four: the first `n` lanes are the field's,
-    /// a load's filler repeats the first lane, and a store writes nothing past `n`.
+    /// `store` and `put` of every width from 1 to four: the first `n` lanes are written,
+    /// nothing past them.
     #[test]
-    fn load_and_store_take_exactly_n_lanes() {
-        let src: Vec<f64> = (0..2 * LANES).map(|i| i as f64 + 1.0).collect();
+    fn store_and_put_take_exactly_n_lanes() {
         for n in 1..=LANES {
-            let got = load(&src[..n], n);
-            let want: [f64; LANES] = std::array::from_fn(|i| if i < n { src[i] } else { src[0] });
-            assert_eq!(got, want, "load of {n}");
+            let v: [f64; LANES] = std::array::from_fn(|i| 7.0 + i as f64);
             let mut dst = vec![-1.0; 2 * LANES];
-            store(&mut dst, &std::array::from_fn(|i| 7.0 + i as f64), n);
+            store(&mut dst, &v, n);
             let want: Vec<f64> =
                 (0..2 * LANES).map(|i| if i < n { 7.0 + i as f64 } else { -1.0 }).collect();
             assert_eq!(dst, want, "store of {n}");
+            let mut dst = [-1.0; LANES];
+            put(&mut dst, &v, n);
+            assert_eq!(dst[..], want[..LANES], "put of {n}");
         }
+    }
+
+    /// `quad` and `quad_mut` of block `b`'s lanes `l..l + 4` are the places `place` gives for
+    /// each field of those lanes (each number in the blocks is its own index, so a wrong place
+    /// shows), for blocks of 1, 3 and 6 fields of 4 to 12 lanes.
+    #[test]
+    fn quad_is_each_fields_four_lanes_in_place() {
+        fn check<const F: usize>() -> usize {
+            let mut quads = 0;
+            for w in [4, 8, 12] {
+                let mut blocks: Vec<f64> = (0..5 * F * w).map(|i| i as f64).collect();
+                for b in 0..5 {
+                    for l in (0..w).step_by(LANES) {
+                        let want: [[f64; LANES]; F] = std::array::from_fn(|f| {
+                            std::array::from_fn(|i| (b * F * w + place(F, f, l + i)) as f64)
+                        });
+                        assert_eq!(*quad::<F>(&blocks, b * w + l), want, "F {F}, w {w}, {b} {l}");
+                        assert_eq!(*quad_mut::<F>(&mut blocks, b * w + l), want);
+                        quads += 1;
+                    }
+                }
+            }
+            quads
+        }
+        assert_eq!(check::<1>() + check::<VALUE_FIELDS>() + check::<SLOT_FIELDS>(), 3 * 5 * 6);
     }
 }
