@@ -215,8 +215,8 @@ pub(crate) struct Fields<const N: usize> {
     pub(crate) volatility: [f64; N],
 }
 
-/// What [`start_fields`] computes of each lane's [`Start`] (its `sigma` is the lane's
-/// volatility and its `k` the shared one).
+/// What [`start_fields`] and [`start_and_idle_fields`] compute of each lane's [`Start`] (its
+/// `sigma` is the lane's volatility and its `k` the shared one).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Starts<const N: usize> {
     pub(crate) mu: [f64; N],

@@ -862,8 +862,9 @@ fn glicko2_lanes_fail_alone_as_single_replays_do() {
 #[test]
 fn glicko2_lanes_equal_single_replays_in_groups_of_every_size() {
     // The lanes rate a period's slots eight (slot, lane) pairs at a time in slot order, a group
-    // running on into the next slots (`rate_n`), and take a game's exps and score its log loss
-    // four lanes at a time (`exp4`, `ln4`): sets of 1 to 9 lanes of one clock (groups holding
+    // running on into the next slots (`rate_in_n`), take a game's exps four or eight lanes at a
+    // time (`exp4`, `exp_n`) and score its log loss two blocks of four lanes at a time
+    // (`Scores`, `ln_n`): sets of 1 to 9 lanes of one clock (groups holding
     // one lane of up to eight slots, or parts of two slots; full groups and last groups of
     // fewer, on 1 to 3 threads), a grid over tau and sigma with home and revert on, and for
     // sizes from 3 on a lane in the middle of a group that fails at the first period it rates

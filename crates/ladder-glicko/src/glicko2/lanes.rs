@@ -212,8 +212,9 @@ const ABSENT: Shared = Shared { since: 0, games: 0, slot: NO_SLOT, joined: false
 ///
 /// Invariants: with `width` K rounded up to a multiple of four, `values.len()` is
 /// [`VALUE_FIELDS`] `width` times `shared.len()`, `slots.len()` at least [`SLOT_FIELDS`] `width`
-/// times (the blocks past those are left from closed periods and mean nothing) and
-/// `capped.len()` at least K times `slot_shared.len()` (slot `s` in lane `l` is `slot_shared[s]` with
+/// times `slot_shared.len()` and `capped.len()` at least K times that (the blocks and flags past
+/// those are left from closed periods and mean nothing, or are the slots `made` ahead by
+/// [`Glicko2Lanes::expectations`] for the step about to be applied; slot `s` in lane `l` is `slot_shared[s]` with
 /// lane `l` of each field of slot `s`'s block in `slots` and `capped[s * K + l]`:
 /// [`Glicko2Lanes::slot`] puts them together); `phi_max` and `home` hold one value per lane and
 /// padding up to `width`; a padding lane's values mean nothing; a
@@ -492,9 +493,10 @@ impl Glicko2Lanes {
     /// on the side for its expectation, with the same values.
     ///
     /// For step `seq` (the game predicted, applied next), it also makes the open period's slot
-    /// of each player entering from idle growth, from the same loads of their values, which that
-    /// game's [`Glicko2Lanes::apply`] then takes as made (`Made`; docs/PERFORMANCE.md,
-    /// "Sweeps"). Nothing else changes: a slot made ahead is not counted until that step is
+    /// of each joined player without one who enters from idle growth and whom no lane reverts,
+    /// from the same loads of their values; that game's [`Glicko2Lanes::apply`] takes it as made
+    /// if it is that step's and the next free slot is still its index, and makes it again
+    /// otherwise (`Made`; docs/PERFORMANCE.md, "Sweeps"). Nothing else changes: a slot made ahead is not counted until that step is
     /// applied, and is made over by the next step that makes one.
     #[allow(clippy::needless_range_loop)] // lane i of several arrays at once
     pub fn expectations(
@@ -814,7 +816,7 @@ impl Glicko2Lanes {
     }
 
     /// Empties the open period's slots (the lanes' blocks stay allocated, to be reused: only
-    /// the first `slot_shared.len()` are slots).
+    /// the first `slot_shared.len()` are slots) and forgets the slots made ahead (`made`).
     fn clear_slots(&mut self) {
         self.slot_shared.clear();
         self.made = [None; 2];
