@@ -651,6 +651,57 @@ mod tests {
         }
     }
 
+    /// [`Scores`] whose lanes share a warm-up of 50 matches, with lanes failing during it, at
+    /// its last match or just after it (games 0, 10, 49, 50 and 51), is [`Score::record`] of
+    /// each lane alone, to the bit: 1 to 9 lanes (whole blocks of four and padded ones), a failed
+    /// lane skipped from its failure on as a sweep's fold skips it (through
+    /// [`Scores::record_except`] once a lane has failed, [`Scores::record`] before), the shared
+    /// counts split while every lane is still in its warm-up or just out of it.
+    #[test]
+    fn scores_split_during_a_shared_warm_up_are_record_lane_by_lane() {
+        let mut x = 0x5c0e_0003_u64;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 11
+        };
+        const WARMUP: u64 = 50;
+        // The game at which a lane fails (skipped from it on), or never.
+        let fails = [Some(0), Some(10), Some(49), Some(50), Some(51), None];
+        for k in 1..=9usize {
+            for first in 0..fails.len() {
+                // Lane l fails at fails[(first + l * step) % len]: each k sees several mixes,
+                // lane 0 of each in turn failing at every one of the games.
+                for step in [1, 2, 5] {
+                    let fail: Vec<Option<u64>> =
+                        (0..k).map(|l| fails[(first + l * step) % fails.len()]).collect();
+                    let failed = |l: usize, game: u64| fail[l].is_some_and(|f| game >= f);
+                    let mut lanes = Scores::new(&vec![WARMUP; k]);
+                    let mut alone: Vec<Score> = (0..k).map(|_| Score::new(WARMUP)).collect();
+                    for game in 0..200u64 {
+                        let y = [0.0, 0.5, 1.0][(next() % 3) as usize];
+                        let p: Vec<f64> =
+                            (0..k).map(|_| next() as f64 / (1u64 << 53) as f64).collect();
+                        if (0..k).any(|l| failed(l, game)) {
+                            lanes.record_except(&p, y, |l| failed(l, game));
+                        } else {
+                            lanes.record(&p, y);
+                        }
+                        for (l, s) in alone.iter_mut().enumerate() {
+                            if !failed(l, game) {
+                                s.record(p[l], y);
+                            }
+                        }
+                    }
+                    let got = lanes.into_scores();
+                    assert_eq!(got.len(), k);
+                    for (l, (a, b)) in got.iter().zip(&alone).enumerate() {
+                        assert_eq!(bits(a), bits(b), "{k} lanes, failures {fail:?}, lane {l}");
+                    }
+                }
+            }
+        }
+    }
+
     /// [`Scores`] with no lane skipped keeps one count for every lane that shares a warm-up,
     /// and reads it back for each: the warm-up's matches seen, not scored.
     #[test]

@@ -603,6 +603,22 @@ fn a_larger_match_kept_as_seats_traces_every_pair_in_seat_order() {
 /// growth reaches the cap in some lanes only, and in `home`, so that the games' sums differ.
 #[test]
 fn glicko2_lanes_give_back_each_projectors_open_period_field_for_field() {
+    lanes_against_projectors(false);
+}
+
+/// As `glicko2_lanes_give_back_each_projectors_open_period_field_for_field`, with each two-seat
+/// match predicted before it is applied, as a sweep's fold does: the lanes' `expectations` (the
+/// first and second seat's players, the step's time, the match's `Home`), which makes the open
+/// period's slot of a player entering from idle growth ahead of `apply` (the `capped` flag of
+/// such a slot included), and each projector's `expectation_at`. Each lane's expectation is its
+/// projector's bit for bit, and the state given back is each projector's, field for field.
+#[test]
+fn glicko2_lanes_predicting_each_match_give_back_each_projectors_open_period_field_for_field() {
+    lanes_against_projectors(true);
+}
+
+/// The steps of the two tests above, each two-seat match predicted first when `predict`.
+fn lanes_against_projectors(predict: bool) {
     let sets = ["tau=0.3", "tau=0.9,rd_max=120,initial_rd=120,home=30"];
     let fresh = || -> Vec<Glicko2> {
         sets.iter().map(|s| Glicko2::new(config("glicko2", glicko2::PARAMS, s)).unwrap()).collect()
@@ -633,8 +649,21 @@ fn glicko2_lanes_give_back_each_projectors_open_period_field_for_field() {
     steps.push((at(D, NOON + 60), Input::Match { seats: &second }));
     steps.push((at(D + 200, NOON), Input::Match { seats: &third }));
     steps.push((at(D + 200, NOON + 60), Input::Match { seats: &fourth }));
+    let mut predicted = 0;
     for (seq, (at, input)) in steps.into_iter().enumerate() {
         let step = ladder_projector::Step { seq: seq as u64 + 1, at, input };
+        if let (true, Input::Match { seats: [x, y] }) = (predict, step.input) {
+            let home = ladder_projector::Home::of(x, y);
+            let mut buf = Vec::new();
+            lanes.expectations(step.seq, x.player, y.player, at, home, &mut buf).unwrap();
+            let want: Vec<u64> = alone
+                .iter()
+                .map(|p| p.expectation_at(x.player, y.player, at, home).to_bits())
+                .collect();
+            let got: Vec<u64> = buf.iter().map(|e| e.to_bits()).collect();
+            assert_eq!(got, want, "step {}: each lane's expectation, its projector's", step.seq);
+            predicted += 1;
+        }
         lanes.apply(&step).unwrap();
         for p in &mut alone {
             p.apply(&step, None).unwrap();
@@ -649,4 +678,5 @@ fn glicko2_lanes_give_back_each_projectors_open_period_field_for_field() {
         capped.push(text.contains("capped: true"));
     }
     assert_eq!(capped, [false, true], "the cap reached in the second lane only");
+    assert_eq!(predicted, if predict { 4 } else { 0 });
 }
