@@ -1147,6 +1147,34 @@ mod tests {
         }
     }
 
+    /// A player's values to grow by idle periods, for the start and idle kernels' tests: RDs
+    /// below, at (one in sixteen) and far above the cap, and just below it too when `below_cap`,
+    /// volatilities whose square overflows or underflows, a zero RD.
+    fn idle_values(g: &mut Mix, rule: &Glicko2Rule, below_cap: bool) -> Values {
+        let rd = match g.next() % 16 {
+            // At the cap: phi = phi_max, so phi^2 is phi_max^2 exactly when k = 0.
+            0 => rule.rd_max,
+            // Just below it.
+            1 if below_cap => rule.rd_max * (1.0 - f64::EPSILON),
+            _ => g.mostly(1.0, 400.0, &[0.0, 1e-300, 1e300, 350.0]),
+        };
+        Values {
+            rating: g.mostly(500.0, 2500.0, &[1e300, -1e300, 1500.0]),
+            rd,
+            volatility: g.mostly(0.01, 0.3, &[1e-200, 1e200, 0.0, 5.0]),
+        }
+    }
+
+    /// Periods sat out, for the same tests: zero, whole, fractional, huge and tiny.
+    fn periods_sat_out(g: &mut Mix) -> f64 {
+        match g.next() % 4 {
+            0 => 0.0,
+            1 => (g.next() % 40) as f64,
+            2 => g.uniform(0.0, 30.0),
+            _ => g.mostly(0.5, 3.0, &[1e300, 1e-300]),
+        }
+    }
+
     fn rule(g: &mut Mix) -> Glicko2Rule {
         let tau = g.mostly(0.1, 1.5, &[1e-3, 50.0, 1e200, 1e-200]);
         let epsilon = g.mostly(1e-9, 1e-5, &[1e-300, 1e-14, 0.5]);
@@ -1354,30 +1382,12 @@ mod tests {
     /// square root may not).
     #[test]
     fn start_n_and_idle_n_are_start_and_idle() {
-        fn values(g: &mut Mix, rule: &Glicko2Rule) -> Values {
-            let rd = if g.next().is_multiple_of(16) {
-                // At the cap: phi = phi_max, so phi^2 is phi_max^2 exactly when k = 0.
-                rule.rd_max
-            } else {
-                g.mostly(1.0, 400.0, &[0.0, 1e-300, 1e300, 350.0])
-            };
-            Values {
-                rating: g.mostly(500.0, 2500.0, &[1e300, -1e300, 1500.0]),
-                rd,
-                volatility: g.mostly(0.01, 0.3, &[1e-200, 1e200, 0.0, 5.0]),
-            }
-        }
         fn check<const N: usize>(g: &mut Mix, groups: usize) -> usize {
             let mut capped = 0;
             for _ in 0..groups {
                 let rules: [Glicko2Rule; N] = std::array::from_fn(|_| rule(g));
-                let vals: [Values; N] = std::array::from_fn(|i| values(g, &rules[i]));
-                let k = match g.next() % 4 {
-                    0 => 0.0,
-                    1 => (g.next() % 40) as f64,
-                    2 => g.uniform(0.0, 30.0),
-                    _ => g.mostly(0.5, 3.0, &[1e300, 1e-300]),
-                };
+                let vals: [Values; N] = std::array::from_fn(|i| idle_values(g, &rules[i], false));
+                let k = periods_sat_out(g);
                 let rule_refs = std::array::from_fn(|i| &rules[i]);
                 let starts = start_n::<N>(rule_refs, vals, k);
                 let (mu, phi) = idle_n::<N>(rule_refs, vals, k);
@@ -1415,31 +1425,12 @@ mod tests {
     /// square, too: over these cases `sqrt` of the start's phi^2 differs from `idle`'s phi.
     #[test]
     fn start_and_idle_fields_are_start_and_idle() {
-        fn values(g: &mut Mix, rule: &Glicko2Rule) -> Values {
-            let rd = match g.next() % 16 {
-                // At the cap: phi = phi_max, so phi^2 is phi_max^2 exactly when k = 0.
-                0 => rule.rd_max,
-                // Just below it.
-                1 => rule.rd_max * (1.0 - f64::EPSILON),
-                _ => g.mostly(1.0, 400.0, &[0.0, 1e-300, 1e300, 350.0]),
-            };
-            Values {
-                rating: g.mostly(500.0, 2500.0, &[1e300, -1e300, 1500.0]),
-                rd,
-                volatility: g.mostly(0.01, 0.3, &[1e-200, 1e200, 0.0, 5.0]),
-            }
-        }
         fn check<const N: usize>(g: &mut Mix, groups: usize) -> (usize, usize) {
             let (mut capped, mut apart) = (0, 0);
             for _ in 0..groups {
                 let rules: [Glicko2Rule; N] = std::array::from_fn(|_| rule(g));
-                let vals: [Values; N] = std::array::from_fn(|i| values(g, &rules[i]));
-                let k = match g.next() % 4 {
-                    0 => 0.0,
-                    1 => (g.next() % 40) as f64,
-                    2 => g.uniform(0.0, 30.0),
-                    _ => g.mostly(0.5, 3.0, &[1e300, 1e-300]),
-                };
+                let vals: [Values; N] = std::array::from_fn(|i| idle_values(g, &rules[i], true));
+                let k = periods_sat_out(g);
                 let fields = Fields {
                     rating: vals.map(|v| v.rating),
                     rd: vals.map(|v| v.rd),

@@ -506,6 +506,16 @@ pub use ladder_projector::outcome;
 mod tests {
     use super::*;
 
+    /// The tests' seeded numbers: Knuth's MMIX linear congruential generator from `seed`, its
+    /// top 53 bits each call.
+    fn lcg(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 11
+        }
+    }
+
     #[test]
     fn hand_computed_scores() {
         // Three matches: p=0.8 won, p=0.3 drawn, p=0.5 lost; warm-up skips one before them.
@@ -563,11 +573,10 @@ mod tests {
     #[test]
     fn one_logarithm_for_a_win_or_a_loss_is_the_two_term_sum() {
         let ln = ladder_projector::math::ln;
-        let mut x = 0x5c0e_u64;
+        let mut next = lcg(0x5c0e_u64);
         let mut ps = vec![0.0, 1.0, CLIP, 1.0 - CLIP, 0.5, 1e-300, 1.0 - 1e-17];
         for _ in 0..100_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ps.push((x >> 11) as f64 / (1u64 << 53) as f64);
+            ps.push(next() as f64 / (1u64 << 53) as f64);
         }
         for p in ps {
             for y in [0.0, 1.0] {
@@ -598,11 +607,7 @@ mod tests {
     /// and every outcome (and one that is none of them, which takes the two-logarithm form).
     #[test]
     fn scores_are_record_lane_by_lane() {
-        let mut x = 0x5c0e_0002_u64;
-        let mut next = move || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            x >> 11
-        };
+        let mut next = lcg(0x5c0e_0002_u64);
         let mut odd = vec![0.0, 1.0, CLIP, 1.0 - CLIP, 0.5, 1e-300, f64::NAN, -0.25, 1.5];
         odd.extend([1.0 - 1e-17, f64::INFINITY, f64::NEG_INFINITY, -0.0, 5e-324]);
         for edge in 5..=10 {
@@ -622,7 +627,7 @@ mod tests {
                     // Half the games' lanes predict apart (most blocks' lanes in different
                     // bins), half near one p (most in one bin, some across an edge).
                     let near = next() as f64 / (1u64 << 53) as f64;
-                    let apart = next() % 2 == 0;
+                    let apart = next().is_multiple_of(2);
                     let p: Vec<f64> = (0..k)
                         .map(|_| match next() % 8 {
                             0 => odd[(next() % odd.len() as u64) as usize],
@@ -659,11 +664,7 @@ mod tests {
     /// counts split while every lane is still in its warm-up or just out of it.
     #[test]
     fn scores_split_during_a_shared_warm_up_are_record_lane_by_lane() {
-        let mut x = 0x5c0e_0003_u64;
-        let mut next = move || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            x >> 11
-        };
+        let mut next = lcg(0x5c0e_0003_u64);
         const WARMUP: u64 = 50;
         // The game at which a lane fails (skipped from it on), or never.
         let fails = [Some(0), Some(10), Some(49), Some(50), Some(51), None];

@@ -46,7 +46,7 @@
 
 use super::{
     g_of_square, idle_fields, rate_in_n, start_and_idle_fields, start_fields, Fields, Glicko2,
-    Glicko2Rule, Glicko2State, RateConsts, RateIns, Start, Values,
+    Glicko2Rule, Glicko2State, RateConsts, RateIns, Start, Starts, Values,
 };
 use crate::clock::{Clock, Cursor};
 use crate::periods::{entry, Acc, Games, Pair, PeriodState, Record, Rule, Slot, NO_SLOT};
@@ -701,27 +701,44 @@ impl Glicko2Lanes {
     /// ([`start_and_idle_fields`], the same bits as `start_fields` and `idle_fields`).
     #[inline(always)]
     fn make4(&mut self, l: usize, n: usize, made: Made) -> ([f64; LANES], [f64; LANES]) {
-        let (k, w) = (self.lanes.len(), self.width);
+        let w = self.width;
         // Lanes past `n` (padding) compute on their own values and are dropped.
         let values = quad::<VALUE_FIELDS>(&self.values, made.player as usize * w + l);
         let lanes =
             Fields { rating: values[RATING], rd: values[RD], volatility: values[VOLATILITY] };
         let phi_max = quad::<1>(&self.phi_max, l)[0];
         let (start, phi) = start_and_idle_fields(phi_max, &lanes, made.k);
-        let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, made.index as usize * w + l);
+        self.put_start(made.index, l, n, &start, &lanes.volatility);
+        (start.mu, phi)
+    }
+
+    /// Writes lanes `l..l + n` of slot `index`'s start (`n` at most [`LANES`]; `l` a multiple
+    /// of four): its block's fields, as [`Glicko2Rule::start`] gives them with the lanes'
+    /// volatilities as sigma and the sums at 0, and its `capped` flags. The one writer of a made
+    /// slot's quad, for [`Glicko2Lanes::make4`] and [`Glicko2Lanes::make`].
+    #[inline(always)]
+    fn put_start(
+        &mut self,
+        index: u32,
+        l: usize,
+        n: usize,
+        start: &Starts<LANES>,
+        volatility: &[f64; LANES],
+    ) {
+        let (k, w) = (self.lanes.len(), self.width);
+        let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, index as usize * w + l);
         put(&mut slot[MU], &start.mu, n);
         put(&mut slot[G], &start.g, n);
         put(&mut slot[PHI2], &start.phi2, n);
-        put(&mut slot[SIGMA], &lanes.volatility, n);
+        put(&mut slot[SIGMA], volatility, n);
         put(&mut slot[INFO], &[0.0; LANES], n);
         put(&mut slot[GAIN], &[0.0; LANES], n);
-        let at = made.index as usize * k + l;
+        let at = index as usize * k + l;
         match self.capped[at..].first_chunk_mut::<LANES>() {
             Some(capped) => put(capped, &start.capped, n),
             // The slot's last lanes, the last flags of the vector.
             None => self.capped[at..at + n].copy_from_slice(&start.capped[..n]),
         }
-        (start.mu, phi)
     }
 
     /// `(mu, phi)` with which `player` enters a game at `at` in lanes `l..l + n` (`n` at most
@@ -1112,7 +1129,6 @@ impl Glicko2Lanes {
                 self.capped[index as usize * k + l] = cap;
             }
         } else {
-            let capped = &mut self.capped[index as usize * k..][..k];
             let mut l = 0;
             while l < k {
                 let n = LANES.min(k - l);
@@ -1124,14 +1140,7 @@ impl Glicko2Lanes {
                     volatility: values[VOLATILITY],
                 };
                 let start = start_fields(quad::<1>(&self.phi_max, l)[0], &lanes, periods);
-                let slot = quad_mut::<SLOT_FIELDS>(&mut self.slots, index as usize * w + l);
-                put(&mut slot[MU], &start.mu, n);
-                put(&mut slot[G], &start.g, n);
-                put(&mut slot[PHI2], &start.phi2, n);
-                put(&mut slot[SIGMA], &lanes.volatility, n);
-                put(&mut slot[INFO], &[0.0; LANES], n);
-                put(&mut slot[GAIN], &[0.0; LANES], n);
-                capped[l..l + n].copy_from_slice(&start.capped[..n]);
+                self.put_start(index, l, n, &start, &lanes.volatility);
                 l += n;
             }
         }
